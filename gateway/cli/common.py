@@ -1,0 +1,68 @@
+"""What every command shares: settings, logging, opening the services; ``hfa settings``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from gateway.config import SETTINGS, Config, load_config, read_config_file
+from gateway.services import Services, build_services
+
+
+class JsonFormatter(logging.Formatter):
+    def format(self, record: logging.LogRecord) -> str:
+        entry = {
+            "at": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": record.getMessage(),
+        }
+        if record.exc_info:
+            entry["exception"] = self.formatException(record.exc_info)
+        return json.dumps(entry)
+
+
+def setup_logging(fmt: str) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    if fmt == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    root = logging.getLogger()
+    root.handlers[:] = [handler]
+    root.setLevel(logging.INFO)
+    # Library chatter (each SMTP command, each HTTP line) is not an event worth a line.
+    for noisy in ("mail.log", "aiosmtpd", "uvicorn.access", "mailparser", "httpx", "alembic"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def config_from(args: argparse.Namespace) -> Config:
+    file_values = read_config_file(Path(args.config)) if getattr(args, "config", None) else None
+    return load_config(file_values=file_values)
+
+
+def open_services(args: argparse.Namespace, *, migrate: bool = True) -> Services:
+    return build_services(config_from(args), migrate=migrate)
+
+
+def print_json(value: Any) -> None:
+    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+
+
+def cmd_settings(args: argparse.Namespace) -> int:
+    if args.json:
+        print_json([{"env": s.env, "default": s.default, "help": s.help} for s in SETTINGS])
+        return 0
+    for s in SETTINGS:
+        print(f"{s.env}  (default: {s.default or '(empty)'})\n    {s.help}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("settings", help="list every setting with its default and meaning")
+    p.add_argument("--json", action="store_true")
+    p.set_defaults(handler=cmd_settings)

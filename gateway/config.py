@@ -1,0 +1,262 @@
+"""Every setting the gateway reads: name, default and help, in one table.
+
+Settings come from ``HFA_*`` environment variables and, optionally, a TOML
+file (``hfa serve --config FILE``); the environment wins over the file. The
+table feeds ``hfa settings`` and the README, and a test fails when a setting
+is missing from the README.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import Any
+
+from gateway.errors import ConfigError
+
+CATEGORIES = ("legal_review", "human_confirmation", "physical_action", "operator_escalation")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of the settings table."""
+
+    name: str
+    default: str
+    help: str
+    secret: bool = False
+
+    @property
+    def env(self) -> str:
+        return "HFA_" + self.name.upper()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("data_dir", "./var", "Directory for the SQLite database, keys, Maildir and audit.jsonl."),
+    Setting(
+        "database_url",
+        "",
+        "SQLAlchemy URL. Empty: SQLite at DATA_DIR/gateway.db. "
+        "PostgreSQL: postgresql+psycopg://user@host/db.",
+        secret=True,
+    ),
+    Setting("http_bind", "127.0.0.1:8080", "host:port of the agent HTTP API."),
+    Setting("smtp_bind", "127.0.0.1:2525", "host:port of the inbound SMTP listener for replies."),
+    Setting("smtp_hostname", "localhost", "Hostname the SMTP listener announces in its greeting."),
+    Setting("public_url", "", "Base URL used in thread_url. Empty: http://HTTP_BIND."),
+    Setting("reply_domain", "localhost", "Domain of reply addresses (reply+TOKEN@DOMAIN)."),
+    Setting("mail_from", "", "From address of outgoing mail. Empty: hfa-gateway@REPLY_DOMAIN."),
+    Setting(
+        "smtp_relay",
+        "",
+        "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir.",
+    ),
+    Setting("smtp_relay_username", "", "Username for the relay (optional)."),
+    Setting("smtp_relay_password", "", "Password for the relay (optional).", secret=True),
+    Setting(
+        "smtp_relay_tls",
+        "none",
+        "TLS towards the relay: none, starttls or tls.",
+    ),
+    Setting(
+        "lawyers",
+        "lawyer@localhost",
+        "Comma-separated addresses that receive requests. Per category: "
+        "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'.",
+    ),
+    Setting(
+        "secret_keys",
+        "",
+        "Comma-separated secret keys for reply tokens, newest last. Empty: generated "
+        "once into DATA_DIR/secret_keys.",
+        secret=True,
+    ),
+    Setting("max_request_bytes", "262144", "Largest JSON body the HTTP API accepts (413 above)."),
+    Setting("max_field_chars", "50000", "Longest text accepted in any one request field."),
+    Setting("max_message_bytes", "26214400", "Largest inbound email the SMTP listener accepts."),
+    Setting("outbox_max_attempts", "8", "Delivery attempts before an outbox item is dead."),
+    Setting("outbox_backoff_seconds", "5", "First retry delay; doubles with each attempt."),
+    Setting("worker_poll_seconds", "0.5", "How often idle workers look for new work."),
+    Setting(
+        "trusted_authserv_id",
+        "",
+        "authserv-id whose Authentication-Results headers are trusted. Empty: none.",
+    ),
+    Setting("receipts", "1", "Send the lawyer a receipt of what was recorded (1 or 0)."),
+)
+
+_BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def _split_host_port(value: str, setting: str) -> tuple[str, int]:
+    host, sep, port = value.rpartition(":")
+    if not sep or not port.isdigit() or not host:
+        raise ConfigError(f"{setting}: expected host:port, got {value!r}")
+    return host.strip("[]"), int(port)
+
+
+def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
+    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}."""
+    table: dict[str, tuple[str, ...]] = {}
+    if "=" not in value:
+        table["*"] = tuple(a.strip() for a in value.split(",") if a.strip())
+        return table
+    for part in value.split(";"):
+        if not part.strip():
+            continue
+        key, sep, addrs = part.partition("=")
+        key = key.strip()
+        if not sep or (key != "*" and key not in CATEGORIES):
+            raise ConfigError(
+                f"HFA_LAWYERS: expected CATEGORY=addr,addr;... with CATEGORY one of "
+                f"{', '.join(CATEGORIES)} or *, got {part!r}"
+            )
+        table[key] = tuple(a.strip() for a in addrs.split(",") if a.strip())
+    return table
+
+
+@dataclass(frozen=True)
+class Config:
+    """Resolved settings; build with :func:`load_config`."""
+
+    raw: Mapping[str, str] = field(repr=False)
+    data_dir: Path
+    database_url: str
+    http_host: str
+    http_port: int
+    smtp_host: str
+    smtp_port: int
+    smtp_hostname: str
+    public_url: str
+    reply_domain: str
+    mail_from: str
+    smtp_relay: tuple[str, int] | None
+    smtp_relay_username: str
+    smtp_relay_password: str = field(repr=False)
+    smtp_relay_tls: str
+    lawyers: Mapping[str, tuple[str, ...]]
+    secret_keys: tuple[str, ...] = field(repr=False)
+    max_request_bytes: int
+    max_field_chars: int
+    max_message_bytes: int
+    outbox_max_attempts: int
+    outbox_backoff_seconds: float
+    worker_poll_seconds: float
+    trusted_authserv_id: str
+    receipts: bool
+
+    def lawyers_for(self, category: str) -> tuple[str, ...]:
+        return self.lawyers.get(category) or self.lawyers.get("*", ())
+
+    def all_lawyers(self) -> frozenset[str]:
+        return frozenset(a.lower() for addrs in self.lawyers.values() for a in addrs)
+
+    def with_overrides(self, **values: str) -> Config:
+        merged = dict(self.raw)
+        merged.update(values)
+        return load_config(env={}, file_values=merged)
+
+    def public_settings(self) -> dict[str, str]:
+        """Settings safe to log or audit: secrets are replaced by a marker."""
+        return {
+            name: ("<set>" if _BY_NAME[name].secret and value else value)
+            for name, value in self.raw.items()
+        }
+
+
+def _int(values: Mapping[str, str], name: str) -> int:
+    try:
+        return int(values[name])
+    except ValueError:
+        raise ConfigError(f"{_BY_NAME[name].env}: expected a whole number, got {values[name]!r}") from None
+
+
+def _float(values: Mapping[str, str], name: str) -> float:
+    try:
+        return float(values[name])
+    except ValueError:
+        raise ConfigError(f"{_BY_NAME[name].env}: expected a number, got {values[name]!r}") from None
+
+
+def read_config_file(path: Path) -> dict[str, str]:
+    """Read a TOML file whose keys are setting names (``reply_domain = "x"``)."""
+    try:
+        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
+    out: dict[str, str] = {}
+    for key, value in data.items():
+        name = key.lower().removeprefix("hfa_")
+        if name not in _BY_NAME:
+            raise ConfigError(f"{path}: unknown setting {key!r}; see 'hfa settings'")
+        out[name] = str(value) if not isinstance(value, bool) else ("1" if value else "0")
+    return out
+
+
+def load_config(
+    env: Mapping[str, str] | None = None, file_values: Mapping[str, str] | None = None
+) -> Config:
+    """Resolve every setting: environment over file over default."""
+    env = os.environ if env is None else env
+    values: dict[str, str] = {}
+    for s in SETTINGS:
+        value = s.default
+        if file_values and s.name in file_values:
+            value = file_values[s.name]
+        if s.env in env:
+            value = env[s.env]
+        values[s.name] = value
+    for key in env:
+        if key.startswith("HFA_") and key[4:].lower() not in _BY_NAME and not key.startswith(
+            "HFA_TEST_"
+        ):
+            # A typo in a setting name would otherwise be silently ignored.
+            raise ConfigError(f"unknown setting {key}; see 'hfa settings' for the list")
+
+    data_dir = Path(values["data_dir"]).expanduser()
+    http_host, http_port = _split_host_port(values["http_bind"], "HFA_HTTP_BIND")
+    smtp_host, smtp_port = _split_host_port(values["smtp_bind"], "HFA_SMTP_BIND")
+    relay = values["smtp_relay"].strip()
+    tls = values["smtp_relay_tls"].strip().lower()
+    if tls not in ("none", "starttls", "tls"):
+        raise ConfigError(f"HFA_SMTP_RELAY_TLS: expected none, starttls or tls, got {tls!r}")
+    lawyers = _parse_lawyers(values["lawyers"])
+    if not any(lawyers.values()):
+        raise ConfigError("HFA_LAWYERS: at least one lawyer address is required")
+    reply_domain = values["reply_domain"].strip().lower()
+    public_url = values["public_url"].strip().rstrip("/") or f"http://{http_host}:{http_port}"
+    return Config(
+        raw=values,
+        data_dir=data_dir,
+        database_url=values["database_url"].strip()
+        or f"sqlite:///{(data_dir / 'gateway.db').as_posix()}",
+        http_host=http_host,
+        http_port=http_port,
+        smtp_host=smtp_host,
+        smtp_port=smtp_port,
+        smtp_hostname=values["smtp_hostname"].strip(),
+        public_url=public_url,
+        reply_domain=reply_domain,
+        mail_from=values["mail_from"].strip() or f"hfa-gateway@{reply_domain}",
+        smtp_relay=_split_host_port(relay, "HFA_SMTP_RELAY") if relay else None,
+        smtp_relay_username=values["smtp_relay_username"],
+        smtp_relay_password=values["smtp_relay_password"],
+        smtp_relay_tls=tls,
+        lawyers=lawyers,
+        secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
+        max_request_bytes=_int(values, "max_request_bytes"),
+        max_field_chars=_int(values, "max_field_chars"),
+        max_message_bytes=_int(values, "max_message_bytes"),
+        outbox_max_attempts=_int(values, "outbox_max_attempts"),
+        outbox_backoff_seconds=_float(values, "outbox_backoff_seconds"),
+        worker_poll_seconds=_float(values, "worker_poll_seconds"),
+        trusted_authserv_id=values["trusted_authserv_id"].strip(),
+        receipts=values["receipts"].strip() not in ("0", "false", "no", ""),
+    )
+
+
+def setting_names() -> list[str]:
+    return [f.name for f in fields(Config)]

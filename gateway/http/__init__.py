@@ -1,0 +1,1 @@
+"""The ASGI app: agent API, thread_url, health, OpenAPI (and, mounted, MCP and compat layers)."""

@@ -1,0 +1,102 @@
+"""The agent API over HTTP: the three tools of the contract, plus thread_url."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from gateway import submit
+from gateway.errors import FieldProblem, InvalidRequest, StorageError
+from gateway.http.body import bearer_token, read_json
+from gateway.services import Services
+
+MAX_IDEMPOTENCY_KEY = 255
+
+
+def _services(request: Request) -> Services:
+    services: Services = request.app.state.services
+    return services
+
+
+def _idempotency_key(request: Request) -> str | None:
+    key = request.headers.get("idempotency-key")
+    if key is None:
+        return None
+    key = key.strip()
+    if not key or len(key) > MAX_IDEMPOTENCY_KEY:
+        raise InvalidRequest(
+            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters",
+            [FieldProblem("Idempotency-Key", f"1 to {MAX_IDEMPOTENCY_KEY} characters")],
+        )
+    return key
+
+
+async def file_request(request: Request) -> JSONResponse:
+    services = _services(request)
+    arguments = await read_json(request, services.config.max_request_bytes)
+    key = _idempotency_key(request)
+    api_key_name: str | None = getattr(request.state, "api_key_name", None)
+
+    def work() -> submit.Filed:
+        with services.db.transaction() as session:
+            return submit.file_request(
+                services, session, arguments, idempotency_key=key, api_key_name=api_key_name
+            )
+
+    try:
+        filed = await services.db.run(work)
+    except StorageError:
+        if key is None:
+            raise
+        # Two retries racing with one key: the loser finds the winner's row.
+        filed = await services.db.run(work)
+    return JSONResponse(filed.result, status_code=201 if filed.created else 200)
+
+
+async def check_status(request: Request) -> JSONResponse:
+    services = _services(request)
+    token = bearer_token(request)
+    reference = request.path_params["reference"]
+
+    def work() -> dict[str, Any]:
+        with services.db.reading() as session:
+            return submit.check_status(session, reference, token)
+
+    return JSONResponse(await services.db.run(work))
+
+
+async def add_message(request: Request) -> JSONResponse:
+    services = _services(request)
+    token = bearer_token(request)
+    body = await read_json(request, services.config.max_request_bytes)
+    arguments = {**body, "reference": request.path_params["reference"], "access_token": token}
+
+    def work() -> dict[str, Any]:
+        with services.db.transaction() as session:
+            return submit.add_to_request(services, session, arguments)
+
+    return JSONResponse(await services.db.run(work), status_code=201)
+
+
+async def read_thread(request: Request) -> JSONResponse:
+    services = _services(request)
+    capability = request.path_params["capability"]
+
+    def work() -> dict[str, Any]:
+        with services.db.reading() as session:
+            return submit.read_thread(session, capability)
+
+    return JSONResponse(await services.db.run(work))
+
+
+ROUTES = [
+    Route("/v1/requests", file_request, methods=["POST"]),
+    Route("/v1/requests/{reference}", check_status, methods=["GET"]),
+    Route("/v1/requests/{reference}/messages", add_message, methods=["POST"]),
+    Route("/v1/threads/{capability}", read_thread, methods=["GET"]),
+]
+
+

@@ -1,0 +1,55 @@
+"""Build the ASGI app around the services (the one composition root passes them in)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import BaseRoute, Route
+
+from gateway import __version__
+from gateway.http.agent_api import ROUTES as AGENT_ROUTES
+from gateway.http.errors import EXCEPTION_HANDLERS
+from gateway.http.openapi import build_openapi
+from gateway.services import Services
+
+LifespanPart = Callable[[Starlette], AbstractAsyncContextManager[None]]
+
+
+async def healthz(request: Request) -> JSONResponse:
+    return JSONResponse({"status": "ok", "version": __version__})
+
+
+async def openapi(request: Request) -> JSONResponse:
+    return JSONResponse(build_openapi())
+
+
+def build_app(
+    services: Services,
+    *,
+    extra_routes: list[BaseRoute] | None = None,
+    lifespan_parts: list[LifespanPart] | None = None,
+) -> Starlette:
+    parts = list(lifespan_parts or [])
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        async with AsyncExitStack() as stack:
+            for part in parts:
+                await stack.enter_async_context(part(app))
+            yield
+
+    routes: list[BaseRoute] = [
+        Route("/healthz", healthz, methods=["GET"]),
+        Route("/openapi.json", openapi, methods=["GET"]),
+        *AGENT_ROUTES,
+        *(extra_routes or []),
+    ]
+    handlers: Any = EXCEPTION_HANDLERS
+    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app.state.services = services
+    return app

@@ -1,0 +1,55 @@
+"""One JSON error shape for every HTTP error: {"error": {code, message, details}}."""
+
+from __future__ import annotations
+
+import logging
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+
+from gateway.errors import ApiError, StorageError
+
+log = logging.getLogger(__name__)
+
+
+def error_response(status: int, code: str, message: str, details: list[dict[str, str]] | None = None,
+                   headers: dict[str, str] | None = None) -> JSONResponse:
+    body = {"error": {"code": code, "message": message, "details": details or []}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def on_api_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, ApiError)
+    return JSONResponse(exc.as_json(), status_code=exc.status, headers=exc.headers)
+
+
+async def on_http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, HTTPException)
+    codes = {404: "not_found", 405: "method_not_allowed"}
+    message = {
+        404: f"no such endpoint: {request.url.path}",
+        405: f"{request.method} is not allowed on {request.url.path}",
+    }.get(exc.status_code, str(exc.detail))
+    return error_response(exc.status_code, codes.get(exc.status_code, "http_error"), message,
+                          headers=getattr(exc, "headers", None))
+
+
+async def on_storage_error(request: Request, exc: Exception) -> Response:
+    log.error("storage error on %s %s: %s", request.method, request.url.path, exc)
+    return error_response(503, "storage_unavailable",
+                          "the gateway cannot reach its database; try again shortly",
+                          headers={"Retry-After": "5"})
+
+
+async def on_unexpected(request: Request, exc: Exception) -> Response:
+    log.exception("unexpected error on %s %s", request.method, request.url.path)
+    return error_response(500, "internal_error", "internal error; it has been logged")
+
+
+EXCEPTION_HANDLERS = {
+    ApiError: on_api_error,
+    HTTPException: on_http_error,
+    StorageError: on_storage_error,
+    Exception: on_unexpected,
+}

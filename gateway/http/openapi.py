@@ -1,0 +1,117 @@
+"""The OpenAPI document, built from the contract's own schemas."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from gateway import __version__, contract
+
+ERROR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "required": ["error"],
+    "properties": {
+        "error": {
+            "type": "object",
+            "required": ["code", "message", "details"],
+            "properties": {
+                "code": {"type": "string"},
+                "message": {"type": "string"},
+                "details": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"field": {"type": "string"}, "message": {"type": "string"}},
+                    },
+                },
+            },
+        }
+    },
+}
+
+
+def _json(schema: dict[str, Any]) -> dict[str, Any]:
+    return {"application/json": {"schema": schema}}
+
+
+def _errors(*codes: int) -> dict[str, Any]:
+    return {str(c): {"description": "error", "content": _json(ERROR_SCHEMA)} for c in codes}
+
+
+def build_openapi() -> dict[str, Any]:
+    request_tool = contract.tool(contract.REQUEST_TOOL)
+    status_tool = contract.tool(contract.STATUS_TOOL)
+    add_tool = contract.tool(contract.ADD_TOOL)
+    add_input = dict(add_tool["inputSchema"])
+    add_input["properties"] = {
+        k: v for k, v in add_input["properties"].items() if k not in ("reference", "access_token")
+    } | {"withdraw": {"type": "boolean", "description": "Withdraw and close the request."}}
+    add_input["required"] = ["message"]
+    bearer = [{"accessToken": []}]
+    reference = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "hfa-gateway agent API", "version": __version__},
+        "components": {
+            "securitySchemes": {"accessToken": {"type": "http", "scheme": "bearer"}},
+            "schemas": {"Error": ERROR_SCHEMA},
+        },
+        "paths": {
+            "/v1/requests": {
+                "post": {
+                    "operationId": contract.REQUEST_TOOL,
+                    "description": request_tool["description"],
+                    "parameters": [
+                        {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}
+                    ],
+                    "requestBody": {"required": True, "content": _json(request_tool["inputSchema"])},
+                    "responses": {
+                        "201": {"description": "filed", "content": _json(request_tool["outputSchema"])},
+                        "200": {
+                            "description": "the same Idempotency-Key and body: the request filed before",
+                            "content": _json(request_tool["outputSchema"]),
+                        },
+                        **_errors(400, 409, 413, 422),
+                    },
+                }
+            },
+            "/v1/requests/{reference}": {
+                "get": {
+                    "operationId": contract.STATUS_TOOL,
+                    "description": status_tool["description"],
+                    "security": bearer,
+                    "parameters": [reference],
+                    "responses": {
+                        "200": {"description": "the thread", "content": _json(status_tool["outputSchema"])},
+                        **_errors(401, 404),
+                    },
+                }
+            },
+            "/v1/requests/{reference}/messages": {
+                "post": {
+                    "operationId": contract.ADD_TOOL,
+                    "description": add_tool["description"],
+                    "security": bearer,
+                    "parameters": [reference],
+                    "requestBody": {"required": True, "content": _json(add_input)},
+                    "responses": {
+                        "201": {"description": "added", "content": _json(add_tool["outputSchema"])},
+                        **_errors(400, 401, 404, 409, 413, 422),
+                    },
+                }
+            },
+            "/v1/threads/{capability}": {
+                "get": {
+                    "operationId": "read_thread",
+                    "description": "The thread, read-only, through the capability in thread_url.",
+                    "parameters": [
+                        {"name": "capability", "in": "path", "required": True, "schema": {"type": "string"}}
+                    ],
+                    "responses": {
+                        "200": {"description": "the thread", "content": _json(status_tool["outputSchema"])},
+                        **_errors(404),
+                    },
+                }
+            },
+            "/healthz": {"get": {"operationId": "health", "responses": {"200": {"description": "up"}}}},
+        },
+    }

@@ -1,0 +1,223 @@
+"""The tables: the record (requests, turns), the mail in and out, and the audit log.
+
+Turns, inbound messages and audit entries are append-only: no code path
+updates or deletes them (inbound rows only move through their processing
+states; their raw bytes never change).
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
+from sqlalchemy.types import TypeDecorator
+
+# SQLite's INTEGER PRIMARY KEY is its rowid only when spelled INTEGER, so the
+# 64-bit ids use BigInteger on PostgreSQL and Integer on SQLite.
+Id = BigInteger().with_variant(Integer(), "sqlite")
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Timezone-aware UTC datetimes on both SQLite (which drops the zone) and PostgreSQL."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Any) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            raise ValueError("naive datetime given to a UTC column")
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Any) -> datetime | None:
+        from datetime import UTC
+
+        if value is not None and value.tzinfo is None:
+            return value.replace(tzinfo=UTC)
+        return value.astimezone(UTC) if value is not None else None
+
+
+class Base(DeclarativeBase):
+    type_annotation_map = {dict[str, Any]: JSON, datetime: UtcDateTime}
+
+
+class Request(Base):
+    """One request from an agent; ``id`` is the number in its reference (HFA-00042)."""
+
+    __tablename__ = "requests"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    category: Mapped[str] = mapped_column(String(32))
+    urgency: Mapped[str] = mapped_column(String(16))
+    status: Mapped[str] = mapped_column(String(16), index=True)
+    # The request's own fields, as the agent sent them (extra properties included).
+    fields: Mapped[dict[str, Any]]
+    reply_to: Mapped[str | None] = mapped_column(Text)
+    deadline_at: Mapped[datetime | None]
+    access_token_hash: Mapped[str] = mapped_column(String(64))
+    read_capability_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    idempotency_key: Mapped[str | None] = mapped_column(String(255), unique=True)
+    idempotency_fingerprint: Mapped[str | None] = mapped_column(String(64))
+    api_key_name: Mapped[str | None] = mapped_column(String(128))
+    received_at: Mapped[datetime]
+    updated_at: Mapped[datetime]
+    first_human_reply_at: Mapped[datetime | None]
+    reminders_sent: Mapped[int] = mapped_column(Integer, default=0)
+    next_reminder_at: Mapped[datetime | None] = mapped_column(index=True)
+    deadline_noticed: Mapped[int] = mapped_column(Integer, default=0)
+    escalated: Mapped[int] = mapped_column(Integer, default=0)
+
+    @property
+    def reference(self) -> str:
+        return f"HFA-{self.id:05d}"
+
+
+class Turn(Base):
+    """One entry of a thread, oldest first by ``seq``; never edited."""
+
+    __tablename__ = "turns"
+    __table_args__ = (UniqueConstraint("request_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"))
+    seq: Mapped[int] = mapped_column(Integer)
+    author: Mapped[str] = mapped_column(String(16))
+    kind: Mapped[str] = mapped_column(String(32))
+    at: Mapped[datetime]
+    body: Mapped[str] = mapped_column(Text)
+    # Structure beyond the contract's four keys: decision, from, message_id, elided...
+    data: Mapped[dict[str, Any]]
+
+
+class Recipient(Base):
+    """A (request, address) pair; its id is what a reply token signs."""
+
+    __tablename__ = "recipients"
+    __table_args__ = (UniqueConstraint("request_id", "address"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"), index=True)
+    address: Mapped[str] = mapped_column(String(320))
+    role: Mapped[str] = mapped_column(String(16))
+    created_at: Mapped[datetime]
+
+
+class OutboxItem(Base):
+    """Something to deliver: an email or a webhook call. pending -> sent | dead."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (Index("ix_outbox_due", "state", "next_attempt_at"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    channel: Mapped[str] = mapped_column(String(16))  # email | webhook
+    purpose: Mapped[str] = mapped_column(String(32))  # request, follow_up, receipt, push...
+    request_id: Mapped[int | None] = mapped_column(ForeignKey("requests.id"), index=True)
+    recipient_id: Mapped[int | None] = mapped_column(ForeignKey("recipients.id"))
+    target: Mapped[str] = mapped_column(Text)  # email address or URL
+    message_id: Mapped[str | None] = mapped_column(String(255), index=True)
+    payload: Mapped[dict[str, Any]]
+    state: Mapped[str] = mapped_column(String(16))  # pending | sent | dead
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    next_attempt_at: Mapped[datetime]
+    lease_until: Mapped[datetime | None]
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime]
+    sent_at: Mapped[datetime | None]
+
+
+class InboundMessage(Base):
+    """Every message the SMTP listener accepted, kept whole with its outcome."""
+
+    __tablename__ = "inbound"
+    __table_args__ = (Index("ix_inbound_pending", "state", "id"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    received_at: Mapped[datetime]
+    peer: Mapped[str] = mapped_column(String(128))
+    mail_from: Mapped[str] = mapped_column(Text)
+    rcpt_to: Mapped[list[str]] = mapped_column(JSON)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    message_id: Mapped[str | None] = mapped_column(String(998), index=True)
+    state: Mapped[str] = mapped_column(String(16))  # pending | done
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    lease_until: Mapped[datetime | None]
+    outcome: Mapped[str | None] = mapped_column(String(32), index=True)
+    outcome_detail: Mapped[str | None] = mapped_column(Text)
+    request_id: Mapped[int | None] = mapped_column(ForeignKey("requests.id"), index=True)
+    recipient_id: Mapped[int | None] = mapped_column(ForeignKey("recipients.id"))
+    turn_id: Mapped[int | None] = mapped_column(ForeignKey("turns.id"))
+    processed_at: Mapped[datetime | None]
+
+
+class Attachment(Base):
+    """A file that came with an inbound message; the bytes are kept."""
+
+    __tablename__ = "attachments"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    inbound_id: Mapped[int] = mapped_column(ForeignKey("inbound.id"), index=True)
+    filename: Mapped[str] = mapped_column(Text)
+    content_type: Mapped[str] = mapped_column(String(255))
+    size: Mapped[int] = mapped_column(Integer)
+    sha256: Mapped[str] = mapped_column(String(64))
+    content: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class AuditEntry(Base):
+    """One link of the hash chain; ``hash`` covers ``prev_hash`` and the entry."""
+
+    __tablename__ = "audit"
+
+    seq: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=False)
+    at: Mapped[datetime]
+    event: Mapped[str] = mapped_column(String(64), index=True)
+    reference: Mapped[str | None] = mapped_column(String(32), index=True)
+    actor: Mapped[str] = mapped_column(String(320))
+    details: Mapped[dict[str, Any]]
+    prev_hash: Mapped[str] = mapped_column(String(64))
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class AuditHead(Base):
+    """A single row naming the chain's last link; locking it serialises appends."""
+
+    __tablename__ = "audit_head"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seq: Mapped[int] = mapped_column(Id)
+    hash: Mapped[str] = mapped_column(String(64))
+
+
+class ApiKey(Base):
+    """An agent's key; only its hash is stored."""
+
+    __tablename__ = "api_keys"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    name: Mapped[str] = mapped_column(String(128), unique=True)
+    key_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+    revoked_at: Mapped[datetime | None]
+
+
+class Schedule(Base):
+    """Named periodic jobs; a row lock makes each run happen once across processes."""
+
+    __tablename__ = "schedules"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    next_run_at: Mapped[datetime]

@@ -1,0 +1,218 @@
+"""The durable outbox: at-least-once delivery of emails (and, by channel, webhooks).
+
+A row is claimed with a lease, delivered, then marked sent. A transient
+failure schedules a retry with exponential backoff; a permanent one, or the
+last allowed attempt, makes the row ``dead``: visible to ops (``hfa outbox
+list --failed``), audited, and told to the thread as a system turn. A
+process that dies mid-delivery leaves a lease that expires, and another
+worker picks the row up again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from datetime import datetime, timedelta
+
+from sqlalchemy import or_, select
+from sqlalchemy.orm import Session
+
+from gateway.compose import compose_lawyer_email
+from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
+from gateway.models import OutboxItem, Recipient, Request
+from gateway.services import Services
+from gateway.thread import add_turn
+from gateway.transports import MailTransport
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(seconds=120)
+BATCH = 32
+
+# A deliverer sends one claimed item and returns what the other side said.
+Deliverer = Callable[[Services, OutboxItem], Awaitable[str]]
+
+
+def claim_due(services: Services, session: Session, now: datetime, limit: int) -> list[OutboxItem]:
+    query = (
+        select(OutboxItem)
+        .where(
+            OutboxItem.state == "pending",
+            OutboxItem.next_attempt_at <= now,
+            or_(OutboxItem.lease_until.is_(None), OutboxItem.lease_until < now),
+        )
+        .order_by(OutboxItem.next_attempt_at, OutboxItem.id)
+        .limit(limit)
+    )
+    if not services.db.is_sqlite:
+        query = query.with_for_update(skip_locked=True)
+    items = list(session.scalars(query))
+    for item in items:
+        item.lease_until = now + LEASE
+        item.attempts += 1
+    return items
+
+
+def _record_success(services: Services, item_id: int, detail: str) -> None:
+    now = services.clock.now()
+    with services.db.transaction() as session:
+        item = session.get(OutboxItem, item_id)
+        assert item is not None
+        item.state, item.sent_at, item.lease_until = "sent", now, None
+        item.last_error = None
+        request = session.get(Request, item.request_id) if item.request_id else None
+        services.audit.append(
+            session,
+            f"{item.channel}.sent",
+            at=now,
+            reference=request.reference if request else None,
+            details={
+                "outbox_id": item.id,
+                "purpose": item.purpose,
+                "to": item.target,
+                "attempt": item.attempts,
+                "relay": detail[:300],
+            },
+        )
+
+
+def _record_failure(services: Services, item_id: int, error: DeliveryError) -> None:
+    config = services.config
+    now = services.clock.now()
+    with services.db.transaction() as session:
+        item = session.get(OutboxItem, item_id)
+        assert item is not None
+        item.lease_until = None
+        item.last_error = error.detail[:2000]
+        request = session.get(Request, item.request_id) if item.request_id else None
+        reference = request.reference if request else None
+        permanent = isinstance(error, PermanentDelivery)
+        if permanent or item.attempts >= config.outbox_max_attempts:
+            item.state = "dead"
+            services.audit.append(
+                session,
+                f"{item.channel}.failed",
+                at=now,
+                reference=reference,
+                details={
+                    "outbox_id": item.id,
+                    "purpose": item.purpose,
+                    "to": item.target,
+                    "attempts": item.attempts,
+                    "error": item.last_error,
+                },
+            )
+            if request is not None:
+                add_turn(
+                    session,
+                    request,
+                    author="system",
+                    kind=f"{item.channel}_failed",
+                    at=now,
+                    body=f"Delivery of the {item.purpose.replace('_', ' ')} {item.channel} "
+                    f"to {item.target} failed after {item.attempts} attempt(s): "
+                    f"{item.last_error}",
+                    data={"outbox_id": item.id, "to": item.target},
+                )
+            return
+        retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
+        backoff = config.outbox_backoff_seconds * (2 ** (item.attempts - 1))
+        delay = max(backoff, retry_after or 0.0)
+        item.next_attempt_at = now + timedelta(seconds=delay)
+        services.audit.append(
+            session,
+            f"{item.channel}.deferred",
+            at=now,
+            reference=reference,
+            details={
+                "outbox_id": item.id,
+                "attempt": item.attempts,
+                "retry_in_seconds": round(delay, 3),
+                "error": item.last_error,
+            },
+        )
+
+
+def email_deliverer(transport: MailTransport) -> Deliverer:
+    async def deliver(services: Services, item: OutboxItem) -> str:
+        config = services.config
+
+        def compose() -> tuple[bytes, str]:
+            with services.db.reading() as session:
+                recipient = session.get(Recipient, item.recipient_id)
+                assert recipient is not None
+                reply_address = services.tokens.reply_address(recipient.id, config.reply_domain)
+                message = compose_lawyer_email(
+                    session,
+                    item,
+                    renderer=services.renderer,
+                    mail_from=config.mail_from,
+                    reply_address=reply_address,
+                    loop_marker=config.reply_domain,
+                )
+                return message.as_bytes(), recipient.address
+
+        raw, address = await services.db.run(compose)
+        return await transport.send(raw, config.mail_from, [address])
+
+    return deliver
+
+
+class OutboxWorker:
+    """Claims due items and hands each to the deliverer of its channel."""
+
+    def __init__(self, services: Services, deliverers: dict[str, Deliverer]) -> None:
+        self.services = services
+        self.deliverers = deliverers
+
+    async def run_once(self) -> int:
+        """Deliver what is due now; returns how many items were attempted."""
+        services = self.services
+
+        def claim() -> list[OutboxItem]:
+            with services.db.transaction() as session:
+                return claim_due(services, session, services.clock.now(), BATCH)
+
+        items = await services.db.run(claim)
+        if items:
+            await asyncio.gather(*(self._deliver(item) for item in items))
+        return len(items)
+
+    async def _deliver(self, item: OutboxItem) -> None:
+        services = self.services
+        deliverer = self.deliverers.get(item.channel)
+        try:
+            if deliverer is None:
+                raise PermanentDelivery(f"no deliverer for channel {item.channel!r}")
+            detail = await deliverer(services, item)
+        except DeliveryError as exc:
+            log.warning("outbox %s to %s: %s", item.id, item.target, exc.detail)
+            await services.db.run(_record_failure, services, item.id, exc)
+            return
+        except Exception as exc:
+            # A bug must not lose the item: it is retried like a transient failure.
+            log.exception("outbox %s: unexpected error", item.id)
+            await services.db.run(
+                _record_failure, services, item.id, TransientDelivery(type(exc).__name__)
+            )
+            return
+        await services.db.run(_record_success, services, item.id, detail)
+
+    async def run_forever(self, stop: asyncio.Event) -> None:
+        services = self.services
+        while not stop.is_set():
+            try:
+                done = await self.run_once()
+            except Exception:
+                log.exception("outbox worker iteration failed; retrying")
+                done = 0
+            if done:
+                continue
+            services.outbox_ready.clear()
+            try:
+                await asyncio.wait_for(
+                    services.outbox_ready.wait(), timeout=services.config.worker_poll_seconds
+                )
+            except TimeoutError:
+                pass

@@ -1,0 +1,45 @@
+"""The composition root: one object that wires settings to the parts that use them."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+
+from gateway.audit import AuditLog
+from gateway.clock import Clock
+from gateway.config import Config
+from gateway.db import Database
+from gateway.render import Renderer
+from gateway.tokens import ReplyTokens, load_or_create_keys
+
+
+@dataclass
+class Services:
+    config: Config
+    db: Database
+    tokens: ReplyTokens
+    audit: AuditLog
+    clock: Clock
+    renderer: Renderer
+    # Set when new outbox or inbound work is committed, so idle workers wake at once.
+    outbox_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    inbound_ready: asyncio.Event = field(default_factory=asyncio.Event)
+
+    def close(self) -> None:
+        self.db.dispose()
+
+
+def build_services(config: Config, *, clock: Clock | None = None, migrate: bool = True) -> Services:
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    db = Database(config.database_url)
+    if migrate:
+        db.migrate()
+    keys = load_or_create_keys(config.secret_keys, config.data_dir)
+    return Services(
+        config=config,
+        db=db,
+        tokens=ReplyTokens(keys),
+        audit=AuditLog(config.data_dir / "audit.jsonl"),
+        clock=clock or Clock(),
+        renderer=Renderer(),
+    )

@@ -1,0 +1,163 @@
+"""The inbound SMTP listener: an aiosmtpd handler plus start/stop.
+
+Policy is decided before DATA: a recipient whose reply token does not verify
+is refused with 550, so the sending server bounces and nothing is stored.
+DATA commits the raw bytes durably and only then answers 250; any failure
+answers 451 (try again later) without a word about what went wrong.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import logging
+import time
+from email.parser import BytesHeaderParser
+from email.policy import default as default_policy
+from typing import Any
+
+from aiosmtpd.smtp import SMTP, Envelope
+from aiosmtpd.smtp import Session as SmtpSession
+
+from gateway.models import InboundMessage
+from gateway.services import Services
+
+log = logging.getLogger(__name__)
+
+MAX_LOCAL_PART = 64
+REJECT_AUDIT_INTERVAL = 60.0
+
+
+def message_id_of(raw: bytes) -> str | None:
+    try:
+        headers = BytesHeaderParser(policy=default_policy).parsebytes(raw[:65536], headersonly=True)
+        value = headers.get("Message-ID")
+    except Exception:
+        # A malformed header is the inbound worker's business, not the listener's.
+        return None
+    return str(value).strip()[:998] if value else None
+
+
+def store_inbound(
+    services: Services, raw: bytes, peer: str, mail_from: str, rcpt_to: list[str]
+) -> int:
+    """Commit the message as received; returns its inbound id."""
+    now = services.clock.now()
+    with services.db.transaction() as session:
+        row = InboundMessage(
+            received_at=now,
+            peer=peer[:128],
+            mail_from=mail_from,
+            rcpt_to=rcpt_to,
+            raw=raw,
+            size=len(raw),
+            sha256=hashlib.sha256(raw).hexdigest(),
+            message_id=message_id_of(raw),
+            state="pending",
+            attempts=0,
+        )
+        session.add(row)
+        session.flush()
+        services.audit.append(
+            session,
+            "inbound.received",
+            at=now,
+            actor=f"smtp:{peer}",
+            details={"inbound_id": row.id, "size": len(raw), "mail_from": mail_from},
+        )
+        return row.id
+
+
+class ReplyHandler:
+    """aiosmtpd handler: RCPT checks the token, DATA stores durably."""
+
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self._last_reject_audit: dict[str, float] = {}
+
+    def _accepts(self, address: str) -> bool:
+        config = self.services.config
+        if address.lower() == config.mail_from.lower():
+            # Bounces come back to our envelope sender; the worker matches them.
+            return True
+        token = self.services.tokens.token_from_address(address, config.reply_domain)
+        return token is not None and self.services.tokens.verify(token) is not None
+
+    def _audit_rejection(self, peer: str, address: str) -> None:
+        # Throttled per client, so a scan of guessed addresses cannot flood the log.
+        now = time.monotonic()
+        if now - self._last_reject_audit.get(peer, -1e9) < REJECT_AUDIT_INTERVAL:
+            return
+        self._last_reject_audit[peer] = now
+        services = self.services
+        local, _, domain = address.rpartition("@")
+        with services.db.transaction() as session:
+            services.audit.append(
+                session,
+                "inbound.token_rejected",
+                at=services.clock.now(),
+                actor=f"smtp:{peer}",
+                # The local part may hold a (forged) token: only its length is kept.
+                details={"domain": domain, "local_part_chars": len(local)},
+            )
+
+    async def handle_RCPT(
+        self,
+        server: SMTP,
+        session: SmtpSession,
+        envelope: Envelope,
+        address: str,
+        rcpt_options: list[str],
+    ) -> str:
+        local = address.rpartition("@")[0]
+        if len(local.encode("utf-8", "replace")) > MAX_LOCAL_PART:
+            return "550 5.1.3 Local part longer than 64 octets"
+        if not self._accepts(address):
+            peer = str(session.peer[0]) if session.peer else "unknown"
+            try:
+                await self.services.db.run(self._audit_rejection, peer, address)
+            except Exception:
+                log.exception("could not audit a rejected recipient")
+            return "550 5.1.1 No such recipient here"
+        envelope.rcpt_tos.append(address)
+        return "250 2.1.5 OK"
+
+    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        if not raw and isinstance(envelope.content, bytes):
+            raw = envelope.content
+        peer = str(session.peer[0]) if session.peer else "unknown"
+        try:
+            await self.services.db.run(
+                store_inbound,
+                self.services,
+                raw,
+                peer,
+                envelope.mail_from or "",
+                list(envelope.rcpt_tos),
+            )
+        except Exception:
+            log.exception("could not store an inbound message; answered 451")
+            return "451 4.3.0 Temporary failure, please try again later"
+        self.services.inbound_ready.set()
+        return "250 2.0.0 Message accepted"
+
+
+async def start_listener(services: Services, host: str, port: int) -> asyncio.Server:
+    """Serve SMTP on the running loop (not aiosmtpd's threaded Controller)."""
+    config = services.config
+    handler = ReplyHandler(services)
+    loop = asyncio.get_running_loop()
+
+    def factory() -> Any:
+        return SMTP(
+            handler,
+            hostname=config.smtp_hostname,
+            ident="hfa-gateway",
+            data_size_limit=config.max_message_bytes,
+            enable_SMTPUTF8=True,
+            decode_data=False,
+            loop=loop,
+        )
+
+    return await loop.create_server(factory, host=host, port=port)

@@ -1,0 +1,332 @@
+"""What agents do: file a request, add to it, read it back. One transaction each.
+
+Filing writes the request, its first turn, one recipient and one outbox
+email per lawyer, and the audit entry together, so a request that was
+acknowledged is always one whose email will be sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gateway import contract
+from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
+from gateway.models import OutboxItem, Recipient, Request
+from gateway.services import Services
+from gateway.thread import add_turn, change_status, human_has_replied, load_turns, turn_as_json
+from gateway.tokens import DUMMY_HASH, hash_secret, new_secret, secret_matches
+
+KNOWN_FIELDS = (
+    "category",
+    "request",
+    "context",
+    "proposed_action",
+    "urgency",
+    "deadline",
+    "agent_name",
+    "model",
+    "operator",
+    "reply_to",
+)
+
+NOTICE_FILED = (
+    "Recorded. A human lawyer will read this at human speed (hours or days). This is not "
+    "approval, legal advice or authorisation to proceed. Keep the reference and access_token: "
+    "they are not shown again and are the only way to read the answer."
+)
+NOTICE_REPLAYED = (
+    "This Idempotency-Key was already used with the same request: this is that request. "
+    "The access_token and thread_url were shown only in the first response and are not "
+    "shown again."
+)
+NOTICE_ADDED = (
+    "Added to the record; the human is notified. Nothing here pauses your task or "
+    "authorises you to proceed."
+)
+NOTICE_WITHDRAWN = "Withdrawn and closed; the human is told that no answer is needed."
+NOTICE_STATUS = {
+    "recorded": "Filed; no human has read it yet. An empty thread means 'not yet', never 'no'.",
+    "reviewed": "A human has read it but has not answered yet.",
+    "answered": "A human has replied; the reply is one person's view, not authorisation.",
+    "declined": "The human will not take this request on.",
+    "closed": "The request is closed without an answer.",
+}
+
+NOT_FOUND_MESSAGE = "no request with this reference and access token"
+
+
+def _not_found() -> NotFound:
+    # One answer for an unknown reference and a wrong token, so neither is confirmed.
+    return NotFound(NOT_FOUND_MESSAGE)
+
+
+def fingerprint(arguments: dict[str, Any]) -> str:
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def parse_deadline(value: str | None) -> datetime | None:
+    """An ISO date or date-time becomes a moment; free text is kept but not scheduled."""
+    if not value:
+        return None
+    text = value.strip()
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            # A bare date means the end of that day, UTC.
+            moment = datetime.combine(date.fromisoformat(text), time(23, 59, 59))
+        except ValueError:
+            return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Filed:
+    result: dict[str, Any]
+    created: bool
+
+
+def file_request(
+    services: Services,
+    session: Session,
+    arguments: dict[str, Any],
+    *,
+    idempotency_key: str | None = None,
+    api_key_name: str | None = None,
+) -> Filed:
+    config = services.config
+    contract.validate_input(contract.REQUEST_TOOL, arguments, max_chars=config.max_field_chars)
+    digest = fingerprint(arguments)
+    if idempotency_key is not None:
+        existing = session.scalars(
+            select(Request).where(Request.idempotency_key == idempotency_key)
+        ).first()
+        if existing is not None:
+            if existing.idempotency_fingerprint != digest:
+                raise Conflict(
+                    "this Idempotency-Key was already used with a different body; "
+                    "use a new key for a new request",
+                    [FieldProblem("Idempotency-Key", "reuse only with the identical body")],
+                )
+            return Filed(_filed_result(config.public_url, existing, "", "", replay=True), False)
+
+    lawyers = config.lawyers_for(arguments["category"])
+    if not lawyers:
+        raise InvalidRequest(
+            f"no lawyer is configured for category {arguments['category']!r}",
+            [FieldProblem("category", "a category with a configured lawyer (HFA_LAWYERS)")],
+        )
+    now = services.clock.now()
+    access_token = new_secret("hfat_")
+    capability = new_secret("hfar_")
+    urgency = arguments.get("urgency", "routine")
+    request = Request(
+        category=arguments["category"],
+        urgency=urgency,
+        status="recorded",
+        fields=arguments,
+        reply_to=arguments.get("reply_to") or None,
+        deadline_at=parse_deadline(arguments.get("deadline")),
+        access_token_hash=hash_secret(access_token),
+        read_capability_hash=hash_secret(capability),
+        idempotency_key=idempotency_key,
+        idempotency_fingerprint=digest if idempotency_key else None,
+        api_key_name=api_key_name,
+        received_at=now,
+        updated_at=now,
+        first_human_reply_at=None,
+        reminders_sent=0,
+        deadline_noticed=0,
+        escalated=0,
+    )
+    session.add(request)
+    session.flush()
+    # Every other field, extra properties included, is kept on the first turn.
+    add_turn(
+        session,
+        request,
+        author="sender",
+        kind="request",
+        at=now,
+        body=arguments["request"],
+        data={k: v for k, v in arguments.items() if k != "request"},
+    )
+    for address in lawyers:
+        recipient = Recipient(request_id=request.id, address=address, role="lawyer", created_at=now)
+        session.add(recipient)
+        session.flush()
+        enqueue_email(services, session, request, recipient, purpose="request", at=now)
+    services.audit.append(
+        session,
+        "request.recorded",
+        at=now,
+        actor=f"agent:{api_key_name}" if api_key_name else "agent",
+        reference=request.reference,
+        details={
+            "category": request.category,
+            "urgency": urgency,
+            "agent_name": arguments.get("agent_name"),
+            "api_key_name": api_key_name,
+            "recipients": list(lawyers),
+            "reply_to": request.reply_to,
+        },
+    )
+    return Filed(_filed_result(config.public_url, request, access_token, capability), True)
+
+
+def _filed_result(
+    public_url: str, request: Request, access_token: str, capability: str, *, replay: bool = False
+) -> dict[str, Any]:
+    return {
+        "reference": request.reference,
+        "access_token": access_token,
+        "thread_url": f"{public_url}/v1/threads/{capability}" if capability else "",
+        "status": "recorded",
+        "category": request.category,
+        "received_at": contract.iso(request.received_at),
+        "human_has_reviewed": False,
+        "reply_expected_via": request.reply_to,
+        "notice": NOTICE_REPLAYED if replay else NOTICE_FILED,
+    }
+
+
+def enqueue_email(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    *,
+    purpose: str,
+    at: datetime,
+    payload: dict[str, Any] | None = None,
+) -> OutboxItem:
+    """Queue an email to a lawyer, in the caller's transaction, with a stable Message-ID."""
+    item = OutboxItem(
+        channel="email",
+        purpose=purpose,
+        request_id=request.id,
+        recipient_id=recipient.id,
+        target=recipient.address,
+        message_id=services.tokens.message_id(recipient.id, services.config.reply_domain),
+        payload=payload or {},
+        state="pending",
+        attempts=0,
+        next_attempt_at=at,
+        created_at=at,
+    )
+    session.add(item)
+    session.flush()
+    services.audit.append(
+        session,
+        "email.queued",
+        at=at,
+        reference=request.reference,
+        details={"outbox_id": item.id, "purpose": purpose, "to": recipient.address},
+    )
+    services.outbox_ready.set()
+    return item
+
+
+def authorize(session: Session, reference: str, access_token: str) -> Request:
+    """The request, if the token is its access token; the same NotFound otherwise."""
+    number = contract.number_from_reference(reference)
+    request = session.get(Request, number) if number is not None else None
+    stored = request.access_token_hash if request is not None else DUMMY_HASH
+    # Compared even for an unknown reference, so the timing does not tell them apart.
+    if not secret_matches(access_token, stored) or request is None:
+        raise _not_found()
+    return request
+
+
+def status_of(session: Session, request: Request) -> dict[str, Any]:
+    turns = load_turns(session, request.id)
+    return {
+        "reference": request.reference,
+        "status": request.status,
+        "human_has_replied": human_has_replied(turns),
+        "received_at": contract.iso(request.received_at),
+        "turns": [turn_as_json(t) for t in turns],
+        "notice": NOTICE_STATUS[request.status],
+    }
+
+
+def check_status(session: Session, reference: str, access_token: str) -> dict[str, Any]:
+    return status_of(session, authorize(session, reference, access_token))
+
+
+def read_thread(session: Session, capability: str) -> dict[str, Any]:
+    request = session.scalars(
+        select(Request).where(Request.read_capability_hash == hash_secret(capability))
+    ).first()
+    if request is None:
+        raise NotFound("no thread at this address")
+    return status_of(session, request)
+
+
+def add_to_request(
+    services: Services, session: Session, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    config = services.config
+    contract.validate_input(contract.ADD_TOOL, arguments, max_chars=config.max_field_chars)
+    withdraw = arguments.get("withdraw", False)
+    if not isinstance(withdraw, bool):
+        raise InvalidRequest(
+            "withdraw must be true or false",
+            [FieldProblem("withdraw", f"expected a boolean, got {type(withdraw).__name__}")],
+        )
+    request = authorize(session, arguments["reference"], arguments["access_token"])
+    if request.status == "closed":
+        raise Conflict(
+            f"{request.reference} is closed; file a new request instead",
+            [FieldProblem("reference", "a request that is not closed")],
+        )
+    now = services.clock.now()
+    message = arguments["message"]
+    extra = {k: v for k, v in arguments.items() if k not in ("reference", "access_token", "message")}
+    add_turn(
+        session,
+        request,
+        author="sender",
+        kind="withdrawal" if withdraw else "message",
+        at=now,
+        body=message,
+        data=extra,
+    )
+    if withdraw:
+        change_status(session, request, "closed", at=now, reason="withdrawn by the agent")
+    recipients = session.scalars(select(Recipient).where(Recipient.request_id == request.id))
+    for recipient in recipients:
+        enqueue_email(
+            services,
+            session,
+            request,
+            recipient,
+            purpose="withdrawal" if withdraw else "follow_up",
+            at=now,
+            payload={"message": message, "recorded_at": contract.iso(now)},
+        )
+    services.audit.append(
+        session,
+        "request.withdrawn" if withdraw else "request.follow_up_recorded",
+        at=now,
+        actor="agent",
+        reference=request.reference,
+        details={"chars": len(message)},
+    )
+    return {
+        "reference": request.reference,
+        "status": "recorded",
+        "recorded_at": contract.iso(now),
+        "thread_status": request.status,
+        "notice": NOTICE_WITHDRAWN if withdraw else NOTICE_ADDED,
+    }
