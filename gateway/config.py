@@ -35,7 +35,9 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("data_dir", "./var", "Directory for the SQLite database, keys, Maildir and audit.jsonl."),
+    Setting(
+        "data_dir", "./var", "Directory for the SQLite database, keys, Maildir and audit.jsonl."
+    ),
     Setting(
         "database_url",
         "",
@@ -171,14 +173,18 @@ def _int(values: Mapping[str, str], name: str) -> int:
     try:
         return int(values[name])
     except ValueError:
-        raise ConfigError(f"{_BY_NAME[name].env}: expected a whole number, got {values[name]!r}") from None
+        raise ConfigError(
+            f"{_BY_NAME[name].env}: expected a whole number, got {values[name]!r}"
+        ) from None
 
 
 def _float(values: Mapping[str, str], name: str) -> float:
     try:
         return float(values[name])
     except ValueError:
-        raise ConfigError(f"{_BY_NAME[name].env}: expected a number, got {values[name]!r}") from None
+        raise ConfigError(
+            f"{_BY_NAME[name].env}: expected a number, got {values[name]!r}"
+        ) from None
 
 
 def read_config_file(path: Path) -> dict[str, str]:
@@ -210,8 +216,10 @@ def load_config(
             value = env[s.env]
         values[s.name] = value
     for key in env:
-        if key.startswith("HFA_") and key[4:].lower() not in _BY_NAME and not key.startswith(
-            "HFA_TEST_"
+        if (
+            key.startswith("HFA_")
+            and key[4:].lower() not in _BY_NAME
+            and not key.startswith("HFA_TEST_")
         ):
             # A typo in a setting name would otherwise be silently ignored.
             raise ConfigError(f"unknown setting {key}; see 'hfa settings' for the list")

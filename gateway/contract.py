@@ -54,8 +54,9 @@ def _path(error: ValidationError) -> str:
         missing = error.message.split("'")[1] if "'" in error.message else ""
         parts.append(missing)
     elif error.validator == "additionalProperties":
+        schema = _schema_of(error)
         extra = sorted(
-            set(error.instance) - set(error.schema.get("properties", {}))
+            set(error.instance) - set(schema.get("properties", {}))
             if isinstance(error.instance, dict)
             else []
         )
@@ -63,8 +64,13 @@ def _path(error: ValidationError) -> str:
     return ".".join(parts) or "(body)"
 
 
-def _explain(error: ValidationError) -> str:
+def _schema_of(error: ValidationError) -> dict[str, Any]:
     schema = error.schema
+    return dict(schema) if isinstance(schema, dict) else {}
+
+
+def _explain(error: ValidationError) -> str:
+    schema = _schema_of(error)
     field = _path(error)
     if error.validator == "required":
         return f"{field} is required"

@@ -21,6 +21,7 @@ attachments, where its leniency helps.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass, field
@@ -457,9 +458,7 @@ class InboundWorker:
             if done:
                 continue
             services.inbound_ready.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     services.inbound_ready.wait(), timeout=services.config.worker_poll_seconds
                 )
-            except TimeoutError:
-                pass

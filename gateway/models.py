@@ -50,7 +50,7 @@ class UtcDateTime(TypeDecorator[datetime]):
 
 
 class Base(DeclarativeBase):
-    type_annotation_map = {dict[str, Any]: JSON, datetime: UtcDateTime}
+    type_annotation_map = {dict[str, Any]: JSON, datetime: UtcDateTime}  # noqa: RUF012
 
 
 class Request(Base):

@@ -11,6 +11,7 @@ worker picks the row up again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
@@ -210,9 +211,7 @@ class OutboxWorker:
             if done:
                 continue
             services.outbox_ready.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(
                     services.outbox_ready.wait(), timeout=services.config.worker_poll_seconds
                 )
-            except TimeoutError:
-                pass

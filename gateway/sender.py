@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from email.message import EmailMessage
+from typing import Any
 
 _METHOD_RESULT = re.compile(r"\b(dmarc|dkim)\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
 _HEADER_D = re.compile(r"header\.d\s*=\s*([^\s;]+)", re.IGNORECASE)
@@ -35,7 +36,7 @@ def from_address(message: EmailMessage) -> tuple[str | None, str]:
         return None, f"expected exactly one From header, found {len(headers)}"
     header = headers[0]
     defects = getattr(header, "defects", ())
-    addresses = getattr(header, "addresses", ())
+    addresses: tuple[Any, ...] = tuple(getattr(header, "addresses", ()))
     if defects:
         return None, "malformed From header"
     if len(addresses) != 1:

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import logging
 import socket
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
 import uvicorn
@@ -60,6 +61,14 @@ def bind_socket(host: str, port: int) -> socket.socket:
     return sock
 
 
+class _HttpServer(uvicorn.Server):
+    """uvicorn without its signal handling: ``hfa serve`` owns SIGINT/SIGTERM."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
 @dataclass
 class Gateway:
     services: Services
@@ -94,11 +103,9 @@ class Gateway:
                 extra_routes=mounts.routes(self.services),
                 lifespan_parts=mounts.lifespan_parts(self.services),
             )
-            server = uvicorn.Server(
+            server = _HttpServer(
                 uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
             )
-            # uvicorn would otherwise take over SIGINT/SIGTERM from ``hfa serve``.
-            server.install_signal_handlers = lambda: None  # type: ignore[method-assign]
             self._http = server
             self._tasks.append(asyncio.create_task(server.serve(sockets=[sock])))
             while not server.started:
@@ -134,7 +141,10 @@ class Gateway:
         services = self.services
         with services.db.transaction() as session:
             services.audit.append(
-                session, "gateway.stopped", at=services.clock.now(), details={"version": __version__}
+                session,
+                "gateway.stopped",
+                at=services.clock.now(),
+                details={"version": __version__},
             )
 
     async def stop(self) -> None:

@@ -292,7 +292,9 @@ def add_to_request(
         )
     now = services.clock.now()
     message = arguments["message"]
-    extra = {k: v for k, v in arguments.items() if k not in ("reference", "access_token", "message")}
+    extra = {
+        k: v for k, v in arguments.items() if k not in ("reference", "access_token", "message")
+    }
     add_turn(
         session,
         request,

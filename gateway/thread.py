@@ -78,7 +78,9 @@ def turn_as_json(turn: Turn) -> dict[str, Any]:
 
 
 def load_turns(session: Session, request_id: int) -> list[Turn]:
-    return list(session.scalars(select(Turn).where(Turn.request_id == request_id).order_by(Turn.seq)))
+    return list(
+        session.scalars(select(Turn).where(Turn.request_id == request_id).order_by(Turn.seq))
+    )
 
 
 def human_has_replied(turns: list[Turn]) -> bool:

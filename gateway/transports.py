@@ -7,7 +7,6 @@ Library errors are translated here into TransientDelivery / PermanentDelivery.
 
 from __future__ import annotations
 
-import asyncio
 import mailbox
 from pathlib import Path
 from typing import Protocol
@@ -52,7 +51,7 @@ class SmtpRelay:
                 username=self.username or None,
                 password=self.password or None,
                 use_tls=self.tls == "tls",
-                start_tls=True if self.tls == "starttls" else False,
+                start_tls=self.tls == "starttls",
                 timeout=self.timeout,
             )
         except aiosmtplib.SMTPRecipientsRefused as exc:
@@ -66,12 +65,14 @@ class SmtpRelay:
             if exc.code >= 500:
                 raise PermanentDelivery(detail) from exc
             raise TransientDelivery(detail) from exc
-        except (aiosmtplib.SMTPException, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             raise TransientDelivery(
                 f"relay {self.host}:{self.port} unreachable: {type(exc).__name__}"
             ) from exc
         if errors:
-            detail = "; ".join(f"{rcpt}: {resp.code} {resp.message}" for rcpt, resp in errors.items())
+            detail = "; ".join(
+                f"{rcpt}: {resp.code} {resp.message}" for rcpt, resp in errors.items()
+            )
             raise TransientDelivery(f"relay refused some recipients: {detail}")
         return response
 
@@ -97,4 +98,4 @@ def read_maildir(path: Path) -> list[tuple[str, bytes]]:
         return []
     box = mailbox.Maildir(str(path), create=False)
     # Maildir keys start with the delivery time in seconds and a counter, so they sort in order.
-    return sorted((key, box.get_bytes(key)) for key in box.keys())
+    return sorted((key, box.get_bytes(key)) for key in box.keys())  # noqa: SIM118 (iterating a Maildir yields messages)

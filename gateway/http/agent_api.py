@@ -98,5 +98,3 @@ ROUTES = [
     Route("/v1/requests/{reference}/messages", add_message, methods=["POST"]),
     Route("/v1/threads/{capability}", read_thread, methods=["GET"]),
 ]
-
-

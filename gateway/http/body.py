@@ -31,7 +31,11 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
     try:
         value = json.loads(raw)
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else ""
+        where = (
+            f" at line {exc.lineno} column {exc.colno}"
+            if isinstance(exc, json.JSONDecodeError)
+            else ""
+        )
         raise MalformedBody(
             f"the body is not valid JSON{where}: {exc.msg if isinstance(exc, json.JSONDecodeError) else 'not UTF-8'}",
             [FieldProblem("(body)", "a JSON object")],

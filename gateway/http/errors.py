@@ -13,8 +13,13 @@ from gateway.errors import ApiError, StorageError
 log = logging.getLogger(__name__)
 
 
-def error_response(status: int, code: str, message: str, details: list[dict[str, str]] | None = None,
-                   headers: dict[str, str] | None = None) -> JSONResponse:
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    details: list[dict[str, str]] | None = None,
+    headers: dict[str, str] | None = None,
+) -> JSONResponse:
     body = {"error": {"code": code, "message": message, "details": details or []}}
     return JSONResponse(body, status_code=status, headers=headers)
 
@@ -31,15 +36,22 @@ async def on_http_error(request: Request, exc: Exception) -> Response:
         404: f"no such endpoint: {request.url.path}",
         405: f"{request.method} is not allowed on {request.url.path}",
     }.get(exc.status_code, str(exc.detail))
-    return error_response(exc.status_code, codes.get(exc.status_code, "http_error"), message,
-                          headers=getattr(exc, "headers", None))
+    return error_response(
+        exc.status_code,
+        codes.get(exc.status_code, "http_error"),
+        message,
+        headers=getattr(exc, "headers", None),
+    )
 
 
 async def on_storage_error(request: Request, exc: Exception) -> Response:
     log.error("storage error on %s %s: %s", request.method, request.url.path, exc)
-    return error_response(503, "storage_unavailable",
-                          "the gateway cannot reach its database; try again shortly",
-                          headers={"Retry-After": "5"})
+    return error_response(
+        503,
+        "storage_unavailable",
+        "the gateway cannot reach its database; try again shortly",
+        headers={"Retry-After": "5"},
+    )
 
 
 async def on_unexpected(request: Request, exc: Exception) -> Response:

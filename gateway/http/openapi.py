@@ -46,7 +46,7 @@ def build_openapi() -> dict[str, Any]:
         k: v for k, v in add_input["properties"].items() if k not in ("reference", "access_token")
     } | {"withdraw": {"type": "boolean", "description": "Withdraw and close the request."}}
     add_input["required"] = ["message"]
-    bearer = [{"accessToken": []}]
+    bearer: list[dict[str, list[str]]] = [{"accessToken": []}]
     reference = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
     return {
         "openapi": "3.1.0",
@@ -63,9 +63,15 @@ def build_openapi() -> dict[str, Any]:
                     "parameters": [
                         {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}
                     ],
-                    "requestBody": {"required": True, "content": _json(request_tool["inputSchema"])},
+                    "requestBody": {
+                        "required": True,
+                        "content": _json(request_tool["inputSchema"]),
+                    },
                     "responses": {
-                        "201": {"description": "filed", "content": _json(request_tool["outputSchema"])},
+                        "201": {
+                            "description": "filed",
+                            "content": _json(request_tool["outputSchema"]),
+                        },
                         "200": {
                             "description": "the same Idempotency-Key and body: the request filed before",
                             "content": _json(request_tool["outputSchema"]),
@@ -81,7 +87,10 @@ def build_openapi() -> dict[str, Any]:
                     "security": bearer,
                     "parameters": [reference],
                     "responses": {
-                        "200": {"description": "the thread", "content": _json(status_tool["outputSchema"])},
+                        "200": {
+                            "description": "the thread",
+                            "content": _json(status_tool["outputSchema"]),
+                        },
                         **_errors(401, 404),
                     },
                 }
@@ -104,14 +113,24 @@ def build_openapi() -> dict[str, Any]:
                     "operationId": "read_thread",
                     "description": "The thread, read-only, through the capability in thread_url.",
                     "parameters": [
-                        {"name": "capability", "in": "path", "required": True, "schema": {"type": "string"}}
+                        {
+                            "name": "capability",
+                            "in": "path",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        }
                     ],
                     "responses": {
-                        "200": {"description": "the thread", "content": _json(status_tool["outputSchema"])},
+                        "200": {
+                            "description": "the thread",
+                            "content": _json(status_tool["outputSchema"]),
+                        },
                         **_errors(404),
                     },
                 }
             },
-            "/healthz": {"get": {"operationId": "health", "responses": {"200": {"description": "up"}}}},
+            "/healthz": {
+                "get": {"operationId": "health", "responses": {"200": {"description": "up"}}}
+            },
         },
     }

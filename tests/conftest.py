@@ -1,0 +1,227 @@
+"""Shared fixtures: settings on a temp data dir, databases, a running gateway, a relay sink.
+
+Every end-to-end fixture uses real sockets on 127.0.0.1: the gateway's own
+HTTP and SMTP listeners on free ports, and an aiosmtpd sink as the relay.
+Tests marked ``postgres`` run against ``HFA_TEST_POSTGRES_URL`` in a fresh
+database of their own, and are skipped with the reason when it is unset.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from dataclasses import dataclass, field
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default as default_policy
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from aiosmtpd.smtp import SMTP, Envelope
+from aiosmtpd.smtp import Session as SmtpSession
+
+from gateway.config import Config, load_config
+from gateway.server import Gateway
+from gateway.services import Services, build_services
+
+LAWYER = "counsel@lawfirm.example"
+SECOND_LAWYER = "partner@lawfirm.example"
+REPLY_DOMAIN = "hfa.example"
+POSTGRES_URL = os.environ.get("HFA_TEST_POSTGRES_URL", "")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if POSTGRES_URL:
+        return
+    skip = pytest.mark.skip(reason="HFA_TEST_POSTGRES_URL is not set: PostgreSQL tests skipped")
+    for item in items:
+        if "postgres" in item.keywords:
+            item.add_marker(skip)
+
+
+def _create_postgres_database() -> str:
+    import psycopg
+
+    name = f"hfa_test_{uuid.uuid4().hex[:12]}"
+    with psycopg.connect(_admin_url(), autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')
+    return f"{POSTGRES_URL.rpartition('/')[0]}/{name}"
+
+
+def _admin_url() -> str:
+    return POSTGRES_URL.replace("postgresql+psycopg://", "postgresql://")
+
+
+def _drop_postgres_database(url: str) -> None:
+    import psycopg
+
+    name = url.rpartition("/")[2]
+    with psycopg.connect(_admin_url(), autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture
+def postgres_url() -> Iterator[str]:
+    """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
+    if not POSTGRES_URL:
+        pytest.skip("HFA_TEST_POSTGRES_URL is not set")
+    url = _create_postgres_database()
+    yield url
+    _drop_postgres_database(url)
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
+    """Each test that uses it runs on SQLite and, when configured, on PostgreSQL."""
+    if request.param == "sqlite":
+        yield ""
+        return
+    url = _create_postgres_database()
+    yield url
+    _drop_postgres_database(url)
+
+
+def make_config(data_dir: Path, **overrides: str) -> Config:
+    env = {
+        "HFA_DATA_DIR": str(data_dir),
+        "HFA_HTTP_BIND": "127.0.0.1:0",
+        "HFA_SMTP_BIND": "127.0.0.1:0",
+        "HFA_LAWYERS": LAWYER,
+        "HFA_REPLY_DOMAIN": REPLY_DOMAIN,
+        "HFA_MAIL_FROM": f"gateway@{REPLY_DOMAIN}",
+        "HFA_SECRET_KEYS": "test-key-one-0123456789abcdef",
+        "HFA_WORKER_POLL_SECONDS": "0.05",
+        "HFA_OUTBOX_BACKOFF_SECONDS": "0.05",
+    }
+    env.update({f"HFA_{k.upper()}": v for k, v in overrides.items()})
+    return load_config(env=env)
+
+
+@pytest.fixture
+def config(tmp_path: Path, database_url: str) -> Config:
+    return make_config(tmp_path, database_url=database_url)
+
+
+@pytest.fixture
+def services(config: Config) -> Iterator[Services]:
+    built = build_services(config)
+    yield built
+    built.close()
+
+
+@dataclass
+class SmtpSink:
+    """A real SMTP server (aiosmtpd) that keeps what it receives: the test relay."""
+
+    port: int = 0
+    received: list[tuple[str, list[str], bytes]] = field(default_factory=list)
+    arrived: asyncio.Event = field(default_factory=asyncio.Event)
+    # Set to e.g. "451 4.3.0 Try later" to make the relay refuse.
+    answer: str | None = None
+
+    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+        if self.answer:
+            return self.answer
+        raw = envelope.original_content or b""
+        self.received.append((envelope.mail_from or "", list(envelope.rcpt_tos), raw))
+        self.arrived.set()
+        return "250 OK"
+
+    def messages(self) -> list[EmailMessage]:
+        out = []
+        for _sender, _rcpts, raw in self.received:
+            msg = message_from_bytes(raw, policy=default_policy)
+            assert isinstance(msg, EmailMessage)
+            out.append(msg)
+        return out
+
+    async def wait_for(self, count: int, timeout: float = 10.0) -> list[EmailMessage]:
+        async def until() -> None:
+            while len(self.received) < count:
+                self.arrived.clear()
+                await self.arrived.wait()
+
+        await asyncio.wait_for(until(), timeout)
+        return self.messages()
+
+
+@pytest.fixture
+async def sink() -> AsyncIterator[SmtpSink]:
+    handler = SmtpSink()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="relay.test", loop=loop), host="127.0.0.1", port=0
+    )
+    handler.port = server.sockets[0].getsockname()[1]
+    yield handler
+    server.close()
+    await server.wait_closed()
+
+
+@dataclass
+class Running:
+    """A gateway running in-process on free loopback ports, with its relay sink."""
+
+    gateway: Gateway
+    services: Services
+    sink: SmtpSink
+    http: httpx.AsyncClient
+
+    @property
+    def smtp_port(self) -> int:
+        assert self.gateway.smtp_port is not None
+        return self.gateway.smtp_port
+
+    async def file(self, **fields: Any) -> dict[str, Any]:
+        body = {"category": "legal_review", "request": "Please review clause 7."} | fields
+        response = await self.http.post("/v1/requests", json=body)
+        assert response.status_code == 201, response.text
+        result: dict[str, Any] = response.json()
+        return result
+
+    async def status(self, filed: dict[str, Any]) -> dict[str, Any]:
+        response = await self.http.get(
+            f"/v1/requests/{filed['reference']}",
+            headers={"Authorization": f"Bearer {filed['access_token']}"},
+        )
+        assert response.status_code == 200, response.text
+        result: dict[str, Any] = response.json()
+        return result
+
+    async def wait_status(
+        self, filed: dict[str, Any], predicate: Any, timeout: float = 10.0
+    ) -> dict[str, Any]:
+        deadline = asyncio.get_running_loop().time() + timeout
+        while True:
+            got = await self.status(filed)
+            if predicate(got):
+                return got
+            if asyncio.get_running_loop().time() > deadline:
+                raise AssertionError(f"condition not met; last thread: {got}")
+            await asyncio.sleep(0.05)
+
+
+async def start_running(config: Config, sink: SmtpSink) -> Running:
+    config = config.with_overrides(smtp_relay=f"127.0.0.1:{sink.port}")
+    services = build_services(config)
+    gateway = Gateway(services)
+    await gateway.start()
+    http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}", timeout=10)
+    return Running(gateway, services, sink, http)
+
+
+async def stop_running(running: Running) -> None:
+    await running.http.aclose()
+    await running.gateway.stop()
+    running.services.close()
+
+
+@pytest.fixture
+async def running(config: Config, sink: SmtpSink) -> AsyncIterator[Running]:
+    r = await start_running(config, sink)
+    yield r
+    await stop_running(r)

@@ -1,0 +1,74 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from gateway.config import SETTINGS, load_config, read_config_file
+from gateway.errors import ConfigError
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def test_every_setting_is_documented_in_the_readme() -> None:
+    text = README.read_text(encoding="utf-8")
+    missing = [s.env for s in SETTINGS if f"`{s.env}`" not in text]
+    assert missing == [], f"settings missing from README.md: {missing}"
+
+
+def test_defaults_are_embedded_and_sane() -> None:
+    config = load_config(env={})
+    assert config.database_url.startswith("sqlite:///") and config.database_url.endswith(
+        "var/gateway.db"
+    )
+    assert (config.http_host, config.http_port) == ("127.0.0.1", 8080)
+    assert (config.smtp_host, config.smtp_port) == ("127.0.0.1", 2525)
+    assert config.public_url == "http://127.0.0.1:8080"
+    assert config.smtp_relay is None
+    assert config.mail_from == "hfa-gateway@localhost"
+
+
+def test_lawyers_per_category() -> None:
+    config = load_config(env={"HFA_LAWYERS": "legal_review=a@x.example,b@x.example;*=c@x.example"})
+    assert config.lawyers_for("legal_review") == ("a@x.example", "b@x.example")
+    assert config.lawyers_for("physical_action") == ("c@x.example",)
+
+
+@pytest.mark.parametrize(
+    ("env", "named"),
+    [
+        ({"HFA_HTTP_BIND": "8080"}, "HFA_HTTP_BIND"),
+        ({"HFA_SMTP_RELAY": "relay.example"}, "HFA_SMTP_RELAY"),
+        ({"HFA_LAWYERS": "legal_reveiw=a@x"}, "HFA_LAWYERS"),
+        ({"HFA_MAX_MESSAGE_BYTES": "lots"}, "HFA_MAX_MESSAGE_BYTES"),
+        ({"HFA_REPLYDOMAIN": "x"}, "HFA_REPLYDOMAIN"),
+        ({"HFA_SMTP_RELAY_TLS": "maybe"}, "HFA_SMTP_RELAY_TLS"),
+    ],
+)
+def test_bad_settings_name_the_setting(env: dict[str, str], named: str) -> None:
+    with pytest.raises(ConfigError, match=named):
+        load_config(env=env)
+
+
+def test_toml_file_and_environment_precedence(tmp_path: Path) -> None:
+    path = tmp_path / "hfa.toml"
+    path.write_text('reply_domain = "file.example"\nreceipts = false\nhttp_bind = "0.0.0.0:9000"\n')
+    values = read_config_file(path)
+    config = load_config(env={"HFA_REPLY_DOMAIN": "env.example"}, file_values=values)
+    assert config.reply_domain == "env.example"
+    assert config.receipts is False
+    assert config.http_port == 9000
+
+
+def test_unknown_key_in_file_is_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "hfa.toml"
+    path.write_text('reply_domian = "x"\n')
+    with pytest.raises(ConfigError, match="reply_domian"):
+        read_config_file(path)
+
+
+def test_public_settings_hide_secrets() -> None:
+    config = load_config(env={"HFA_SECRET_KEYS": "k1,k2", "HFA_SMTP_RELAY_PASSWORD": "pw"})
+    shown = config.public_settings()
+    assert shown["secret_keys"] == "<set>" and shown["smtp_relay_password"] == "<set>"
+    assert "k1" not in repr(config) and "pw" not in repr(config)
