@@ -1,0 +1,143 @@
+"""``hfa serve``, ``hfa demo`` and ``hfa mail`` as a newcomer runs them: real processes."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from gateway.cli import main
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def gateway_env(data_dir: Path, http_port: int, smtp_port: int) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
+    env.update(
+        {
+            "HFA_DATA_DIR": str(data_dir),
+            "HFA_HTTP_BIND": f"127.0.0.1:{http_port}",
+            "HFA_SMTP_BIND": f"127.0.0.1:{smtp_port}",
+            "HFA_LAWYERS": "counsel@lawfirm.example",
+            "HFA_WORKER_POLL_SECONDS": "0.05",
+        }
+    )
+    return env
+
+
+def test_serve_runs_with_embedded_defaults_and_stops_on_sigterm(tmp_path: Path) -> None:
+    http_port, smtp_port = free_port(), free_port()
+    env = gateway_env(tmp_path, http_port, smtp_port)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "serve"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        base = f"http://127.0.0.1:{http_port}"
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            assert proc.poll() is None, "hfa serve exited early"
+            assert time.monotonic() < deadline, "hfa serve did not come up"
+            time.sleep(0.1)
+        filed = httpx.post(
+            f"{base}/v1/requests", json={"category": "legal_review", "request": "Check the NDA."}
+        ).json()
+        assert filed["thread_url"].startswith(base)
+        # Without a relay, mail lands in the Maildir for a newcomer to read.
+        deadline = time.monotonic() + 10
+        while not list((tmp_path / "maildir" / "new").glob("*")):
+            assert time.monotonic() < deadline, "no mail written to the Maildir"
+            time.sleep(0.1)
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=20)
+    assert proc.returncode == 0, output
+    assert f"127.0.0.1:{http_port}" in output and f"127.0.0.1:{smtp_port}" in output
+    assert "maildir" in output.lower()
+    assert "Traceback" not in output
+    assert (tmp_path / "secret_keys").exists()
+    assert "HFA_SECRET_KEYS is not set" in output
+    assert (tmp_path / "secret_keys").read_text().strip() not in output
+
+
+def test_mail_list_and_show_read_the_maildir(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    http_port, smtp_port = free_port(), free_port()
+    for key, value in gateway_env(tmp_path, http_port, smtp_port).items():
+        if key.startswith("HFA_"):
+            monkeypatch.setenv(key, value)
+    assert main(["mail", "list"]) == 0
+    assert "no mail" in capsys.readouterr().out
+    maildir = tmp_path / "maildir"
+    for sub in ("new", "cur", "tmp"):
+        (maildir / sub).mkdir(parents=True)
+    (maildir / "new" / "1700000000.M1P1Q1.host").write_bytes(
+        b"From: gw@localhost\nTo: counsel@lawfirm.example\nSubject: [HFA-00001] Legal review: x\n"
+        b"Message-ID: <m1@localhost>\n\nWHAT IS ASKED\nCheck the NDA.\n"
+    )
+    assert main(["mail", "list"]) == 0
+    assert "[HFA-00001] Legal review: x" in capsys.readouterr().out
+    assert main(["mail", "show", "1"]) == 0
+    shown = capsys.readouterr().out
+    assert "To: counsel@lawfirm.example" in shown and "Check the NDA." in shown
+    assert main(["mail", "show", "7"]) == 1
+    assert "hfa mail list" in capsys.readouterr().out
+
+
+def test_demo_shows_each_step_of_a_round_trip(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
+    result = subprocess.run(
+        [sys.executable, "-m", "gateway", "demo", "--data-dir", str(tmp_path)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = result.stdout
+    for step in (
+        "1. An agent files a request",
+        "2. The email as the lawyer receives it",
+        "3. The lawyer replies",
+        "4. The agent reads the thread back",
+    ):
+        assert step in out
+    assert "Reply-To: reply+" in out
+    assert '"human_has_replied": true' in out
+    assert '"kind": "approval"' in out
+
+
+def test_bad_setting_exits_2_with_the_setting_named(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("HFA_SMTP_BIND", "nonsense")
+    assert main(["serve"]) == 2
+    assert "HFA_SMTP_BIND" in capsys.readouterr().err
+
+
+def test_settings_lists_every_variable(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["settings"]) == 0
+    out = capsys.readouterr().out
+    assert "HFA_REPLY_DOMAIN" in out and "HFA_SMTP_RELAY" in out
