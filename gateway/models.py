@@ -21,6 +21,7 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    text,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
@@ -141,7 +142,18 @@ class InboundMessage(Base):
     """Every message the SMTP listener accepted, kept whole with its outcome."""
 
     __tablename__ = "inbound"
-    __table_args__ = (Index("ix_inbound_pending", "state", "id"),)
+    __table_args__ = (
+        Index("ix_inbound_pending", "state", "id"),
+        # Two workers racing on two copies of one reply cannot both record it:
+        # the loser's transaction fails here and its retry finds a duplicate.
+        Index(
+            "uq_inbound_recorded_message_id",
+            "message_id",
+            unique=True,
+            sqlite_where=text("outcome = 'recorded'"),
+            postgresql_where=text("outcome = 'recorded'"),
+        ),
+    )
 
     id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
     received_at: Mapped[datetime]

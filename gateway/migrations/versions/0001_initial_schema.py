@@ -10,6 +10,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
+
 revision = "0001"
 down_revision = None
 branch_labels = None
@@ -194,6 +195,14 @@ def upgrade() -> None:
     op.create_index("ix_inbound_pending", "inbound", ["state", "id"], unique=False)
     op.create_index(op.f("ix_inbound_request_id"), "inbound", ["request_id"], unique=False)
     op.create_index(op.f("ix_inbound_sha256"), "inbound", ["sha256"], unique=False)
+    op.create_index(
+        "uq_inbound_recorded_message_id",
+        "inbound",
+        ["message_id"],
+        unique=True,
+        sqlite_where=sa.text("outcome = 'recorded'"),
+        postgresql_where=sa.text("outcome = 'recorded'"),
+    )
     op.create_table(
         "outbox",
         sa.Column(
@@ -267,6 +276,12 @@ def downgrade() -> None:
     op.drop_index(op.f("ix_outbox_message_id"), table_name="outbox")
     op.drop_index("ix_outbox_due", table_name="outbox")
     op.drop_table("outbox")
+    op.drop_index(
+        "uq_inbound_recorded_message_id",
+        table_name="inbound",
+        sqlite_where=sa.text("outcome = 'recorded'"),
+        postgresql_where=sa.text("outcome = 'recorded'"),
+    )
     op.drop_index(op.f("ix_inbound_sha256"), table_name="inbound")
     op.drop_index(op.f("ix_inbound_request_id"), table_name="inbound")
     op.drop_index("ix_inbound_pending", table_name="inbound")
