@@ -72,3 +72,11 @@ def test_public_settings_hide_secrets() -> None:
     shown = config.public_settings()
     assert shown["secret_keys"] == "<set>" and shown["smtp_relay_password"] == "<set>"
     assert "k1" not in repr(config) and "pw" not in repr(config)
+
+
+def test_the_example_config_in_deploy_is_valid() -> None:
+    example = README.parent / "deploy" / "hfa.toml.example"
+    config = load_config(env={}, file_values=read_config_file(example))
+    assert config.reply_domain == "reply.example.com"
+    assert config.smtp_relay == ("smtp.example.com", 587)
+    assert config.lawyers_for("legal_review") == ("counsel@lawfirm.example",)
