@@ -29,6 +29,8 @@ PURPOSE_TEMPLATE = {
     "follow_up": "follow_up",
     "withdrawal": "follow_up",
     "receipt": "receipt",
+    "reminder": "reminder",
+    "escalation": "escalation",
 }
 
 

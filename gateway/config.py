@@ -88,6 +88,36 @@ SETTINGS: tuple[Setting, ...] = (
         "authserv-id whose Authentication-Results headers are trusted. Empty: none.",
     ),
     Setting("receipts", "1", "Send the lawyer a receipt of what was recorded (1 or 0)."),
+    Setting(
+        "reminders",
+        "blocking=2h,soon=24h,routine=off",
+        "Reminder interval per urgency while a request waits for its first answer "
+        "(s, m, h or d; off for none).",
+    ),
+    Setting(
+        "escalation",
+        "",
+        "Escalation addresses per category, like HFA_LAWYERS "
+        "('legal_review=gc@x;*=head@x'). Empty: no escalation.",
+    ),
+    Setting(
+        "escalate_after",
+        "2",
+        "Unanswered reminders after which the request also goes to HFA_ESCALATION (0: never).",
+    ),
+    Setting(
+        "deadline_closes",
+        "0",
+        "1: a request whose deadline passes without an answer is closed (0: it stays open).",
+    ),
+    Setting(
+        "scheduler_seconds", "30", "How often reminders, escalation and deadlines are checked."
+    ),
+    Setting(
+        "ready_outbox_seconds",
+        "3600",
+        "/readyz fails when the oldest pending outbox item is older than this.",
+    ),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -120,6 +150,49 @@ def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
     return table
 
 
+_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def _parse_duration(text: str, setting: str) -> float | None:
+    """``90s``, ``30m``, ``2h``, ``1d`` (or plain seconds) -> seconds; ``off`` -> None."""
+    value = text.strip().lower()
+    if value in ("", "off", "none", "0"):
+        return None
+    number, unit = (value[:-1], value[-1]) if value[-1] in _DURATION_UNITS else (value, "s")
+    try:
+        seconds = float(number) * _DURATION_UNITS[unit]
+    except ValueError:
+        seconds = -1
+    if seconds <= 0:
+        raise ConfigError(f"{setting}: expected a duration like 2h, 30m or off, got {text!r}")
+    return seconds
+
+
+def _parse_reminders(value: str) -> dict[str, float | None]:
+    """``blocking=2h,soon=24h,routine=off`` -> {urgency: seconds or None}."""
+    table: dict[str, float | None] = {"blocking": None, "soon": None, "routine": None}
+    for part in (p.strip() for p in value.split(",")):
+        if not part:
+            continue
+        urgency, sep, interval = part.partition("=")
+        if not sep or urgency.strip() not in table:
+            raise ConfigError(
+                f"HFA_REMINDERS: expected URGENCY=DURATION with URGENCY one of blocking, soon, "
+                f"routine, got {part!r}"
+            )
+        table[urgency.strip()] = _parse_duration(interval, f"HFA_REMINDERS ({urgency.strip()})")
+    return table
+
+
+def _parse_escalation(value: str) -> dict[str, tuple[str, ...]]:
+    if not value.strip():
+        return {}
+    try:
+        return _parse_lawyers(value)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace("HFA_LAWYERS", "HFA_ESCALATION")) from None
+
+
 @dataclass(frozen=True)
 class Config:
     """Resolved settings; build with :func:`load_config`."""
@@ -149,9 +222,18 @@ class Config:
     worker_poll_seconds: float
     trusted_authserv_id: str
     receipts: bool
+    reminders: Mapping[str, float | None]
+    escalation: Mapping[str, tuple[str, ...]]
+    escalate_after: int
+    deadline_closes: bool
+    scheduler_seconds: float
+    ready_outbox_seconds: float
 
     def lawyers_for(self, category: str) -> tuple[str, ...]:
         return self.lawyers.get(category) or self.lawyers.get("*", ())
+
+    def escalation_for(self, category: str) -> tuple[str, ...]:
+        return self.escalation.get(category) or self.escalation.get("*", ())
 
     def all_lawyers(self) -> frozenset[str]:
         return frozenset(a.lower() for addrs in self.lawyers.values() for a in addrs)
@@ -263,6 +345,12 @@ def load_config(
         worker_poll_seconds=_float(values, "worker_poll_seconds"),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
         receipts=values["receipts"].strip() not in ("0", "false", "no", ""),
+        reminders=_parse_reminders(values["reminders"]),
+        escalation=_parse_escalation(values["escalation"]),
+        escalate_after=_int(values, "escalate_after"),
+        deadline_closes=values["deadline_closes"].strip() in ("1", "true", "yes"),
+        scheduler_seconds=_float(values, "scheduler_seconds"),
+        ready_outbox_seconds=_float(values, "ready_outbox_seconds"),
     )
 
 

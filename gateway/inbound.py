@@ -47,7 +47,7 @@ from gateway.replies import (
     find_bounced_message_ids,
     read_decision,
 )
-from gateway.sender import SenderCheck, verify_sender
+from gateway.sender import SenderCheck, from_address, verify_sender
 from gateway.services import Services
 from gateway.submit import enqueue_email
 from gateway.thread import add_turn, change_status
@@ -262,6 +262,7 @@ class InboundProcessor:
         recipient: Recipient,
         check: SenderCheck,
         now: datetime,
+        accepted_by: str | None = None,
     ) -> Outcome:
         services = self.services
         try:
@@ -286,6 +287,9 @@ class InboundProcessor:
             "attachments": attachments,
             "inbound_id": row.id,
         }
+        if accepted_by is not None:
+            # Held for ops (e.g. the lawyer's second address) and accepted by this person.
+            data["accepted_by"] = accepted_by
         turn = add_turn(
             session,
             request,
@@ -301,9 +305,18 @@ class InboundProcessor:
             # A late answer on a closed thread is kept; it does not reopen it.
             pass
         else:
-            change_status(
+            old_status = request.status
+            if change_status(
                 session, request, new_status, at=now, reason=f"{kind} from {check.address}"
-            )
+            ):
+                services.audit.append(
+                    session,
+                    "request.status_changed",
+                    at=now,
+                    actor=check.address,
+                    reference=request.reference,
+                    details={"from": old_status, "to": new_status, "reason": kind},
+                )
         session.flush()
         services.audit.append(
             session,
@@ -413,6 +426,71 @@ def process_one(services: Services, inbound_id: int) -> str:
                 return "failed"
             row.lease_until = None
         return "retry"
+
+
+class NotHeld(Exception):
+    """The message is not one ops can accept or reprocess; the text says why."""
+
+
+def record_held(services: Services, inbound_id: int, by: str) -> Outcome:
+    """Record a held message (unverified_sender) as the human's answer: an ops decision."""
+    with services.db.transaction() as session:
+        row = session.get(InboundMessage, inbound_id)
+        if row is None:
+            raise LookupError(f"no inbound message {inbound_id}")
+        if row.outcome != "unverified_sender" or row.request_id is None:
+            raise NotHeld(
+                f"inbound message {inbound_id} is {row.outcome or row.state}; only a held "
+                "message (outcome unverified_sender) can be accepted"
+            )
+        request = session.get(Request, row.request_id)
+        recipient = session.get(Recipient, row.recipient_id)
+        assert request is not None and recipient is not None
+        mail = parse(row.raw)
+        sender = from_address(mail.message)[0] or row.mail_from
+        check = SenderCheck(True, sender, f"accepted by {by}")
+        held_because = row.outcome_detail or ""
+        now = services.clock.now()
+        outcome = InboundProcessor(services)._record_reply(
+            session, row, mail, request, recipient, check, now, accepted_by=by
+        )
+        services.audit.append(
+            session,
+            "inbound.accepted",
+            at=now,
+            actor=f"ops:{by}",
+            reference=request.reference,
+            details={"inbound_id": row.id, "from": sender, "held_because": held_because[:300]},
+        )
+        finish(services, session, row, outcome)
+        return outcome
+
+
+REPROCESSABLE = ("unparseable", "failed", "no_thread", "unverified_sender", "loop")
+
+
+def reprocess(services: Services, inbound_id: int, by: str) -> str:
+    """Run a stored message through the worker again (after a fix or a new key)."""
+    with services.db.transaction() as session:
+        row = session.get(InboundMessage, inbound_id)
+        if row is None:
+            raise LookupError(f"no inbound message {inbound_id}")
+        if row.state == "done" and row.outcome not in REPROCESSABLE:
+            raise NotHeld(
+                f"inbound message {inbound_id} is {row.outcome}; only "
+                f"{', '.join(REPROCESSABLE)} messages are reprocessed"
+            )
+        now = services.clock.now()
+        services.audit.append(
+            session,
+            "inbound.reprocess_requested",
+            at=now,
+            actor=f"ops:{by}",
+            details={"inbound_id": row.id, "previous_outcome": row.outcome},
+        )
+        # Leased to this process, so a running worker does not take it at the same time.
+        row.state, row.attempts, row.lease_until = "pending", 1, now + LEASE
+    return process_one(services, inbound_id)
 
 
 def claim_pending(services: Services, limit: int = BATCH) -> list[int]:

@@ -1,12 +1,331 @@
-"""Periodic jobs (reminders, escalation, deadlines) that run once across processes."""
+"""Periodic jobs: reminders, escalation and deadlines, run once across processes.
+
+Everything a job needs is on the request row (``reminders_sent``,
+``next_reminder_at``, ``escalated``, ``deadline_noticed``), so schedules
+survive restarts. Each step is claimed with a guarded UPDATE (``... WHERE
+reminders_sent = n``): when several gateway processes look at the same
+request, exactly one UPDATE matches and only that process sends. The
+``schedules`` row makes the scan itself happen once per interval.
+
+A reminder goes to every recipient of the request, in the same mail thread,
+while it is ``recorded`` or ``reviewed`` and no human has written; it is a
+``system`` turn and an audit event. After ``HFA_ESCALATE_AFTER`` unanswered
+reminders the request also goes to the category's ``HFA_ESCALATION``
+addresses, as new recipients whose replies count as the lawyers' would. A
+deadline that passes without an answer is a ``system`` turn, pushed to the
+agent's reply_to; the request stays open unless ``HFA_DEADLINE_CLOSES=1``.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, cast
 
+from sqlalchemy import CursorResult, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
+
+from gateway.contract import iso
+from gateway.errors import StorageError
+from gateway.models import Recipient, Request, Schedule
 from gateway.services import Services
+from gateway.submit import enqueue_email
+from gateway.thread import add_turn, change_status
+
+log = logging.getLogger(__name__)
+
+OPEN_STATUSES = ("recorded", "reviewed")
+SCAN = "reminders_and_deadlines"
+
+
+@dataclass
+class Ran:
+    reminders: int = 0
+    escalations: int = 0
+    deadlines: int = 0
+
+
+def _claimed(session: Session, statement: Any) -> bool:
+    """Run a guarded UPDATE; True when this process won the row."""
+    result = cast(CursorResult[Any], session.execute(statement))
+    return result.rowcount == 1
+
+
+def _remind(services: Services, request_id: int, now: datetime) -> Ran:
+    ran = Ran()
+    config = services.config
+    with services.db.transaction() as session:
+        request = session.get(Request, request_id)
+        if request is None or request.status not in OPEN_STATUSES:
+            return ran
+        if request.first_human_reply_at is not None:
+            return ran
+        interval = config.reminders.get(request.urgency)
+        if interval is None:
+            return ran
+        due = request.next_reminder_at or request.received_at + timedelta(seconds=interval)
+        if due > now:
+            return ran
+        sent = request.reminders_sent
+        claim = (
+            update(Request)
+            .where(Request.id == request_id, Request.reminders_sent == sent)
+            .values(reminders_sent=sent + 1, next_reminder_at=now + timedelta(seconds=interval))
+            .execution_options(synchronize_session=False)
+        )
+        if not _claimed(session, claim):
+            return ran
+        session.refresh(request)
+        # Listed before escalating: new escalation contacts get the escalation, not a reminder.
+        recipients = list(
+            session.scalars(
+                select(Recipient).where(Recipient.request_id == request.id).order_by(Recipient.id)
+            )
+        )
+        if (
+            config.escalate_after > 0
+            and sent >= config.escalate_after
+            and not request.escalated
+            and _escalate(services, session, request, now)
+        ):
+            ran.escalations += 1
+        number = sent + 1
+        for recipient in recipients:
+            enqueue_email(
+                services,
+                session,
+                request,
+                recipient,
+                purpose="reminder",
+                at=now,
+                payload={"reminder_number": number, "sent_at": iso(now)},
+            )
+        addresses = [r.address for r in recipients]
+        add_turn(
+            session,
+            request,
+            author="system",
+            kind="reminder_sent",
+            at=now,
+            body=f"Reminder {number} sent to {', '.join(addresses)}: no answer since the "
+            f"request was filed ({iso(request.received_at)}).",
+            data={"reminder": number, "to": addresses},
+        )
+        services.audit.append(
+            session,
+            "request.reminder_sent",
+            at=now,
+            reference=request.reference,
+            details={"reminder": number, "urgency": request.urgency, "to": addresses},
+        )
+        ran.reminders += 1
+    return ran
+
+
+def _escalate(services: Services, session: Session, request: Request, now: datetime) -> bool:
+    addresses = services.config.escalation_for(request.category)
+    if not addresses:
+        return False
+    claim = (
+        update(Request)
+        .where(Request.id == request.id, Request.escalated == 0)
+        .values(escalated=1)
+        .execution_options(synchronize_session=False)
+    )
+    if not _claimed(session, claim):
+        return False
+    existing = {
+        a.lower()
+        for a in session.scalars(
+            select(Recipient.address).where(Recipient.request_id == request.id)
+        )
+    }
+    lawyers = ", ".join(sorted(existing))
+    added = []
+    for address in addresses:
+        if address.lower() in existing:
+            continue
+        recipient = Recipient(
+            request_id=request.id, address=address, role="escalation", created_at=now
+        )
+        session.add(recipient)
+        session.flush()
+        enqueue_email(
+            services,
+            session,
+            request,
+            recipient,
+            purpose="escalation",
+            at=now,
+            payload={
+                "reminders": request.reminders_sent - 1,
+                "lawyers": lawyers,
+                "sent_at": iso(now),
+            },
+        )
+        added.append(address)
+    add_turn(
+        session,
+        request,
+        author="system",
+        kind="escalated",
+        at=now,
+        body=f"Escalated to {', '.join(added) or 'no new address'} after "
+        f"{request.reminders_sent - 1} unanswered reminder(s).",
+        data={"to": added},
+    )
+    services.audit.append(
+        session,
+        "request.escalated",
+        at=now,
+        reference=request.reference,
+        details={"to": added, "after_reminders": request.reminders_sent - 1},
+    )
+    return True
+
+
+def _deadline(services: Services, request_id: int, now: datetime) -> bool:
+    from gateway import push
+
+    with services.db.transaction() as session:
+        claim = (
+            update(Request)
+            .where(
+                Request.id == request_id,
+                Request.deadline_noticed == 0,
+                Request.status.in_(OPEN_STATUSES),
+                Request.deadline_at <= now,
+            )
+            .values(deadline_noticed=1)
+            .execution_options(synchronize_session=False)
+        )
+        if not _claimed(session, claim):
+            return False
+        request = session.get(Request, request_id)
+        assert request is not None
+        session.refresh(request)
+        closes = services.config.deadline_closes
+        deadline_text = str(request.fields.get("deadline", ""))
+        turn = add_turn(
+            session,
+            request,
+            author="system",
+            kind="deadline_passed",
+            at=now,
+            body=f"The deadline ({deadline_text}) passed without an answer; the request "
+            + ("is closed." if closes else "stays open and can still be answered."),
+            data={"deadline": deadline_text, "deadline_at": iso(request.deadline_at or now)},
+        )
+        session.flush()
+        services.audit.append(
+            session,
+            "request.deadline_passed",
+            at=now,
+            reference=request.reference,
+            details={"deadline": deadline_text, "closes": closes},
+        )
+        if closes:
+            old = request.status
+            change_status(
+                session, request, "closed", at=now, reason="deadline passed without an answer"
+            )
+            services.audit.append(
+                session,
+                "request.status_changed",
+                at=now,
+                reference=request.reference,
+                details={"from": old, "to": "closed", "reason": "deadline passed"},
+            )
+        push.enqueue_for_turn(services, session, request, turn)
+    return True
+
+
+def run_due(services: Services) -> Ran:
+    """Send what is due now: reminders (and escalations) and deadline notices."""
+    now = services.clock.now()
+    with services.db.reading() as session:
+        waiting = list(
+            session.scalars(
+                select(Request.id)
+                .where(Request.status.in_(OPEN_STATUSES), Request.first_human_reply_at.is_(None))
+                .order_by(Request.id)
+            )
+        )
+        overdue = list(
+            session.scalars(
+                select(Request.id)
+                .where(
+                    Request.status.in_(OPEN_STATUSES),
+                    Request.deadline_noticed == 0,
+                    Request.deadline_at <= now,
+                )
+                .order_by(Request.id)
+            )
+        )
+    total = Ran()
+    # One transaction per request, so one bad row never holds back the rest.
+    for request_id in waiting:
+        try:
+            ran = _remind(services, request_id, now)
+        except StorageError:
+            log.exception("reminder for request %s failed; retried next scan", request_id)
+            continue
+        total.reminders += ran.reminders
+        total.escalations += ran.escalations
+    for request_id in overdue:
+        try:
+            total.deadlines += _deadline(services, request_id, now)
+        except StorageError:
+            log.exception("deadline notice for request %s failed; retried next scan", request_id)
+    return total
+
+
+def claim_scan(services: Services, now: datetime) -> bool:
+    """True for the one process that runs this interval's scan."""
+    interval = timedelta(seconds=services.config.scheduler_seconds)
+    with services.db.transaction() as session:
+        claim = (
+            update(Schedule)
+            .where(Schedule.name == SCAN, Schedule.next_run_at <= now)
+            .values(next_run_at=now + interval)
+            .execution_options(synchronize_session=False)
+        )
+        if _claimed(session, claim):
+            return True
+        if session.get(Schedule, SCAN) is not None:
+            return False
+    try:
+        with services.db.transaction() as session:
+            session.add(Schedule(name=SCAN, next_run_at=now + interval))
+        return True
+    except StorageError as exc:
+        if isinstance(exc.__cause__, IntegrityError):
+            return False  # another process created the row first
+        raise
+
+
+def tick(services: Services) -> Ran | None:
+    if not claim_scan(services, services.clock.now()):
+        return None
+    return run_due(services)
+
+
+async def _loop(services: Services, stop: asyncio.Event) -> None:
+    while not stop.is_set():
+        try:
+            ran = await services.db.run(tick, services)
+            if ran is not None and (ran.reminders or ran.escalations or ran.deadlines):
+                services.outbox_ready.set()
+        except Exception:
+            log.exception("scheduler scan failed; retrying")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=services.config.scheduler_seconds)
 
 
 def start(services: Services, stop: asyncio.Event) -> list[asyncio.Task[None]]:
     """Start the periodic jobs; returns their tasks."""
-    return []
+    return [asyncio.create_task(_loop(services, stop))]

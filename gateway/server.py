@@ -103,6 +103,8 @@ class Gateway:
                 extra_routes=mounts.routes(self.services),
                 lifespan_parts=mounts.lifespan_parts(self.services),
             )
+            # /readyz asks whether this process's SMTP listener is still bound.
+            app.state.smtp_bound = self.smtp_bound
             server = _HttpServer(
                 uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
             )
@@ -122,6 +124,12 @@ class Gateway:
 
             self._tasks.extend(scheduler.start(self.services, self._stop))
         await self.services.db.run(self._audit_start)
+
+    def smtp_bound(self) -> bool | None:
+        """Whether the SMTP listener is serving; None when this process runs none."""
+        if "smtp" not in self.roles:
+            return None
+        return self._smtp is not None and self._smtp.is_serving()
 
     def _audit_start(self) -> None:
         services = self.services

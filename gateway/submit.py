@@ -77,6 +77,12 @@ def parse_deadline(value: str | None) -> datetime | None:
     if not value:
         return None
     text = value.strip()
+    if len(text) == 10:
+        # A bare date (which fromisoformat would read as midnight) means the end of that day.
+        try:
+            return datetime.combine(date.fromisoformat(text), time(23, 59, 59), tzinfo=UTC)
+        except ValueError:
+            return None
     try:
         moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
@@ -305,7 +311,16 @@ def add_to_request(
         data=extra,
     )
     if withdraw:
+        old_status = request.status
         change_status(session, request, "closed", at=now, reason="withdrawn by the agent")
+        services.audit.append(
+            session,
+            "request.status_changed",
+            at=now,
+            actor="agent",
+            reference=request.reference,
+            details={"from": old_status, "to": "closed", "reason": "withdrawn by the agent"},
+        )
     recipients = session.scalars(select(Recipient).where(Recipient.request_id == request.id))
     for recipient in recipients:
         enqueue_email(

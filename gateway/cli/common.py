@@ -21,6 +21,10 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "message": record.getMessage(),
         }
+        # Structured fields a caller passed as extra={"fields": {...}} (audit events do).
+        fields = getattr(record, "fields", None)
+        if isinstance(fields, dict):
+            entry.update({k: v for k, v in fields.items() if k not in entry})
         if record.exc_info:
             entry["exception"] = self.formatException(record.exc_info)
         return json.dumps(entry)

@@ -15,6 +15,8 @@ from gateway import __version__
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.openapi import build_openapi
+from gateway.http.ops import ROUTES as OPS_ROUTES
+from gateway.http.ops import TokenFailureAudit
 from gateway.services import Services
 
 LifespanPart = Callable[[Starlette], AbstractAsyncContextManager[None]]
@@ -47,9 +49,11 @@ def build_app(
         Route("/healthz", healthz, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         *AGENT_ROUTES,
+        *OPS_ROUTES,
         *(extra_routes or []),
     ]
     handlers: Any = EXCEPTION_HANDLERS
     app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
     app.state.services = services
+    app.add_middleware(TokenFailureAudit, services=services)
     return app

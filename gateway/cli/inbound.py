@@ -1,0 +1,204 @@
+"""``hfa inbound list|show|accept|reprocess``: every message the listener took in."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sqlalchemy import select
+
+from gateway import contract
+from gateway.cli.common import print_json
+from gateway.cli.output import (
+    EXIT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    fail,
+    hide_tokens,
+    open_database,
+    operator,
+    print_table,
+    when,
+)
+from gateway.inbound import NotHeld, Unparseable, parse, record_held, reprocess
+from gateway.models import Attachment, InboundMessage, Turn
+from gateway.replies import ReplyError, extract_reply
+
+SHOWN_HEADERS = (
+    "From",
+    "To",
+    "Cc",
+    "Subject",
+    "Date",
+    "Message-ID",
+    "In-Reply-To",
+    "Auto-Submitted",
+    "Authentication-Results",
+)
+
+
+def _row(m: InboundMessage) -> dict[str, Any]:
+    return {
+        "id": m.id,
+        "received_at": contract.iso(m.received_at),
+        "peer": m.peer,
+        "mail_from": m.mail_from,
+        "size": m.size,
+        "state": m.state,
+        "outcome": m.outcome,
+        "outcome_detail": m.outcome_detail,
+        "reference": contract.reference_for(m.request_id) if m.request_id else None,
+    }
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    services = open_database(args)
+    try:
+        with services.db.reading() as session:
+            query = select(InboundMessage).order_by(InboundMessage.id.desc()).limit(args.limit)
+            if args.outcome:
+                query = query.where(InboundMessage.outcome == args.outcome)
+            rows = [_row(m) for m in session.scalars(query)][::-1]
+    finally:
+        services.close()
+    if args.json:
+        print_json(rows)
+        return EXIT_OK
+    if not rows:
+        print("no inbound messages match")
+        return EXIT_OK
+    print_table(
+        ("id", "received", "from", "outcome", "reference", "why"),
+        [
+            (
+                r["id"],
+                r["received_at"][:19].replace("T", " "),
+                r["mail_from"] or "<>",
+                r["outcome"] or r["state"],
+                r["reference"] or "",
+                r["outcome_detail"] or "",
+            )
+            for r in rows
+        ],
+    )
+    return EXIT_OK
+
+
+def _captured(raw: bytes, turn: Turn | None) -> dict[str, Any]:
+    """Headers, the text recorded (or that would be), and what was set aside."""
+    out: dict[str, Any] = {"headers": {}, "text": None, "elided": None, "problem": None}
+    try:
+        mail = parse(raw)
+    except Unparseable as exc:
+        out["problem"] = str(exc)
+        return out
+    for name in SHOWN_HEADERS:
+        values = mail.message.get_all(name) or []
+        if values:
+            out["headers"][name] = hide_tokens(" | ".join(str(v) for v in values))
+    if turn is not None:
+        out["text"], out["elided"] = turn.body, turn.data.get("elided", "")
+        return out
+    try:
+        reply = extract_reply(mail.text_plain, mail.text_html)
+        out["text"], out["elided"] = reply.new_text, reply.elided
+    except ReplyError as exc:
+        out["problem"] = f"reply text could not be read: {exc}"
+    return out
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    services = open_database(args)
+    try:
+        with services.db.reading() as session:
+            message = session.get(InboundMessage, args.id)
+            if message is None:
+                return fail(f"no inbound message {args.id}", EXIT_NOT_FOUND)
+            turn = session.get(Turn, message.turn_id) if message.turn_id else None
+            shown = _row(message) | _captured(message.raw, turn)
+            shown["rcpt_to"] = [hide_tokens(a) for a in message.rcpt_to]
+            shown["attachments"] = [
+                {"name": a.filename, "type": a.content_type, "size": a.size}
+                for a in session.scalars(
+                    select(Attachment).where(Attachment.inbound_id == message.id)
+                )
+            ]
+    finally:
+        services.close()
+    if args.json:
+        print_json(shown)
+        return EXIT_OK
+    print(f"inbound {shown['id']}  received {when(message.received_at)}Z from {shown['peer']}")
+    print(f"  envelope   {shown['mail_from'] or '<>'} -> {', '.join(shown['rcpt_to'])}")
+    print(f"  size       {shown['size']} bytes")
+    print(f"  outcome    {shown['outcome'] or shown['state']}: {shown['outcome_detail'] or ''}")
+    if shown["reference"]:
+        print(f"  request    {shown['reference']}")
+    print("\nHEADERS")
+    for name, value in shown["headers"].items():
+        print(f"  {name}: {value}")
+    if shown["problem"]:
+        print(f"\nPROBLEM\n  {shown['problem']}")
+    if shown["text"] is not None:
+        print("\nTEXT AS CAPTURED" if turn is not None else "\nTEXT (as it would be recorded)")
+        for line in shown["text"].splitlines() or [""]:
+            print(f"    {line}")
+        print("\nELIDED (quoted text, signature, disclaimers)")
+        for line in (shown["elided"] or "(nothing)").splitlines():
+            print(f"    {line}")
+    for a in shown["attachments"]:
+        print(f"  attachment {a['name']} ({a['type']}, {a['size']} bytes)")
+    return EXIT_OK
+
+
+def cmd_accept(args: argparse.Namespace) -> int:
+    services = open_database(args)
+    by = operator(args)
+    try:
+        outcome = record_held(services, args.id, by)
+    except LookupError as exc:
+        return fail(str(exc), EXIT_NOT_FOUND)
+    except NotHeld as exc:
+        return fail(str(exc), EXIT_FAILED)
+    finally:
+        services.close()
+    reference = outcome.request.reference if outcome.request else "?"
+    print(f"inbound {args.id} recorded on {reference} as the human's {outcome.detail}, by {by}")
+    return EXIT_OK
+
+
+def cmd_reprocess(args: argparse.Namespace) -> int:
+    services = open_database(args)
+    by = operator(args)
+    try:
+        outcome = reprocess(services, args.id, by)
+    except LookupError as exc:
+        return fail(str(exc), EXIT_NOT_FOUND)
+    except NotHeld as exc:
+        return fail(str(exc), EXIT_FAILED)
+    finally:
+        services.close()
+    print(f"inbound {args.id} reprocessed: {outcome}")
+    return EXIT_OK if outcome not in ("retry", "failed") else EXIT_FAILED
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("inbound", help="messages the SMTP listener received, and their outcome")
+    s = p.add_subparsers(dest="inbound_command", required=True, metavar="ACTION")
+    ls = s.add_parser("list", help="messages, newest last")
+    ls.add_argument("--outcome", help="recorded, duplicate, auto_reply, bounce, unverified_sender…")
+    ls.add_argument("--limit", type=int, default=200)
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(handler=cmd_list)
+    show = s.add_parser("show", help="headers, the text captured, what was elided, the outcome")
+    show.add_argument("id", type=int)
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=cmd_show)
+    accept = s.add_parser("accept", help="record a held message as the human's answer (audited)")
+    accept.add_argument("id", type=int)
+    accept.add_argument("--by", help="who decided (default: $USER)")
+    accept.set_defaults(handler=cmd_accept)
+    again = s.add_parser("reprocess", help="run a stored message through the worker again")
+    again.add_argument("id", type=int)
+    again.add_argument("--by", help="who asked (default: $USER)")
+    again.set_defaults(handler=cmd_reprocess)

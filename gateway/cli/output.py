@@ -1,0 +1,106 @@
+"""What the ops commands share: opening an existing database, tables, exit codes.
+
+Exit codes: 0 done, 1 the check or action failed (e.g. ``audit verify`` found
+a bad entry), 2 usage or configuration (including a database that is not
+there), 3 the reference or id named does not exist.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import os
+import re
+import shutil
+import sys
+from collections.abc import Sequence
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from gateway.cli.common import config_from
+from gateway.contract import iso
+from gateway.errors import ConfigError
+from gateway.services import Services, build_services
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_USAGE = 2
+EXIT_NOT_FOUND = 3
+
+# reply+TOKEN@domain: the token lets anyone answer as the lawyer, so ops output hides it.
+_REPLY_TOKEN = re.compile(r"(\breply\+)[^@\s<>\"',]+(@)", re.IGNORECASE)
+
+
+def open_database(args: argparse.Namespace) -> Services:
+    """Services over a database that already exists; never creates an empty one."""
+    config = config_from(args)
+    url = config.database_url
+    if url.startswith("sqlite"):
+        path = url.removeprefix("sqlite:///")
+        if path in ("", ":memory:") or not Path(path).is_file():
+            raise ConfigError(
+                f"no database at {path or url}: nothing has run with this HFA_DATA_DIR "
+                f"({config.data_dir}) yet; start the gateway with 'hfa serve', or set "
+                "HFA_DATA_DIR or HFA_DATABASE_URL to where it keeps its data"
+            )
+    services = build_services(config, migrate=False)
+    services.db.ping()
+    return services
+
+
+def operator(args: argparse.Namespace) -> str:
+    """Who ran an ops action: --by NAME, else the login name."""
+    by = getattr(args, "by", None)
+    if by:
+        return str(by)
+    try:
+        return os.environ.get("USER") or getpass.getuser()
+    except OSError:
+        return "ops"
+
+
+def hide_tokens(text: str) -> str:
+    return _REPLY_TOKEN.sub(r"\1…\2", text)
+
+
+def when(moment: datetime | None) -> str:
+    return iso(moment)[:19].replace("T", " ") if moment is not None else ""
+
+
+def parse_since(text: str, now: datetime) -> datetime:
+    """An ISO date/date-time, or an age: 90s, 30m, 2h, 7d."""
+    value = text.strip()
+    units = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+    if value and value[-1] in units and value[:-1].replace(".", "", 1).isdigit():
+        return now - timedelta(seconds=float(value[:-1]) * units[value[-1]])
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        raise ConfigError(
+            f"--since: expected an ISO date-time (2026-11-30T09:00Z) or an age (30m, 2h, 7d), "
+            f"got {text!r}"
+        ) from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)
+
+
+def console() -> Console:
+    width = shutil.get_terminal_size((160, 24)).columns
+    return Console(file=sys.stdout, width=max(width, 100), highlight=False, soft_wrap=False)
+
+
+def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "") -> None:
+    table = Table(title=title or None, show_edge=False, box=None, pad_edge=False)
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*("" if v is None else str(v) for v in row))
+    console().print(table)
+
+
+def fail(message: str, code: int) -> int:
+    print(f"hfa: {message}", file=sys.stderr)
+    return code

@@ -1,0 +1,265 @@
+"""``hfa requests list|show|close``: the requests as ops see them."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gateway import contract
+from gateway.cli.common import print_json
+from gateway.cli.output import (
+    EXIT_FAILED,
+    EXIT_NOT_FOUND,
+    EXIT_OK,
+    fail,
+    hide_tokens,
+    open_database,
+    operator,
+    print_table,
+    when,
+)
+from gateway.models import OutboxItem, Recipient, Request
+from gateway.thread import change_status, load_turns, turn_as_json
+
+OPEN = ("recorded", "reviewed")
+
+
+def _gist(request: Request, chars: int = 60) -> str:
+    text = " ".join(str(request.fields.get("request", "")).split())
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
+def _summary(request: Request) -> dict[str, Any]:
+    return {
+        "reference": request.reference,
+        "status": request.status,
+        "category": request.category,
+        "urgency": request.urgency,
+        "received_at": contract.iso(request.received_at),
+        "updated_at": contract.iso(request.updated_at),
+        "deadline": request.fields.get("deadline"),
+        "deadline_at": contract.iso(request.deadline_at) if request.deadline_at else None,
+        "agent_name": request.fields.get("agent_name"),
+        "api_key_name": request.api_key_name,
+        "reply_to": request.reply_to,
+        "reminders_sent": request.reminders_sent,
+        "escalated": bool(request.escalated),
+        "first_human_reply_at": (
+            contract.iso(request.first_human_reply_at) if request.first_human_reply_at else None
+        ),
+        "request": request.fields.get("request"),
+    }
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    services = open_database(args)
+    try:
+        now = services.clock.now()
+        with services.db.reading() as session:
+            query = select(Request).order_by(Request.id.desc()).limit(args.limit)
+            if args.status:
+                query = query.where(Request.status == args.status)
+            if args.category:
+                query = query.where(Request.category == args.category)
+            if args.overdue:
+                query = query.where(Request.status.in_(OPEN), Request.deadline_at < now)
+            requests = list(session.scalars(query))[::-1]
+    finally:
+        services.close()
+    if args.json:
+        print_json([_summary(r) for r in requests])
+        return EXIT_OK
+    if not requests:
+        print("no requests match")
+        return EXIT_OK
+    print_table(
+        (
+            "reference",
+            "status",
+            "category",
+            "urgency",
+            "filed",
+            "deadline",
+            "rem.",
+            "agent",
+            "asks",
+        ),
+        [
+            (
+                r.reference,
+                r.status + (" (overdue)" if r.deadline_at and r.deadline_at < now else ""),
+                r.category,
+                r.urgency,
+                when(r.received_at),
+                r.fields.get("deadline") or "",
+                r.reminders_sent,
+                r.fields.get("agent_name") or r.api_key_name or "",
+                _gist(r),
+            )
+            for r in requests
+        ],
+    )
+    return EXIT_OK
+
+
+def _find(session: Session, reference: str) -> Request | None:
+    number = contract.number_from_reference(reference)
+    return session.get(Request, number) if number is not None else None
+
+
+def _emails(session: Session, request_id: int) -> list[dict[str, Any]]:
+    items = session.scalars(
+        select(OutboxItem).where(OutboxItem.request_id == request_id).order_by(OutboxItem.id)
+    )
+    return [
+        {
+            "id": i.id,
+            "channel": i.channel,
+            "purpose": i.purpose,
+            "to": i.target if i.channel == "email" else i.target.split("?")[0],
+            "state": i.state,
+            "attempts": i.attempts,
+            "queued_at": contract.iso(i.created_at),
+            "sent_at": contract.iso(i.sent_at) if i.sent_at else None,
+            "last_error": i.last_error,
+        }
+        for i in items
+    ]
+
+
+def cmd_show(args: argparse.Namespace) -> int:
+    services = open_database(args)
+    try:
+        with services.db.reading() as session:
+            request = _find(session, args.reference)
+            if request is None:
+                return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
+            turns = [turn_as_json(t) for t in load_turns(session, request.id)]
+            emails = _emails(session, request.id)
+            recipients = [
+                {"address": r.address, "role": r.role}
+                for r in session.scalars(
+                    select(Recipient).where(Recipient.request_id == request.id)
+                )
+            ]
+    finally:
+        services.close()
+    if args.json:
+        print_json(
+            {
+                "request": _summary(request),
+                "recipients": recipients,
+                "turns": turns,
+                "emails": emails,
+            }
+        )
+        return EXIT_OK
+    fields = request.fields
+    print(f"{request.reference}  {request.status.upper()}  {request.category} / {request.urgency}")
+    print(f"  filed      {when(request.received_at)}Z by {fields.get('agent_name') or '(agent)'}")
+    if request.api_key_name:
+        print(f"  api key    {request.api_key_name}")
+    if fields.get("deadline"):
+        print(f"  deadline   {fields['deadline']}")
+    if request.reply_to:
+        print(f"  reply_to   {request.reply_to}")
+    for r in recipients:
+        print(f"  {r['role']:<10} {r['address']}")
+    print(f"  reminders  {request.reminders_sent}{' (escalated)' if request.escalated else ''}")
+    print("\nTHREAD")
+    for turn in turns:
+        who = f" from {turn['from']}" if turn.get("from") else ""
+        decision = f" decision={turn['decision']}" if turn.get("decision") else ""
+        print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
+        for line in hide_tokens(str(turn["body"])).splitlines() or [""]:
+            print(f"    {line}")
+    print("\nDELIVERIES")
+    print_table(
+        ("id", "channel", "purpose", "to", "state", "tries", "queued", "sent", "last error"),
+        [
+            (
+                e["id"],
+                e["channel"],
+                e["purpose"],
+                e["to"],
+                e["state"],
+                e["attempts"],
+                e["queued_at"][:19],
+                (e["sent_at"] or "")[:19],
+                e["last_error"] or "",
+            )
+            for e in emails
+        ],
+    )
+    return EXIT_OK
+
+
+def cmd_close(args: argparse.Namespace) -> int:
+    from gateway import push
+
+    services = open_database(args)
+    by = operator(args)
+    try:
+        with services.db.transaction() as session:
+            request = _find(session, args.reference)
+            if request is None:
+                return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
+            if request.status == "closed":
+                return fail(f"{request.reference} is already closed", EXIT_FAILED)
+            now = services.clock.now()
+            old = request.status
+            turn = change_status(
+                session, request, "closed", at=now, reason=f"closed by {by}: {args.reason}"
+            )
+            assert turn is not None
+            session.flush()
+            services.audit.append(
+                session,
+                "request.closed",
+                at=now,
+                actor=f"ops:{by}",
+                reference=request.reference,
+                details={"reason": args.reason, "previous_status": old},
+            )
+            services.audit.append(
+                session,
+                "request.status_changed",
+                at=now,
+                actor=f"ops:{by}",
+                reference=request.reference,
+                details={"from": old, "to": "closed", "reason": args.reason},
+            )
+            push.enqueue_for_turn(services, session, request, turn)
+            reference = request.reference
+    finally:
+        services.close()
+    print(f"{reference} closed (was {old}); recorded as closed by {by}")
+    return EXIT_OK
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("requests", help="list, show and close requests")
+    s = p.add_subparsers(dest="requests_command", required=True, metavar="ACTION")
+    ls = s.add_parser("list", help="requests, newest last")
+    ls.add_argument("--status", choices=tuple(contract_statuses()))
+    ls.add_argument("--category")
+    ls.add_argument("--overdue", action="store_true", help="open requests past their deadline")
+    ls.add_argument("--limit", type=int, default=200)
+    ls.add_argument("--json", action="store_true")
+    ls.set_defaults(handler=cmd_list)
+    show = s.add_parser("show", help="the whole thread and the delivery of each email")
+    show.add_argument("reference")
+    show.add_argument("--json", action="store_true")
+    show.set_defaults(handler=cmd_show)
+    close = s.add_parser("close", help="close a request without an answer (audited)")
+    close.add_argument("reference")
+    close.add_argument("--reason", required=True, help="why; recorded in the thread")
+    close.add_argument("--by", help="who decided (default: $USER)")
+    close.set_defaults(handler=cmd_close)
+
+
+def contract_statuses() -> tuple[str, ...]:
+    return ("recorded", "reviewed", "answered", "declined", "closed")
