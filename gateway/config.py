@@ -118,6 +118,41 @@ SETTINGS: tuple[Setting, ...] = (
         "3600",
         "/readyz fails when the oldest pending outbox item is older than this.",
     ),
+    Setting(
+        "api_keys",
+        "",
+        "Agent API keys as name:key,name:key. When any key exists (here or from "
+        "'hfa keys create'), filing needs one in X-API-Key. Empty and none created: open.",
+        secret=True,
+    ),
+    Setting(
+        "rate_limit_per_minute",
+        "60",
+        "Requests one API key (or one client address, when open) may file per minute; 429 above.",
+    ),
+    Setting(
+        "token_failures_per_hour",
+        "20",
+        "Wrong access tokens accepted per reference per hour before checks answer 429.",
+    ),
+    Setting(
+        "webhook_secret",
+        "",
+        "Standard Webhooks signing secrets (whsec_...), comma-separated; each one signs, so "
+        "receivers can rotate. Empty: generated once into DATA_DIR/webhook_secret.",
+        secret=True,
+    ),
+    Setting(
+        "webhook_allow_private",
+        "0",
+        "1: webhooks may reach loopback/private addresses and plain http:// URLs (tests, LANs).",
+    ),
+    Setting(
+        "webhook_retry_seconds",
+        "86400",
+        "How long a failing webhook is retried (within HFA_OUTBOX_MAX_ATTEMPTS) before it is dead.",
+    ),
+    Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
 )
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -148,6 +183,32 @@ def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
             )
         table[key] = tuple(a.strip() for a in addrs.split(",") if a.strip())
     return table
+
+
+def _parse_api_keys(value: str) -> tuple[tuple[str, str], ...]:
+    """``name:key,name:key`` -> ((name, key), ...); the error never repeats a key."""
+    keys: list[tuple[str, str]] = []
+    for index, part in enumerate(p.strip() for p in value.split(",")):
+        if not part:
+            continue
+        name, sep, key = part.partition(":")
+        if not sep or not name.strip() or len(key.strip()) < 16:
+            raise ConfigError(
+                f"HFA_API_KEYS: entry {index + 1} must be NAME:KEY with a key of at least "
+                "16 characters"
+            )
+        keys.append((name.strip(), key.strip()))
+    return tuple(keys)
+
+
+def _parse_webhook_secrets(value: str) -> tuple[str, ...]:
+    secrets = tuple(s.strip() for s in value.split(",") if s.strip())
+    for index, secret in enumerate(secrets):
+        if not secret.startswith("whsec_") or len(secret) < 20:
+            raise ConfigError(
+                f"HFA_WEBHOOK_SECRET: secret {index + 1} must be in the whsec_<base64> form"
+            )
+    return secrets
 
 
 _DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
@@ -228,6 +289,13 @@ class Config:
     deadline_closes: bool
     scheduler_seconds: float
     ready_outbox_seconds: float
+    api_keys: tuple[tuple[str, str], ...] = field(repr=False)
+    rate_limit_per_minute: int
+    token_failures_per_hour: int
+    webhook_secrets: tuple[str, ...] = field(repr=False)
+    webhook_allow_private: bool
+    webhook_retry_seconds: float
+    webhook_timeout_seconds: float
 
     def lawyers_for(self, category: str) -> tuple[str, ...]:
         return self.lawyers.get(category) or self.lawyers.get("*", ())
@@ -351,6 +419,13 @@ def load_config(
         deadline_closes=values["deadline_closes"].strip() in ("1", "true", "yes"),
         scheduler_seconds=_float(values, "scheduler_seconds"),
         ready_outbox_seconds=_float(values, "ready_outbox_seconds"),
+        api_keys=_parse_api_keys(values["api_keys"]),
+        rate_limit_per_minute=_int(values, "rate_limit_per_minute"),
+        token_failures_per_hour=_int(values, "token_failures_per_hour"),
+        webhook_secrets=_parse_webhook_secrets(values["webhook_secret"]),
+        webhook_allow_private=values["webhook_allow_private"].strip() in ("1", "true", "yes"),
+        webhook_retry_seconds=_float(values, "webhook_retry_seconds"),
+        webhook_timeout_seconds=_float(values, "webhook_timeout_seconds"),
     )
 
 

@@ -226,6 +226,36 @@ class ApiKey(Base):
     revoked_at: Mapped[datetime | None]
 
 
+class CompatCall(Base):
+    """A request filed through a compatibility API (HumanLayer, A2H), under the caller's id.
+
+    ``document`` is the object as the caller sent it, echoed back with its
+    status filled from the thread.
+    """
+
+    __tablename__ = "compat_calls"
+    __table_args__ = (UniqueConstraint("protocol", "external_id"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    protocol: Mapped[str] = mapped_column(String(32))  # function_call | contact_request | a2h
+    external_id: Mapped[str] = mapped_column(String(255))
+    request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"), index=True)
+    api_key_name: Mapped[str | None] = mapped_column(String(128))
+    document: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime]
+
+
+class ReadLink(Base):
+    """A read-only thread link minted for pushes; only its hash is stored."""
+
+    __tablename__ = "read_links"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"), index=True)
+    capability_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    created_at: Mapped[datetime]
+
+
 class Schedule(Base):
     """Named periodic jobs; a row lock makes each run happen once across processes."""
 

@@ -7,11 +7,13 @@ from contextlib import AbstractAsyncContextManager, AsyncExitStack, asynccontext
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import BaseRoute, Route
 
 from gateway import __version__
+from gateway.http.access import AgentAccess
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.openapi import build_openapi
@@ -53,7 +55,12 @@ def build_app(
         *(extra_routes or []),
     ]
     handlers: Any = EXCEPTION_HANDLERS
-    app = Starlette(routes=routes, exception_handlers=handlers, lifespan=lifespan)
+    app = Starlette(
+        routes=routes,
+        exception_handlers=handlers,
+        lifespan=lifespan,
+        middleware=[Middleware(AgentAccess, services=services)],
+    )
     app.state.services = services
     app.add_middleware(TokenFailureAudit, services=services)
     return app

@@ -10,7 +10,6 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-
 revision = "0001"
 down_revision = None
 branch_labels = None
@@ -101,6 +100,53 @@ def upgrade() -> None:
         sa.Column("next_run_at", sa.DateTime(timezone=True), nullable=False),
         sa.PrimaryKeyConstraint("name"),
     )
+    op.create_table(
+        "compat_calls",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column("protocol", sa.String(length=32), nullable=False),
+        sa.Column("external_id", sa.String(length=255), nullable=False),
+        sa.Column(
+            "request_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("api_key_name", sa.String(length=128), nullable=True),
+        sa.Column("document", sa.JSON(), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["request_id"],
+            ["requests.id"],
+        ),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("protocol", "external_id"),
+    )
+    op.create_index(
+        op.f("ix_compat_calls_request_id"), "compat_calls", ["request_id"], unique=False
+    )
+    op.create_table(
+        "read_links",
+        sa.Column(
+            "id",
+            sa.BigInteger().with_variant(sa.Integer(), "sqlite"),
+            autoincrement=True,
+            nullable=False,
+        ),
+        sa.Column(
+            "request_id", sa.BigInteger().with_variant(sa.Integer(), "sqlite"), nullable=False
+        ),
+        sa.Column("capability_hash", sa.String(length=64), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.ForeignKeyConstraint(
+            ["request_id"],
+            ["requests.id"],
+        ),
+        sa.PrimaryKeyConstraint("id"),
+        sa.UniqueConstraint("capability_hash"),
+    )
+    op.create_index(op.f("ix_read_links_request_id"), "read_links", ["request_id"], unique=False)
     op.create_table(
         "recipients",
         sa.Column(
@@ -291,6 +337,10 @@ def downgrade() -> None:
     op.drop_table("turns")
     op.drop_index(op.f("ix_recipients_request_id"), table_name="recipients")
     op.drop_table("recipients")
+    op.drop_index(op.f("ix_read_links_request_id"), table_name="read_links")
+    op.drop_table("read_links")
+    op.drop_index(op.f("ix_compat_calls_request_id"), table_name="compat_calls")
+    op.drop_table("compat_calls")
     op.drop_table("schedules")
     op.drop_index(op.f("ix_requests_status"), table_name="requests")
     op.drop_index(op.f("ix_requests_next_reminder_at"), table_name="requests")

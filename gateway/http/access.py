@@ -1,0 +1,117 @@
+"""Who may call: API keys on the filing endpoints, and the rate limits.
+
+An ASGI middleware, so the check covers every interface that files a
+request (the HTTP API, MCP over HTTP, the HumanLayer and A2H endpoints) in
+one place. The key's name is left in ``request.state.api_key_name`` for the
+handlers, which record it on the request and in the audit log.
+"""
+
+from __future__ import annotations
+
+import re
+
+from starlette.datastructures import Headers
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway import apikeys
+from gateway.errors import ApiError, FieldProblem, StorageError, Unauthorized
+from gateway.ratelimit import limits_for
+from gateway.services import Services
+
+# Paths that file requests (or carry tools that do), and so need a key when keys exist.
+_KEYED = re.compile(r"^/(?:mcp|humanlayer/v1|a2h)(?:/|$)")
+_FILING = "/v1/requests"
+# Paths that check an access token: wrong tokens are counted per reference.
+_TOKEN_CHECKED = re.compile(r"^/v1/requests/([^/]+)(?:/messages)?$")
+
+
+def presented_key(headers: Headers, path: str) -> str | None:
+    """X-API-Key, or (outside /v1, where Bearer is the access token) Authorization: Bearer."""
+    key = headers.get("x-api-key")
+    if key:
+        return key.strip()
+    if path.startswith("/v1/"):
+        return None
+    scheme, _, value = headers.get("authorization", "").partition(" ")
+    return value.strip() if scheme.lower() == "bearer" and value.strip() else None
+
+
+def client_address(scope: Scope) -> str:
+    client = scope.get("client")
+    return f"addr:{client[0]}" if client else "addr:unknown"
+
+
+class AgentAccess:
+    """Checks API keys and rate limits before the app sees a call."""
+
+    def __init__(self, app: ASGIApp, services: Services) -> None:
+        self.app = app
+        self.services = services
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        path: str = scope["path"]
+        method: str = scope["method"]
+        try:
+            if (path == _FILING and method == "POST") or _KEYED.match(path):
+                await self._authenticate(scope, path)
+                if path == _FILING:
+                    limits_for(self.services).check_filing(filer(scope))
+            else:
+                match = _TOKEN_CHECKED.match(path)
+                if match:
+                    await self._count_token_failures(match.group(1), scope, receive, send)
+                    return
+        except ApiError as exc:
+            await JSONResponse(exc.as_json(), exc.status, headers=exc.headers)(scope, receive, send)
+            return
+        except StorageError:
+            body = {"error": {"code": "storage_unavailable", "message": "try again shortly"}}
+            await JSONResponse(body, 503, headers={"Retry-After": "5"})(scope, receive, send)
+            return
+        await self.app(scope, receive, send)
+
+    async def _authenticate(self, scope: Scope, path: str) -> None:
+        services = self.services
+        key = presented_key(Headers(scope=scope), path)
+
+        def check() -> tuple[bool, str | None]:
+            with services.db.reading() as session:
+                required = apikeys.keys_required(services, session)
+                name = apikeys.identify(services, session, key) if key else None
+                return required, name
+
+        required, name = await services.db.run(check)
+        if required and name is None:
+            raise Unauthorized(
+                "an agent API key is required: send it as 'X-API-Key: <key>'"
+                if key is None
+                else "this API key is not valid (unknown or revoked)",
+                [FieldProblem("X-API-Key", "a live agent API key")],
+                headers={"WWW-Authenticate": 'ApiKey header="X-API-Key"'},
+            )
+        scope.setdefault("state", {})["api_key_name"] = name
+        scope["state"]["filer"] = f"key:{name}" if name else client_address(scope)
+
+    async def _count_token_failures(
+        self, reference: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        limits = limits_for(self.services)
+        limits.check_reference(reference)
+
+        async def watch(message: Message) -> None:
+            # The same 404 answers an unknown reference and a wrong token.
+            if message["type"] == "http.response.start" and message["status"] == 404:
+                limits.token_failed(reference)
+            await send(message)
+
+        await self.app(scope, receive, watch)
+
+
+def filer(scope: Scope) -> str:
+    """Who a filing counts against: the key's name, or the client address when open."""
+    state = scope.get("state") or {}
+    return str(state.get("filer") or client_address(scope))

@@ -1,0 +1,118 @@
+"""Rate limits: filings per API key (or client address), wrong tokens per reference.
+
+Counters are token buckets held in memory by each process. With several
+HTTP processes the effective limit is the sum over processes, which still
+caps guessing: an access token is 256 random bits, the limit only has to
+make hammering a reference pointless and noisy.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+import time
+import weakref
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gateway.errors import FieldProblem, RateLimited
+from gateway.services import Services
+
+MAX_TRACKED = 100_000
+
+
+@dataclass
+class _Bucket:
+    tokens: float
+    updated: float
+
+
+class TokenBucket:
+    """``capacity`` events at once, refilled at ``capacity`` per ``period`` seconds."""
+
+    def __init__(
+        self, capacity: int, period: float, now: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.capacity = max(capacity, 1)
+        self.rate = self.capacity / period
+        self._now = now
+        self._buckets: dict[str, _Bucket] = {}
+        self._lock = threading.Lock()
+
+    def _refill(self, key: str) -> _Bucket:
+        now = self._now()
+        bucket = self._buckets.get(key)
+        if bucket is None:
+            if len(self._buckets) >= MAX_TRACKED:
+                # Full buckets carry no information; dropping them bounds memory.
+                self._buckets = {k: b for k, b in self._buckets.items() if b.tokens < self.capacity}
+            bucket = self._buckets[key] = _Bucket(float(self.capacity), now)
+        bucket.tokens = min(self.capacity, bucket.tokens + (now - bucket.updated) * self.rate)
+        bucket.updated = now
+        return bucket
+
+    def wait_seconds(self, key: str) -> float:
+        """0 if one more event is allowed now, else the seconds until it is."""
+        with self._lock:
+            bucket = self._refill(key)
+            return 0.0 if bucket.tokens >= 1 else (1 - bucket.tokens) / self.rate
+
+    def take(self, key: str) -> float:
+        """Count one event; returns 0, or the seconds to wait if there was no room."""
+        with self._lock:
+            bucket = self._refill(key)
+            if bucket.tokens >= 1:
+                bucket.tokens -= 1
+                return 0.0
+            return (1 - bucket.tokens) / self.rate
+
+
+def too_many(message: str, field: str, wait: float) -> RateLimited:
+    seconds = max(1, math.ceil(wait))
+    return RateLimited(
+        f"{message}; retry after {seconds} second(s)",
+        [FieldProblem(field, f"wait {seconds} second(s)")],
+        headers={"Retry-After": str(seconds)},
+    )
+
+
+class RateLimits:
+    """The gateway's two limits, configured from the settings."""
+
+    def __init__(self, filings_per_minute: int, token_failures_per_hour: int) -> None:
+        self.filings = TokenBucket(filings_per_minute, 60.0)
+        self.token_failures = TokenBucket(token_failures_per_hour, 3600.0)
+
+    def check_filing(self, who: str) -> None:
+        """Count one filing by ``who`` (key name or client address); RateLimited if over."""
+        wait = self.filings.take(who)
+        if wait:
+            raise too_many("too many requests filed", "X-API-Key", wait)
+
+    def check_reference(self, reference: str) -> None:
+        """RateLimited while ``reference`` has had too many wrong tokens."""
+        wait = self.token_failures.wait_seconds(reference.strip().upper())
+        if wait:
+            raise too_many(
+                f"too many wrong access tokens for {reference.strip().upper()[:32]}",
+                "access_token",
+                wait,
+            )
+
+    def token_failed(self, reference: str) -> None:
+        self.token_failures.take(reference.strip().upper())
+
+
+_BY_SERVICES: dict[int, RateLimits] = {}
+
+
+def limits_for(services: Services) -> RateLimits:
+    """The one RateLimits of these services, shared by HTTP, MCP and compat endpoints."""
+    key = id(services)
+    limits = _BY_SERVICES.get(key)
+    if limits is None:
+        config = services.config
+        limits = RateLimits(config.rate_limit_per_minute, config.token_failures_per_hour)
+        _BY_SERVICES[key] = limits
+        weakref.finalize(services, _BY_SERVICES.pop, key, None)
+    return limits
