@@ -83,6 +83,13 @@ def mint_read_link(services: Services, session: Session, request: Request) -> st
     return f"{services.config.public_url}/v1/links/{capability}"
 
 
+def event_type(turn: Turn) -> str:
+    """request.human_turn, request.status_changed, or request.<system turn kind>."""
+    if turn.author == "human":
+        return "request.human_turn"
+    return f"request.{turn.kind}"
+
+
 def event_for(
     services: Services, session: Session, request: Request, turn: Turn, thread_url: str
 ) -> dict[str, Any]:
@@ -90,7 +97,7 @@ def event_for(
     turns = load_turns(session, request.id)
     new = [t for t in turns if t.seq >= turn.seq]
     return {
-        "type": "request.human_turn" if turn.author == "human" else "request.status_changed",
+        "type": event_type(turn),
         "timestamp": contract.iso(turn.at),
         "data": {
             "reference": request.reference,

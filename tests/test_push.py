@@ -254,3 +254,27 @@ async def test_other_channels_are_kept_but_not_delivered(gateway: Running) -> No
     assert filed["reply_expected_via"] == "slack:#legal"
     await gateway.wait_status(filed, lambda t: t["human_has_replied"])
     assert outbox(gateway, "webhook") == [] and outbox(gateway, "push_email") == []
+
+
+async def test_webhook_retries_stop_after_the_configured_period(tmp_path: Path) -> None:
+    from datetime import timedelta
+
+    from gateway.push import webhook_deliverer
+    from gateway.services import build_services
+
+    services = build_services(make_config(tmp_path, webhook_retry_seconds="60"))
+    try:
+        deliver = webhook_deliverer(services)
+        old = OutboxItem(
+            channel="webhook",
+            target="https://hooks.example.com/x",
+            message_id="msg_1",
+            payload={"event": {}},
+            created_at=services.clock.now() - timedelta(seconds=61),
+        )
+        with pytest.raises(PermanentDelivery, match="gave up after 60 seconds"):
+            await deliver(services, old)
+        # A secret was generated on first start, in the spec's whsec_ form.
+        assert (tmp_path / "webhook_secret").read_text().startswith("whsec_")
+    finally:
+        services.close()
