@@ -77,6 +77,10 @@ async def test_fetch_approval_approved(gateway: Running) -> None:
     # The call's arguments as a table: one row per argument.
     assert any(line.split() == ["a", "|", "5"] for line in text.splitlines())
     assert any(line.split() == ["b", "|", "4"] for line in text.splitlines())
+    html_part = email.get_body(preferencelist=("html",))
+    assert html_part is not None
+    html = html_part.get_content()
+    assert ">argument a</td>" in html and ">argument b</td>" in html
 
 
 async def test_fetch_approval_rejected_with_the_lawyers_words(gateway: Running) -> None:

@@ -125,7 +125,8 @@ def function_call_arguments(services: Services, body: dict[str, Any]) -> tuple[s
         "agent_name": f"HumanLayer SDK run {run_id}" if run_id else "HumanLayer SDK",
         "humanlayer_call_id": call_id,
         "function": fn,
-        "kwargs": kwargs,
+        # One row per argument in the email's table of details (HTML and text).
+        **{f"argument {key}": _cell(value) for key, value in kwargs.items()},
         **thread,
     }
     return call_id, arguments
