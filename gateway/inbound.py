@@ -271,7 +271,7 @@ class InboundProcessor:
             return Outcome("unparseable", f"reply text could not be read: {exc}")
         decision = read_decision(reply.new_text, mail.subject)
         kind, new_status = DECISION_EFFECT[decision.kind]
-        if decision.kind is None and getattr(decision, "ambiguous", False):
+        if decision.ambiguous:
             # Conflicting decision words: recorded as read, never as an answer either way.
             new_status = "reviewed"
         attachments = self._store_attachments(session, row, mail)
@@ -282,6 +282,7 @@ class InboundProcessor:
             "subject": mail.subject[:300],
             "decision": decision.kind.value if decision.kind else None,
             "decision_words": decision.trigger,
+            "decision_unclear": decision.ambiguous,
             "elided": reply.elided,
             "new_text_confident": reply.confident,
             "attachments": attachments,

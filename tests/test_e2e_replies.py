@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from email.utils import format_datetime
-from datetime import UTC, datetime
 from typing import Any
 
 import aiosmtplib
@@ -196,3 +196,13 @@ async def test_decline_moves_the_request_to_declined(running: Running) -> None:
     await send(reply_to(email, "Decline - this is outside my practice area."), running.smtp_port)
     thread = await running.wait_status(filed, lambda t: t["status"] == "declined")
     assert human_turns(thread)[0]["kind"] == "decline"
+
+
+async def test_conflicting_decision_words_are_recorded_as_unclear(running: Running) -> None:
+    filed, email = await filed_with_email(running)
+    await send(reply_to(email, "Approved. Rejected. Call me first."), running.smtp_port)
+    thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
+    turn = human_turns(thread)[0]
+    assert turn["kind"] == "reply" and turn["decision"] is None
+    assert turn["decision_unclear"] is True
+    assert thread["status"] == "reviewed"

@@ -38,10 +38,16 @@ class DecisionKind(enum.StrEnum):
 
 @dataclass(frozen=True)
 class Decision:
-    """The decision (None when there is none) and the words that triggered it."""
+    """The decision (None when there is none) and the words that triggered it.
+
+    ``ambiguous`` is set when decision words were found but conflict or are
+    negated: the reply is then recorded with no decision, as read but not
+    answered either way.
+    """
 
     kind: DecisionKind | None
     trigger: str | None = None
+    ambiguous: bool = False
 
 
 _NO_DECISION = Decision(None)
@@ -154,13 +160,15 @@ def _read(new_text: str, subject: str | None) -> Decision:
         raise ReplyError("new_text must be str and subject str or None")
     body = _decision_in(_decision_region(new_text))
     from_subject = _decision_in(_REPLY_PREFIX.sub("", subject or "", count=1)[:_MAX_REGION])
+    if body.ambiguous or from_subject.ambiguous:
+        return body if body.ambiguous else from_subject
     if body.kind and from_subject.kind and body.kind is not from_subject.kind:
-        return _NO_DECISION
+        return Decision(None, f"{body.trigger} / {from_subject.trigger}", ambiguous=True)
     decision = body if body.kind else from_subject
     if decision.kind is DecisionKind.APPROVAL and (
         _has_negated_approval(new_text) or _has_negated_approval(subject or "")
     ):
-        return _NO_DECISION
+        return Decision(None, decision.trigger, ambiguous=True)
     return decision
 
 
@@ -194,12 +202,15 @@ def _decision_in(region: str) -> Decision:
     kinds = {decision.kind}
     for index, word in enumerate(words):
         kind = _SINGLE_WORDS.get(word)
+        if kind is None and _opens_line(region, tokens[index]):
+            # Inline answers: "Yes, German law is fine.\nNo, make it 24 months."
+            kind = _BARE_ANSWERS.get(word)
         if kind is DecisionKind.APPROVAL and _negated_at(words, index):
             continue
         if kind is not None:
             kinds.add(kind)
     if DecisionKind.APPROVAL in kinds and kinds & {DecisionKind.REJECTION, DecisionKind.DECLINE}:
-        return _NO_DECISION
+        return Decision(None, decision.trigger, ambiguous=True)
     return decision
 
 
@@ -225,6 +236,13 @@ def _leading_decision(region: str, tokens: list[re.Match[str]], words: list[str]
         if _stands_alone(after):
             return Decision(answer, tokens[0].group())
     return _NO_DECISION
+
+
+def _opens_line(region: str, token: re.Match[str]) -> bool:
+    line_start = region.rfind("\n", 0, token.start()) + 1
+    return not region[line_start : token.start()].strip(" \t*_-–—>") and _stands_alone(
+        region[token.end() :].lstrip(" \t*_")
+    )
 
 
 def _stands_alone(after: str) -> bool:

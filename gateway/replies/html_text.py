@@ -14,6 +14,7 @@ which is what real mail is.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass
 from html.parser import HTMLParser
 
@@ -49,6 +50,16 @@ _INVISIBLE = re.compile(r"[\u200b-\u200f\u2028\u2029\u2060\ufeff]")
 # quadratic; past these bounds elements are rendered but not tracked.
 _MAX_STACK = 1000
 _MAX_END_TAG_SEARCH = 100
+# html.parser rescans an unterminated "<" to the end of the input, which is
+# quadratic on garbage: a "<" that does not open a tag closed before the next
+# "<" is turned into text before parsing.
+_STRAY_LT = re.compile(r"<(?![A-Za-z/!?][^<>]*>)")
+# The parser costs a few microseconds per tag; past this budget the rest of
+# the markup is only stripped of tags (and counts as unread history).
+_PARSE_BUDGET_SECONDS = 0.5
+_CHUNK = 32_768
+_ANY_TAG = re.compile(r"<[^<>]*>")
+_BLOCK_TAG = re.compile(r"<(?:br|p|div|tr|li|blockquote|h[1-6])\b[^<>]*>", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
@@ -62,6 +73,9 @@ class HtmlLines:
     cut: int
     # Lines the client marked as its signature block.
     signature: list[bool]
+    # True when the markup was too costly to read whole: the lines from
+    # ``cut`` on were only stripped of tags, so nothing after it is trusted.
+    truncated: bool = False
 
 
 @dataclass
@@ -89,10 +103,15 @@ class _Renderer(HTMLParser):
         self._pre_depth = 0
 
     # -- line assembly ------------------------------------------------------
-    def _break(self) -> None:
+    def _break(self, blank: bool = False) -> None:
+        """End the current line; ``blank`` also ends an empty one (a ``<br>``).
+
+        Other block boundaries only end a line that has text, so nested
+        ``<div>``s and list items do not turn into runs of blank lines.
+        """
         text = "".join(self._current).strip()
         self._current = []
-        if text or (self.lines and self.lines[-1]):
+        if text or (blank and self.lines):
             self.lines.append(text)
             self.quoted.append(self._quote_depth > 0)
             self.signature.append(self._signature_depth > 0)
@@ -110,7 +129,8 @@ class _Renderer(HTMLParser):
         if self._starts_history(tag, values, classes, element_id):
             self._mark_cut()
         if tag in _BLOCK_TAGS:
-            self._break()
+            # <br> ends a line even when empty; a paragraph starts after a blank line.
+            self._break(blank=tag == "br" or (tag == "p" and bool(self.lines and self.lines[-1])))
         if tag == "li":
             self._current.append(self._list_bullet())
         if tag in _VOID_TAGS:
@@ -194,19 +214,38 @@ class _Renderer(HTMLParser):
         style = values.get("style", "").lower()
         return tag == "div" and bool(_SEPARATOR_BORDER.search(style))
 
-    def finish(self) -> HtmlLines:
+    def finish(self, rest: str = "") -> HtmlLines:
         self.close()
         self._break()
+        truncated = bool(rest)
+        if truncated:
+            self._mark_cut()
+            for line in _strip_tags(rest):
+                self.lines.append(line)
+                self.quoted.append(False)
+                self.signature.append(False)
         while self.lines and not self.lines[-1]:
             self.lines.pop()
             self.quoted.pop()
             self.signature.pop()
         cut = len(self.lines) if self.cut is None else min(self.cut, len(self.lines))
-        return HtmlLines(self.lines, self.quoted, cut, self.signature)
+        return HtmlLines(self.lines, self.quoted, cut, self.signature, truncated)
 
 
 def render_html(html: str) -> HtmlLines:
     """Render ``html`` to lines; see :class:`HtmlLines`."""
+    html = _STRAY_LT.sub("&lt;", html)
     renderer = _Renderer()
-    renderer.feed(html)
+    deadline = time.monotonic() + _PARSE_BUDGET_SECONDS
+    for start in range(0, len(html), _CHUNK):
+        renderer.feed(html[start : start + _CHUNK])
+        if time.monotonic() > deadline and start + _CHUNK < len(html):
+            return renderer.finish(html[start + _CHUNK :])
     return renderer.finish()
+
+
+def _strip_tags(markup: str) -> list[str]:
+    """A cheap rendering: block tags become line breaks, other tags vanish."""
+    text = _ANY_TAG.sub(" ", _BLOCK_TAG.sub("\n", markup))
+    text = text.replace("&nbsp;", " ").replace("&lt;", "<").replace("&gt;", ">")
+    return [_WHITESPACE.sub(" ", line).strip() for line in text.split("\n")]

@@ -9,43 +9,52 @@ from __future__ import annotations
 
 import enum
 import re
+from collections.abc import Sequence
 
 # Attribution lines and header lines are short; longer lines are content.
 MAX_MARKER_LINE = 400
+# An attribution (joined from up to three wrapped lines) is never longer.
+MAX_ATTRIBUTION = 500
 
-# "On <date>, <name> wrote:" and its translations. Each alternative is anchored
-# on the verb at the END of the line (after an optional "<email>" or name),
-# with a lead word where the language has one, so a sentence that merely
-# contains "wrote" is never matched.
-_ATTRIBUTION = re.compile(
-    r"""^\s*(?:
-        on\b.{1,300}\bwrote                                 # en
-      | am\b.{1,300}\bschrieb\b.{0,200}                     # de: Am ... schrieb X
-      | .{1,300}\bschrieb\s+am\b.{1,200}                    # de: X schrieb am ...
-      | le\b.{1,300}\ba\s+écrit\s*                          # fr
-      | el\b.{1,300}\bescribió                              # es
-      | il\b.{1,300}\bha\s+scritto                          # it
-      | op\b.{1,300}\b(?:schreef\b.{0,200}|heeft\b.{1,200}\bgeschreven)  # nl
-      | em\b.{1,300}\bescreveu                              # pt
-      | (?:den\b)?.{1,300}\bskrev\b.{0,200}                 # sv/da/no
-      | (?:w\s+dniu\b)?.{1,300}\bnapisał(?:\(a\)|a)?        # pl
-      | .{1,300}\b(?:написал[аи]?|пишет)                    # ru
-      | .{1,300}(?:書きました|のメッセージ)                 # ja
-      | .{1,300}(?:写道|寫道)                               # zh
-    )\s*[:：]\s*$""",
-    re.IGNORECASE | re.VERBOSE,
+# "On <date>, <name> wrote:" and its translations, each with a keyword that
+# must occur in the line before the (more expensive) pattern is tried. Each
+# pattern is anchored on the verb at the END of the line (after an optional
+# name or address), with a lead word where the language has one, so a sentence
+# that merely contains "wrote" is never matched.
+_ATTRIBUTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (keyword, re.compile(r"^\s*(?:" + body + r")\s*[:：]\s*$", re.IGNORECASE))
+    for keyword, body in (
+        ("wrote", r"on\b.{1,300}\bwrote"),  # en
+        ("schrieb", r"am\b.{1,300}\bschrieb\b[^:：]{0,200}"),  # de: Am ... schrieb X
+        ("schrieb", r".{1,300}\bschrieb\s+am\b.{1,200}"),  # de: X schrieb am ...
+        ("écrit", r"le\b.{1,300}\ba\s+écrit"),  # fr
+        ("escribió", r"el\b.{1,300}\bescribió"),  # es
+        ("scritto", r"il\b.{1,300}\bha\s+scritto"),  # it
+        ("schreef", r"op\b.{1,300}\bschreef\b[^:：]{0,200}"),  # nl
+        ("geschreven", r"op\b.{1,300}\bheeft\b[^:：]{1,200}\bgeschreven"),  # nl
+        ("escreveu", r"em\b.{1,300}\bescreveu"),  # pt
+        ("skrev", r".{1,300}\bskrev\b[^:：]{0,200}"),  # sv, da, no
+        ("napisał", r".{1,300}\bnapisał(?:\(a\)|a)?"),  # pl
+        ("написал", r".{1,300}\bнаписал[аи]?"),  # ru
+        ("пишет", r".{1,300}\bпишет"),  # ru
+        ("書きました", r".{1,300}書きました"),  # ja
+        ("のメッセージ", r".{1,300}のメッセージ"),  # ja
+        ("写道", r".{1,300}写道"),  # zh (simplified)
+        ("寫道", r".{1,300}寫道"),  # zh (traditional)
+    )
 )
 # A date and an address ending in a colon: the bare attribution many webmails
 # (mail.ru, Yandex, Gmail in ru/ja) put above the quote. Too weak on its own,
 # so it only counts when a quote or the end of the text follows.
-_BARE_ATTRIBUTION = re.compile(
-    r"^\s*[^:]{0,120}\d{1,4}[./\-: ]\d{1,2}.{0,200}(?:@[^\s@<>]{1,100}>?|>)\s*[:：]\s*$"
-)
+_BARE_DATE = re.compile(r"\d{1,4}[./\-: ]\d{1,2}")
+_BARE_ADDRESS_END = re.compile(r"(?:@[^\s@<>:：]{1,100}>?|>)\s*[:：]$")
 _HAS_DATE_OR_ADDRESS = re.compile(r"\d|@")
 
-# "-----Original Message-----" and friends, including forwards.
-_ORIGINAL_MESSAGE = re.compile(
-    r"""^\s*[-=_*]{2,}\s*(?:
+# "-----Original Message-----" and friends, including forwards: a label
+# between two runs of dashes (or = _ *), checked against the known labels.
+_DASHED_LABEL = re.compile(r"^\s*[-=_*]{2,}\s*([^-=_*\n]{3,60}?)\s*[-=_*]{2,}\s*$")
+_ORIGINAL_MESSAGE_LABEL = re.compile(
+    r"""(?:
         original\s+message | forwarded\s+message | ursprüngliche\s+nachricht
       | weitergeleitete\s+nachricht | originalnachricht | message\s+d['’]origine
       | message\s+transféré | mensaje\s+original | mensaje\s+reenviado
@@ -57,7 +66,7 @@ _ORIGINAL_MESSAGE = re.compile(
       | oryginalna\s+wiadomość | przekazana\s+wiadomość | исходное\s+сообщение
       | пересылаемое\s+сообщение | původní\s+zpráva | 原始邮件 | 原始郵件
       | 元のメッセージ | 転送されたメッセージ
-    )\s*[-=_*]{2,}\s*$""",
+    )""",
     re.IGNORECASE | re.VERBOSE,
 )
 _FORWARD_INTRO = re.compile(
@@ -100,12 +109,9 @@ _HEADER_LABELS: dict[HeaderField, tuple[str, ...]] = {
 _LABEL_FIELD: dict[str, HeaderField] = {
     label: field for field, labels in _HEADER_LABELS.items() for label in labels
 }
-_HEADER_LINE = re.compile(
-    r"^\s*\*{0,2}("
-    + "|".join(sorted((re.escape(label) for label in _LABEL_FIELD), key=len, reverse=True))
-    + r")\s?\*{0,2}\s?[:：]",
-    re.IGNORECASE,
-)
+# A short label before a colon; looked up in ``_LABEL_FIELD`` afterwards,
+# which is much cheaper than one regex alternation of every label.
+_HEADER_LINE = re.compile(r"^\s*\*{0,2}([^\W\d_][^:：*\n]{0,15}?)\s?\*{0,2}\s?[:：]")
 # How many lines a quoted header block may span (wrapped To: lists included).
 _HEADER_WINDOW = 6
 
@@ -114,45 +120,43 @@ def is_original_message_separator(line: str) -> bool:
     """A line that starts forwarded or original history outright."""
     if len(line) > MAX_MARKER_LINE:
         return False
-    return bool(
-        _ORIGINAL_MESSAGE.match(line)
-        or _FORWARD_INTRO.match(line)
-        or _UNDERSCORE_SEPARATOR.match(line)
-    )
+    stripped = line.strip()
+    if stripped[:1] not in ("-", "=", "_", "*") and not stripped.endswith((":", "：")):
+        return False
+    dashed = _DASHED_LABEL.match(line)
+    if dashed and _ORIGINAL_MESSAGE_LABEL.fullmatch(dashed.group(1).strip()):
+        return True
+    return bool(_FORWARD_INTRO.match(line) or _UNDERSCORE_SEPARATOR.match(line))
 
 
 def header_field(line: str) -> HeaderField | None:
     """Which quoted-header field a line starts with, if any."""
-    if len(line) > MAX_MARKER_LINE:
+    head = line[:40]
+    if len(line) > MAX_MARKER_LINE or (":" not in head and "：" not in head):
         return None
     match = _HEADER_LINE.match(line)
     if match is None:
         return None
-    return _LABEL_FIELD.get(match.group(1).lower())
+    return _LABEL_FIELD.get(" ".join(match.group(1).lower().split()))
 
 
-def starts_header_block(lines: list[str], index: int) -> bool:
-    """``lines[index]`` opens a quoted "From:/Sent:/To:/Subject:" block.
+def starts_header_block(fields: Sequence[HeaderField | None], index: int) -> bool:
+    """The line at ``index`` opens a quoted "From:/Sent:/To:" block.
 
-    The block needs a From field and at least one other field within a few
-    lines, so a lone "To: the partners" or "A: yes" in the answer is content.
+    ``fields`` holds :func:`header_field` of every line (blank lines: None is
+    fine, they end the block anyway through ``lines``). The block needs a From
+    field and at least one other field within a few lines, so a lone
+    "To: the partners" or "A: yes" in the answer is content.
     """
-    first = header_field(lines[index])
-    if first is None:
+    if fields[index] is None:
         return False
-    fields = {first}
-    for line in lines[index + 1 : index + _HEADER_WINDOW]:
-        if not line.strip():
-            break
-        field = header_field(line)
-        if field is not None:
-            fields.add(field)
-    return HeaderField.FROM in fields and len(fields) >= 2
+    window = [field for field in fields[index : index + _HEADER_WINDOW] if field is not None]
+    return HeaderField.FROM in window and any(field is not HeaderField.FROM for field in window)
 
 
 def attribution_strength(text: str) -> int:
     """2 for a clear "On ... wrote:" line, 1 for a bare date-and-address line, else 0."""
-    if len(text) > MAX_MARKER_LINE * 2:
+    if len(text) > MAX_ATTRIBUTION:
         return 0
     stripped = text.strip()
     if not stripped.endswith((":", "：")):
@@ -160,8 +164,10 @@ def attribution_strength(text: str) -> int:
     # Every real attribution carries a date or an address; "As you wrote:" does not.
     if not _HAS_DATE_OR_ADDRESS.search(stripped):
         return 0
-    if _ATTRIBUTION.match(stripped):
-        return 2
-    if _BARE_ATTRIBUTION.match(stripped):
+    folded = stripped.casefold()
+    for keyword, pattern in _ATTRIBUTIONS:
+        if keyword in folded and pattern.match(stripped):
+            return 2
+    if _BARE_ADDRESS_END.search(stripped[-110:]) and _BARE_DATE.search(stripped):
         return 1
     return 0

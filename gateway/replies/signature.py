@@ -8,6 +8,7 @@ keeps every condition.
 
 from __future__ import annotations
 
+import enum
 import re
 
 from gateway.replies.patterns import MAX_MARKER_LINE
@@ -90,6 +91,8 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*•·–]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+\S"
 _MAX_SIGNOFF_TAIL = 10
 _MAX_SIGNOFF_LINE = 160
 _MAX_FOOTER_TAIL = 3
+# How many non-blank lines at the end of the answer may hold a sign-off.
+_TAIL_WINDOW = 40
 
 
 def _is_signoff(line: str) -> bool:
@@ -102,46 +105,89 @@ def _is_signoff(line: str) -> bool:
     return not (match.group("closing").lower() in _THANKS and rest)
 
 
+class _Kind(enum.Enum):
+    BLANK = "blank"
+    TEXT = "text"
+    # Everything from a delimiter or a disclaimer on is set aside.
+    CUT = "cut"
+    MOBILE_FOOTER = "mobile_footer"
+    SIGNOFF = "signoff"
+
+
+def _kind(line: str) -> _Kind:
+    if not line.strip():
+        return _Kind.BLANK
+    if len(line) > MAX_MARKER_LINE:
+        return _Kind.TEXT
+    if _DELIMITER.match(line) or _DISCLAIMER.match(line):
+        return _Kind.CUT
+    if _MOBILE_FOOTER.match(line.strip()):
+        return _Kind.MOBILE_FOOTER
+    if _is_signoff(line):
+        return _Kind.SIGNOFF
+    return _Kind.TEXT
+
+
+def _is_cut(line: str) -> bool:
+    return len(line) <= MAX_MARKER_LINE and bool(_DELIMITER.match(line) or _DISCLAIMER.match(line))
+
+
 def signature_start(lines: list[str]) -> int | None:
     """Index in ``lines`` (the lawyer's own lines) where the signature begins.
 
     Never 0: a message that is nothing but a sign-off keeps it as its text.
+    A delimiter or disclaimer may sit anywhere; sign-offs and mobile footers
+    are only looked for in the last lines before it, which is where they are
+    (and keeps huge inputs cheap).
     """
-    content_seen = False
-    for index, line in enumerate(lines):
-        if not line.strip():
-            continue
-        if content_seen and _starts_signature(lines, index):
+    first_content = next((i for i, line in enumerate(lines) if line.strip()), None)
+    if first_content is None:
+        return None
+    end = next((i for i in range(first_content + 1, len(lines)) if _is_cut(lines[i])), len(lines))
+    tail_start = end
+    seen = 0
+    while tail_start > first_content + 1 and seen < _TAIL_WINDOW:
+        tail_start -= 1
+        seen += bool(lines[tail_start].strip())
+    kinds = [_Kind.TEXT] * tail_start + [_kind(line) for line in lines[tail_start:end]]
+    kinds += [_Kind.CUT] * (len(lines) - end)
+    for index in range(tail_start, end):
+        if _starts_signature(lines, kinds, index):
             return index
-        content_seen = True
-    return None
+    return end if end < len(lines) else None
 
 
-def _starts_signature(lines: list[str], index: int) -> bool:
-    line = lines[index]
-    if len(line) > MAX_MARKER_LINE:
-        return False
-    if _DELIMITER.match(line) or _DISCLAIMER.match(line):
+def _starts_signature(lines: list[str], kinds: list[_Kind], index: int) -> bool:
+    kind = kinds[index]
+    if kind is _Kind.CUT:
         return True
-    tail = [later for later in lines[index + 1 :] if later.strip()]
-    if _MOBILE_FOOTER.match(line.strip()):
+    if kind is _Kind.MOBILE_FOOTER:
         # A footer ends the message; with much text after it, it is not a footer.
-        return len(_until_boilerplate(tail)) <= _MAX_FOOTER_TAIL
-    if _is_signoff(line):
-        block = _until_boilerplate(tail)
+        return _block_after(lines, kinds, index, _MAX_FOOTER_TAIL) is not None
+    if kind is _Kind.SIGNOFF:
+        block = _block_after(lines, kinds, index, _MAX_SIGNOFF_TAIL)
         return (
-            len(block) <= _MAX_SIGNOFF_TAIL
+            block is not None
             and all(len(later) <= _MAX_SIGNOFF_LINE for later in block)
             and not any(_LIST_ITEM.match(later) for later in block)
         )
     return False
 
 
-def _until_boilerplate(tail: list[str]) -> list[str]:
-    """The lines of ``tail`` before a delimiter, footer or disclaimer."""
-    for index, line in enumerate(tail):
-        if len(line) <= MAX_MARKER_LINE and (
-            _DELIMITER.match(line) or _DISCLAIMER.match(line) or _MOBILE_FOOTER.match(line.strip())
-        ):
-            return tail[:index]
-    return tail
+def _block_after(lines: list[str], kinds: list[_Kind], index: int, limit: int) -> list[str] | None:
+    """Non-blank lines after ``index`` up to the next boilerplate or the end.
+
+    None when there are more than ``limit`` of them (then ``index`` is not the
+    start of a closing block); the scan stops there, so this stays cheap.
+    """
+    block: list[str] = []
+    for position in range(index + 1, len(lines)):
+        kind = kinds[position]
+        if kind is _Kind.BLANK:
+            continue
+        if kind in (_Kind.CUT, _Kind.MOBILE_FOOTER):
+            break
+        if len(block) == limit:
+            return None
+        block.append(lines[position])
+    return block

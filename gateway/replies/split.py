@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from gateway.replies.patterns import (
     attribution_strength,
+    header_field,
     is_original_message_separator,
     starts_header_block,
 )
@@ -51,12 +52,13 @@ def split_lines(lines: list[str], quoted: list[bool], cut: int, set_aside: list[
     count = len(lines)
     keep = [not quoted[i] and not set_aside[i] for i in range(count)]
     cut = min(cut, count)
+    fields = [header_field(line) if keep[i] else None for i, line in enumerate(lines)]
     index = 0
     while index < cut:
         if not keep[index] or not lines[index].strip():
             index += 1
             continue
-        if is_original_message_separator(lines[index]) or starts_header_block(lines, index):
+        if is_original_message_separator(lines[index]) or starts_header_block(fields, index):
             cut = index
             break
         first, strength = _attribution_ending_at(lines, keep, index)

@@ -63,12 +63,14 @@ def _extract(text_plain: str | None, text_html: str | None) -> ReplyText:
         quoted = [is_quote_line(line) for line in lines]
         cut = len(lines)
         set_aside = [False] * len(lines)
+        truncated = False
     elif text_html and text_html.strip():
         rendered = render_html(_clean(text_html))
         lines = [_clean(line) for line in rendered.lines]
         quoted = [q or is_quote_line(line) for q, line in zip(rendered.quoted, lines, strict=True)]
         cut = rendered.cut
         set_aside = rendered.signature
+        truncated = rendered.truncated
     else:
         return ReplyText("", "", False)
 
@@ -77,9 +79,10 @@ def _extract(text_plain: str | None, text_html: str | None) -> ReplyText:
         return ReplyText("", "", False)
     split = split_lines(lines, quoted, cut, set_aside)
     new_text = _tidy([line for line, new in zip(lines, split.new, strict=True) if new])
-    if not new_text:
+    if not new_text or truncated:
         # Nothing is left once history is set aside (a forward, an empty
-        # answer above a quote): hand over everything rather than nothing.
+        # answer above a quote), or the HTML was too costly to read whole:
+        # hand over everything rather than a guess.
         return ReplyText(whole, "", False)
     elided = _tidy([line for line, new in zip(lines, split.new, strict=True) if not new])
     return ReplyText(new_text, elided, True)
