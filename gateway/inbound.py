@@ -57,6 +57,7 @@ log = logging.getLogger(__name__)
 LEASE = timedelta(seconds=120)
 MAX_ATTEMPTS = 3
 MAX_ATTACHMENTS = 20
+MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
 BATCH = 32
 
 # decision -> (turn kind, new status)
@@ -352,7 +353,14 @@ class InboundProcessor:
         from gateway import push
 
         push.enqueue_for_turn(services, session, request, turn)
-        return Outcome("recorded", kind, request, recipient, turn.id)
+        detail = kind
+        skipped = sum(1 for a in attachments if a.get("stored") is False)
+        if skipped:
+            detail += (
+                f"; {skipped} attachment(s) over the limits ({MAX_ATTACHMENTS} files, "
+                f"{MAX_ATTACHMENT_BYTES // 1048576} MB each) kept only in the raw message"
+            )
+        return Outcome("recorded", detail, request, recipient, turn.id)
 
     def _store_attachments(
         self, session: Session, row: InboundMessage, mail: ParsedMail
@@ -366,8 +374,8 @@ class InboundProcessor:
                 "size": len(content),
                 "sha256": hashlib.sha256(content).hexdigest(),
             }
-            if index >= MAX_ATTACHMENTS:
-                # Still in the raw message; listed without a stored copy.
+            if index >= MAX_ATTACHMENTS or len(content) > MAX_ATTACHMENT_BYTES:
+                # Still in the raw message; listed without a separate stored copy.
                 meta["stored"] = False
                 listed.append(meta)
                 continue

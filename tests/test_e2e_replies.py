@@ -206,3 +206,45 @@ async def test_conflicting_decision_words_are_recorded_as_unclear(running: Runni
     assert turn["kind"] == "reply" and turn["decision"] is None
     assert turn["decision_unclear"] is True
     assert thread["status"] == "reviewed"
+
+
+async def test_attachments_are_kept_listed_and_never_read_for_decisions(running: Running) -> None:
+    filed, email = await filed_with_email(running)
+    msg = reply_to(email, "See my markup attached.")
+    markup = b"%PDF-1.4 fake markup\n"
+    msg.add_attachment(markup, maintype="application", subtype="pdf", filename="markup.pdf")
+    msg.add_attachment("APPROVED\n", subtype="plain", filename="note.txt")
+    await send(msg, running.smtp_port)
+    thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
+    turn = human_turns(thread)[0]
+    assert turn["kind"] == "reply" and turn["decision"] is None
+    assert turn["body"] == "See my markup attached."
+    listed = {a["name"]: a for a in turn["attachments"]}
+    assert set(listed) == {"markup.pdf", "note.txt"}
+    import hashlib
+
+    assert listed["markup.pdf"]["sha256"] == hashlib.sha256(markup).hexdigest()
+    assert listed["markup.pdf"]["size"] == len(markup)
+    assert listed["markup.pdf"]["type"] == "application/pdf"
+
+
+async def test_attachments_over_the_count_limit_are_listed_and_noted(running: Running) -> None:
+    from sqlalchemy import select
+
+    from gateway.inbound import MAX_ATTACHMENTS
+    from gateway.models import Attachment, InboundMessage
+
+    filed, email = await filed_with_email(running)
+    msg = reply_to(email, "Scans of every page attached.")
+    for page in range(MAX_ATTACHMENTS + 2):
+        msg.add_attachment(
+            f"page {page}".encode(), maintype="image", subtype="png", filename=f"p{page}.png"
+        )
+    await send(msg, running.smtp_port)
+    thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
+    assert len(human_turns(thread)[0]["attachments"]) == MAX_ATTACHMENTS + 2
+    with running.services.db.reading() as session:
+        stored = len(list(session.scalars(select(Attachment.id))))
+        detail = session.scalars(select(InboundMessage.outcome_detail)).one()
+    assert stored == MAX_ATTACHMENTS
+    assert "2 attachment(s) over the limits" in (detail or "")
