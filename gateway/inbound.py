@@ -24,19 +24,16 @@ import asyncio
 import contextlib
 import hashlib
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timedelta
-from email import message_from_bytes
-from email.message import EmailMessage
-from email.policy import default as default_policy
 from typing import Any
 
-import mailparser
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
 
 from gateway.compose import LOOP_HEADER
 from gateway.contract import iso
+from gateway.mailparse import ParsedMail, Unparseable, attachment_bytes, parse
 from gateway.models import Attachment, InboundMessage, OutboxItem, Recipient, Request
 from gateway.replies import (
     AutomaticKind,
@@ -69,64 +66,6 @@ DECISION_EFFECT: dict[DecisionKind | None, tuple[str, str]] = {
     DecisionKind.QUESTION: ("question", "reviewed"),
     DecisionKind.CLOSE: ("close", "closed"),
 }
-
-
-class Unparseable(Exception):
-    """The message cannot be read; carries a reason safe to show ops."""
-
-
-@dataclass
-class ParsedMail:
-    message: EmailMessage
-    headers: dict[str, str]
-    subject: str
-    text_plain: str | None
-    text_html: str | None
-    attachments: list[dict[str, Any]] = field(default_factory=list)
-
-
-def parse(raw: bytes) -> ParsedMail:
-    if not raw.strip():
-        raise Unparseable("empty message")
-    try:
-        message = message_from_bytes(raw, policy=default_policy)
-        if not isinstance(message, EmailMessage):
-            raise Unparseable("not an email message")
-        headers: dict[str, str] = {}
-        for name, value in message.items():
-            headers.setdefault(name.lower(), str(value))
-    except Unparseable:
-        raise
-    except Exception as exc:
-        raise Unparseable(f"headers could not be read ({type(exc).__name__})") from exc
-    if not headers:
-        raise Unparseable("no headers")
-    try:
-        mail = mailparser.parse_from_bytes(raw)
-        text_plain = "\n".join(mail.text_plain) if mail.text_plain else None
-        text_html = "\n".join(mail.text_html) if mail.text_html else None
-        attachments = list(mail.attachments)
-    except Exception as exc:
-        raise Unparseable(f"body could not be read ({type(exc).__name__})") from exc
-    if text_plain is None and text_html is None and not attachments:
-        raise Unparseable("no readable body")
-    return ParsedMail(
-        message=message,
-        headers=headers,
-        subject=headers.get("subject", ""),
-        text_plain=text_plain,
-        text_html=text_html,
-        attachments=attachments,
-    )
-
-
-def _attachment_bytes(att: dict[str, Any]) -> bytes:
-    payload = att.get("payload", "")
-    if att.get("binary"):
-        import base64
-
-        return base64.b64decode(payload)
-    return str(payload).encode("utf-8", "replace")
 
 
 @dataclass
@@ -367,7 +306,7 @@ class InboundProcessor:
     ) -> list[dict[str, Any]]:
         listed: list[dict[str, Any]] = []
         for index, att in enumerate(mail.attachments):
-            content = _attachment_bytes(att)
+            content = attachment_bytes(att)
             meta = {
                 "name": str(att.get("filename") or f"attachment-{index + 1}")[:255],
                 "type": str(att.get("mail_content_type") or "application/octet-stream")[:255],

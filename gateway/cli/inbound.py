@@ -20,7 +20,8 @@ from gateway.cli.output import (
     print_table,
     when,
 )
-from gateway.inbound import NotHeld, Unparseable, parse, record_held, reprocess
+from gateway.inbound import NotHeld, record_held, reprocess
+from gateway.mailparse import Unparseable, parse
 from gateway.models import Attachment, InboundMessage, Turn
 from gateway.replies import ReplyError, extract_reply
 
