@@ -1,0 +1,57 @@
+"""``hfa bench``: every hot path beside its physical limit, measured in the same run."""
+
+from __future__ import annotations
+
+import argparse
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+from gateway.bench.harness import PATHS, Options, run
+
+
+def _stop_on_sigterm(signum: int, frame: object) -> None:
+    # SystemExit unwinds the harness, whose blocks stop every child process.
+    raise SystemExit(128 + signum)
+
+
+def cmd_bench(args: argparse.Namespace) -> int:
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    options = Options(
+        quick=args.quick,
+        runs=args.runs if args.runs is not None else (1 if args.quick else 3),
+        paths=args.paths or PATHS,
+        builtin_only=args.builtin,
+        work_dir=Path(args.work_dir) if args.work_dir else None,
+        cache_dir=Path(args.cache_dir) if args.cache_dir else None,
+        keep=args.keep,
+    )
+
+    def say(text: str) -> None:
+        print(text, file=sys.stderr, flush=True)
+
+    print(run(options, say))
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "bench",
+        help="measure each hot path beside its limit (127.0.0.1 only, bounded)",
+        description="Start the gateway and reference servers on free loopback ports, drive "
+        "load with wrk and smtp-source when installed (else a built-in generator), and print "
+        "one table of medians.",
+    )
+    p.add_argument("--quick", action="store_true", help="short, small runs (under a minute)")
+    p.add_argument("--runs", type=int, help="runs to take medians over (default 3; quick 1)")
+    p.add_argument(
+        "--paths", nargs="+", choices=PATHS, metavar="PATH", help=f"only these: {', '.join(PATHS)}"
+    )
+    p.add_argument("--builtin", action="store_true", help="use the built-in load generators only")
+    p.add_argument("--work-dir", help="where the data directories go (default: a temp dir)")
+    p.add_argument(
+        "--cache-dir", help="where the bulk-loaded scale database is kept (default: a temp dir)"
+    )
+    p.add_argument("--keep", action="store_true", help="keep the work directory (logs, databases)")
+    p.set_defaults(handler=cmd_bench)
