@@ -26,6 +26,9 @@ from gateway.contract import iso
 from gateway.models import AuditEntry, AuditHead
 
 GENESIS_HASH = "0" * 64
+# Where a transaction keeps the chain head it locked (in Session.info).
+_HEAD = "hfa_audit_head"
+_HOOKED = "hfa_audit_hooked"
 
 log = logging.getLogger("gateway.audit")
 
@@ -93,6 +96,7 @@ class AuditLog:
     def __init__(self, mirror: Path | None) -> None:
         self.mirror = mirror
         self._lock = threading.Lock()
+        self._mirror_ready = False
 
     def append(
         self,
@@ -105,10 +109,17 @@ class AuditLog:
         details: dict[str, Any] | None = None,
     ) -> AuditEntry:
         """Add an entry inside the caller's transaction."""
-        head = session.scalars(select(AuditHead).where(AuditHead.id == 1).with_for_update()).first()
-        if head is None:
-            head = AuditHead(id=1, seq=0, hash=GENESIS_HASH)
-            session.add(head)
+        # The head is locked and read once per transaction; later appends in the same
+        # transaction use the object already in the session.
+        head = session.info.get(_HEAD)
+        if head is None or head not in session:
+            head = session.scalars(
+                select(AuditHead).where(AuditHead.id == 1).with_for_update()
+            ).first()
+            if head is None:
+                head = AuditHead(id=1, seq=0, hash=GENESIS_HASH)
+                session.add(head)
+            session.info[_HEAD] = head
         clean = _redact(details or {})
         at_text = iso(at)
         seq = head.seq + 1
@@ -125,15 +136,20 @@ class AuditLog:
         )
         session.add(entry)
         head.seq, head.hash = seq, digest
-        session.flush()
         pending: list[dict[str, Any]] = session.info.setdefault("hfa_audit_pending", [])
-        if not pending:
-            sa_event.listen(session, "after_commit", self._write_pending, once=True)
-            sa_event.listen(session, "after_rollback", self._drop_pending, once=True)
+        if not session.info.get(_HOOKED):
+            # Once per session, and not "once=True": a savepoint's release also fires
+            # after_commit, and the hook must still be there for the real commit.
+            session.info[_HOOKED] = True
+            sa_event.listen(session, "after_commit", self._write_pending)
+            sa_event.listen(session, "after_rollback", self._drop_pending)
         pending.append(entry_as_json(entry))
         return entry
 
     def _write_pending(self, session: Session) -> None:
+        if session.in_nested_transaction():
+            # Only a savepoint was released: nothing is committed yet.
+            return
         pending = session.info.pop("hfa_audit_pending", [])
         for p in pending:
             # One log line per event, after commit, so a log never shows what was rolled back.
@@ -148,12 +164,17 @@ class AuditLog:
             return
         lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pending)
         with self._lock:
-            self.mirror.parent.mkdir(parents=True, exist_ok=True)
+            if not self._mirror_ready:
+                self.mirror.parent.mkdir(parents=True, exist_ok=True)
+                self._mirror_ready = True
             with self.mirror.open("a", encoding="utf-8") as fh:
                 fh.write(lines)
                 fh.flush()
 
     def _drop_pending(self, session: Session) -> None:
+        if session.in_nested_transaction():
+            # A savepoint was undone: whoever opened it cuts its own entries back.
+            return
         session.info.pop("hfa_audit_pending", None)
 
 

@@ -14,6 +14,7 @@ network round trip must not stall the loop.
 from __future__ import annotations
 
 import asyncio
+import copy
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -28,6 +29,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from gateway.errors import StorageError
 
 T = TypeVar("T")
+
+# At most this many writes share one commit, so one batch never holds the loop for long.
+MAX_BATCH = 64
 
 _MIGRATIONS = Path(__file__).with_name("migrations")
 
@@ -51,6 +55,26 @@ def _sqlite_begin(conn: Connection) -> None:
         conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
+def _as_storage_error(exc: BaseException) -> BaseException:
+    if isinstance(exc, SQLAlchemyError):
+        error = StorageError(f"database error: {type(exc).__name__}")
+        error.__cause__ = exc
+        return error
+    return exc
+
+
+def _session_notes(session: Session) -> dict[str, Any]:
+    return {k: copy.copy(v) for k, v in session.info.items() if isinstance(v, list | dict)}
+
+
+def _restore_notes(session: Session, saved: dict[str, Any]) -> None:
+    for key in [k for k, v in session.info.items() if isinstance(v, list | dict)]:
+        if key in saved:
+            session.info[key] = saved[key]
+        else:
+            del session.info[key]
+
+
 class Database:
     """One engine plus the way to run work against it from async code."""
 
@@ -72,6 +96,9 @@ class Database:
         self._read_sessions = sessionmaker(
             self.engine.execution_options(hfa_read_only=True), expire_on_commit=False
         )
+        # Writes waiting for the next group commit, and the task that commits them.
+        self._queued: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]] = []
+        self._writer: asyncio.Task[None] | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -90,6 +117,75 @@ class Database:
                 yield session
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
+
+    async def write(self, fn: Callable[[Session], T]) -> T:
+        """Run ``fn(session)`` in a write transaction; return its result once committed.
+
+        On SQLite, writes that arrive while a batch is being gathered share one
+        transaction and one commit (group commit: one fsync for many). Each runs
+        in its own SAVEPOINT, so one that fails is undone alone and its caller
+        gets its error; the others still commit. Nobody gets a result before
+        the commit that holds their write has returned. On PostgreSQL each write
+        is its own transaction in a worker thread, as with :meth:`run`.
+        """
+        if not self.is_sqlite:
+            return await asyncio.to_thread(self._write_alone, fn)
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[Any] = loop.create_future()
+        self._queued.append((fn, future))
+        if self._writer is None or self._writer.done():
+            self._writer = loop.create_task(self._write_batches())
+        result: T = await future
+        return result
+
+    def _write_alone(self, fn: Callable[[Session], T]) -> T:
+        with self.transaction() as session:
+            return fn(session)
+
+    async def _write_batches(self) -> None:
+        while self._queued:
+            # One turn of the loop lets the requests already read join this batch.
+            await asyncio.sleep(0)
+            batch = self._queued[:MAX_BATCH]
+            del self._queued[:MAX_BATCH]
+            try:
+                self._commit_batch(batch)
+            except BaseException as exc:
+                # Whatever happened, no caller is left waiting.
+                for _fn, future in batch:
+                    if not future.done():
+                        future.set_exception(_as_storage_error(exc))
+                if not isinstance(exc, Exception):
+                    raise
+
+    def _commit_batch(
+        self, batch: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]]
+    ) -> None:
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
+        with self.transaction() as session:
+            for fn, future in batch:
+                if future.done():
+                    # The caller went away before its turn: nothing was written for it.
+                    continue
+                # What a write keeps in session.info for later in the transaction
+                # (audit lines to mirror, next turn numbers) goes back to how it was
+                # if this write's savepoint is undone.
+                saved = _session_notes(session)
+                try:
+                    with session.begin_nested():
+                        value = fn(session)
+                except Exception as exc:
+                    _restore_notes(session, saved)
+                    outcomes.append((future, None, _as_storage_error(exc)))
+                else:
+                    outcomes.append((future, value, None))
+        for future, value, error in outcomes:
+            if future.done():
+                continue
+            if error is not None:
+                future.set_exception(error)
+            else:
+                future.set_result(value)
 
     async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Run blocking database work from async code (see the module docstring)."""

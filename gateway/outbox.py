@@ -15,6 +15,7 @@ import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
+from functools import partial
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
@@ -55,84 +56,84 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
     return items
 
 
-def _record_success(services: Services, item_id: int, detail: str) -> None:
+def _record_success(services: Services, session: Session, item_id: int, detail: str) -> None:
     now = services.clock.now()
-    with services.db.transaction() as session:
-        item = session.get(OutboxItem, item_id)
-        assert item is not None
-        item.state, item.sent_at, item.lease_until = "sent", now, None
-        item.last_error = None
-        request = session.get(Request, item.request_id) if item.request_id else None
-        services.audit.append(
-            session,
-            f"{item.channel}.sent",
-            at=now,
-            reference=request.reference if request else None,
-            details={
-                "outbox_id": item.id,
-                "purpose": item.purpose,
-                "to": item.target,
-                "attempt": item.attempts,
-                "relay": detail[:300],
-            },
-        )
+    item = session.get(OutboxItem, item_id)
+    assert item is not None
+    item.state, item.sent_at, item.lease_until = "sent", now, None
+    item.last_error = None
+    request = session.get(Request, item.request_id) if item.request_id else None
+    services.audit.append(
+        session,
+        f"{item.channel}.sent",
+        at=now,
+        reference=request.reference if request else None,
+        details={
+            "outbox_id": item.id,
+            "purpose": item.purpose,
+            "to": item.target,
+            "attempt": item.attempts,
+            "relay": detail[:300],
+        },
+    )
 
 
-def _record_failure(services: Services, item_id: int, error: DeliveryError) -> None:
+def _record_failure(
+    services: Services, session: Session, item_id: int, error: DeliveryError
+) -> None:
     config = services.config
     now = services.clock.now()
-    with services.db.transaction() as session:
-        item = session.get(OutboxItem, item_id)
-        assert item is not None
-        item.lease_until = None
-        item.last_error = error.detail[:2000]
-        request = session.get(Request, item.request_id) if item.request_id else None
-        reference = request.reference if request else None
-        permanent = isinstance(error, PermanentDelivery)
-        if permanent or item.attempts >= config.outbox_max_attempts:
-            item.state = "dead"
-            services.audit.append(
-                session,
-                f"{item.channel}.failed",
-                at=now,
-                reference=reference,
-                details={
-                    "outbox_id": item.id,
-                    "purpose": item.purpose,
-                    "to": item.target,
-                    "attempts": item.attempts,
-                    "error": item.last_error,
-                },
-            )
-            if request is not None:
-                add_turn(
-                    session,
-                    request,
-                    author="system",
-                    kind=f"{item.channel}_failed",
-                    at=now,
-                    body=f"Delivery of the {item.purpose.replace('_', ' ')} {item.channel} "
-                    f"to {item.target} failed after {item.attempts} attempt(s): "
-                    f"{item.last_error}",
-                    data={"outbox_id": item.id, "to": item.target},
-                )
-            return
-        retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
-        backoff = config.outbox_backoff_seconds * (2 ** (item.attempts - 1))
-        delay = max(backoff, retry_after or 0.0)
-        item.next_attempt_at = now + timedelta(seconds=delay)
+    item = session.get(OutboxItem, item_id)
+    assert item is not None
+    item.lease_until = None
+    item.last_error = error.detail[:2000]
+    request = session.get(Request, item.request_id) if item.request_id else None
+    reference = request.reference if request else None
+    permanent = isinstance(error, PermanentDelivery)
+    if permanent or item.attempts >= config.outbox_max_attempts:
+        item.state = "dead"
         services.audit.append(
             session,
-            f"{item.channel}.deferred",
+            f"{item.channel}.failed",
             at=now,
             reference=reference,
             details={
                 "outbox_id": item.id,
-                "attempt": item.attempts,
-                "retry_in_seconds": round(delay, 3),
+                "purpose": item.purpose,
+                "to": item.target,
+                "attempts": item.attempts,
                 "error": item.last_error,
             },
         )
+        if request is not None:
+            add_turn(
+                session,
+                request,
+                author="system",
+                kind=f"{item.channel}_failed",
+                at=now,
+                body=f"Delivery of the {item.purpose.replace('_', ' ')} {item.channel} "
+                f"to {item.target} failed after {item.attempts} attempt(s): "
+                f"{item.last_error}",
+                data={"outbox_id": item.id, "to": item.target},
+            )
+        return
+    retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
+    backoff = config.outbox_backoff_seconds * (2 ** (item.attempts - 1))
+    delay = max(backoff, retry_after or 0.0)
+    item.next_attempt_at = now + timedelta(seconds=delay)
+    services.audit.append(
+        session,
+        f"{item.channel}.deferred",
+        at=now,
+        reference=reference,
+        details={
+            "outbox_id": item.id,
+            "attempt": item.attempts,
+            "retry_in_seconds": round(delay, 3),
+            "error": item.last_error,
+        },
+    )
 
 
 def email_deliverer(transport: MailTransport) -> Deliverer:
@@ -189,16 +190,18 @@ class OutboxWorker:
             detail = await deliverer(services, item)
         except DeliveryError as exc:
             log.warning("outbox %s to %s: %s", item.id, item.target, exc.detail)
-            await services.db.run(_record_failure, services, item.id, exc)
+            await services.db.write(partial(_record_failure, services, item_id=item.id, error=exc))
             return
         except Exception as exc:
             # A bug must not lose the item: it is retried like a transient failure.
             log.exception("outbox %s: unexpected error", item.id)
-            await services.db.run(
-                _record_failure, services, item.id, TransientDelivery(type(exc).__name__)
+            failure = TransientDelivery(type(exc).__name__)
+            await services.db.write(
+                partial(_record_failure, services, item_id=item.id, error=failure)
             )
             return
-        await services.db.run(_record_success, services, item.id, detail)
+        # Deliveries that finish together are recorded in one commit.
+        await services.db.write(partial(_record_success, services, item_id=item.id, detail=detail))
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         services = self.services

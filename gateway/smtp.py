@@ -18,6 +18,7 @@ from typing import Any
 
 from aiosmtpd.smtp import SMTP, Envelope
 from aiosmtpd.smtp import Session as SmtpSession
+from sqlalchemy.orm import Session
 
 from gateway.models import InboundMessage
 from gateway.services import Services
@@ -42,30 +43,37 @@ def store_inbound(
     services: Services, raw: bytes, peer: str, mail_from: str, rcpt_to: list[str]
 ) -> int:
     """Commit the message as received; returns its inbound id."""
-    now = services.clock.now()
     with services.db.transaction() as session:
-        row = InboundMessage(
-            received_at=now,
-            peer=peer[:128],
-            mail_from=mail_from,
-            rcpt_to=rcpt_to,
-            raw=raw,
-            size=len(raw),
-            sha256=hashlib.sha256(raw).hexdigest(),
-            message_id=message_id_of(raw),
-            state="pending",
-            attempts=0,
-        )
-        session.add(row)
-        session.flush()
-        services.audit.append(
-            session,
-            "inbound.received",
-            at=now,
-            actor=f"smtp:{peer}",
-            details={"inbound_id": row.id, "size": len(raw), "mail_from": mail_from},
-        )
-        return row.id
+        return add_inbound(services, session, raw, peer, mail_from, rcpt_to)
+
+
+def add_inbound(
+    services: Services, session: Session, raw: bytes, peer: str, mail_from: str, rcpt_to: list[str]
+) -> int:
+    """Add the message as received to the caller's transaction; returns its inbound id."""
+    now = services.clock.now()
+    row = InboundMessage(
+        received_at=now,
+        peer=peer[:128],
+        mail_from=mail_from,
+        rcpt_to=rcpt_to,
+        raw=raw,
+        size=len(raw),
+        sha256=hashlib.sha256(raw).hexdigest(),
+        message_id=message_id_of(raw),
+        state="pending",
+        attempts=0,
+    )
+    session.add(row)
+    session.flush()
+    services.audit.append(
+        session,
+        "inbound.received",
+        at=now,
+        actor=f"smtp:{peer}",
+        details={"inbound_id": row.id, "size": len(raw), "mail_from": mail_from},
+    )
+    return row.id
 
 
 class ReplyHandler:
@@ -127,14 +135,15 @@ class ReplyHandler:
         if not raw and isinstance(envelope.content, bytes):
             raw = envelope.content
         peer = str(session.peer[0]) if session.peer else "unknown"
+        services, mail_from, rcpt_to = (
+            self.services,
+            envelope.mail_from or "",
+            list(envelope.rcpt_tos),
+        )
         try:
-            await self.services.db.run(
-                store_inbound,
-                self.services,
-                raw,
-                peer,
-                envelope.mail_from or "",
-                list(envelope.rcpt_tos),
+            # 250 only once the commit holding these bytes has returned (group commit).
+            await services.db.write(
+                lambda session: add_inbound(services, session, raw, peer, mail_from, rcpt_to)
             )
         except Exception:
             log.exception("could not store an inbound message; answered 451")

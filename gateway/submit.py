@@ -20,7 +20,14 @@ from gateway import contract
 from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
 from gateway.models import OutboxItem, Recipient, Request
 from gateway.services import Services
-from gateway.thread import add_turn, change_status, human_has_replied, load_turns, turn_as_json
+from gateway.thread import (
+    add_turn,
+    change_status,
+    human_has_replied,
+    load_turns,
+    start_thread,
+    turn_as_json,
+)
 from gateway.tokens import DUMMY_HASH, hash_secret, new_secret, secret_matches
 
 KNOWN_FIELDS = (
@@ -157,6 +164,7 @@ def file_request(
     )
     session.add(request)
     session.flush()
+    start_thread(session, request)
     # Every other field, extra properties included, is kept on the first turn.
     add_turn(
         session,

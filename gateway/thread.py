@@ -15,6 +15,8 @@ from sqlalchemy.orm import Session
 from gateway.contract import iso
 from gateway.models import Request, Turn
 
+_NEXT_SEQ = "hfa_next_turn_seq"
+
 HUMAN_ANSWER_KINDS = ("reply", "approval", "rejection", "question", "decline", "close")
 
 
@@ -28,12 +30,19 @@ def add_turn(
     body: str,
     data: dict[str, Any] | None = None,
 ) -> Turn:
-    seq = session.scalar(
-        select(func.coalesce(func.max(Turn.seq), 0)).where(Turn.request_id == request.id)
-    )
+    # Remembered for the rest of the transaction, so several turns (a reply and its
+    # status change, a batch of submits) cost one query, and a new thread none.
+    next_seq: dict[int, int] = session.info.setdefault(_NEXT_SEQ, {})
+    seq = next_seq.get(request.id)
+    if seq is None:
+        last = session.scalar(
+            select(func.coalesce(func.max(Turn.seq), 0)).where(Turn.request_id == request.id)
+        )
+        seq = (last or 0) + 1
+    next_seq[request.id] = seq + 1
     turn = Turn(
         request_id=request.id,
-        seq=(seq or 0) + 1,
+        seq=seq,
         author=author,
         kind=kind,
         at=at,
@@ -43,6 +52,11 @@ def add_turn(
     session.add(turn)
     request.updated_at = at
     return turn
+
+
+def start_thread(session: Session, request: Request) -> None:
+    """Note that ``request`` was just created: its first turn is number 1, no query needed."""
+    session.info.setdefault(_NEXT_SEQ, {})[request.id] = 1
 
 
 def change_status(

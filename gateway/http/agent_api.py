@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
@@ -40,19 +41,19 @@ async def file_request(request: Request) -> JSONResponse:
     key = _idempotency_key(request)
     api_key_name: str | None = getattr(request.state, "api_key_name", None)
 
-    def work() -> submit.Filed:
-        with services.db.transaction() as session:
-            return submit.file_request(
-                services, session, arguments, idempotency_key=key, api_key_name=api_key_name
-            )
+    def work(session: Session) -> submit.Filed:
+        return submit.file_request(
+            services, session, arguments, idempotency_key=key, api_key_name=api_key_name
+        )
 
+    # 201 only once the commit holding this request has returned (group commit).
     try:
-        filed = await services.db.run(work)
+        filed = await services.db.write(work)
     except StorageError:
         if key is None:
             raise
         # Two retries racing with one key: the loser finds the winner's row.
-        filed = await services.db.run(work)
+        filed = await services.db.write(work)
     return JSONResponse(filed.result, status_code=201 if filed.created else 200)
 
 
@@ -74,11 +75,10 @@ async def add_message(request: Request) -> JSONResponse:
     body = await read_json(request, services.config.max_request_bytes)
     arguments = {**body, "reference": request.path_params["reference"], "access_token": token}
 
-    def work() -> dict[str, Any]:
-        with services.db.transaction() as session:
-            return submit.add_to_request(services, session, arguments)
+    def work(session: Session) -> dict[str, Any]:
+        return submit.add_to_request(services, session, arguments)
 
-    return JSONResponse(await services.db.run(work), status_code=201)
+    return JSONResponse(await services.db.write(work), status_code=201)
 
 
 async def read_thread(request: Request) -> JSONResponse:
