@@ -152,7 +152,7 @@ def _first_reply_histogram(out: _Text, session: Session) -> None:
             Request.first_human_reply_at.is_not(None)
         )
     )
-    for received, replied in rows.tuples():
+    for received, replied in rows:
         if replied is None:
             continue
         seconds = max(0.0, (replied - received).total_seconds())

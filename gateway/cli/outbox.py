@@ -59,7 +59,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 query = query.where(OutboxItem.state == "pending")
             rows = [
                 _as_json(item, contract.reference_for(rid) if rid else None)
-                for item, rid in session.execute(query).tuples()
+                for item, rid in session.execute(query)
             ][::-1]
     finally:
         services.close()

@@ -31,8 +31,10 @@ EXIT_FAILED = 1
 EXIT_USAGE = 2
 EXIT_NOT_FOUND = 3
 
-# reply+TOKEN@domain: the token lets anyone answer as the lawyer, so ops output hides it.
+# reply+TOKEN@domain and our Message-IDs <hfa.TOKEN.xxx@domain> carry reply tokens, which
+# let anyone answer as the lawyer: ops output hides them.
 _REPLY_TOKEN = re.compile(r"(\breply\+)[^@\s<>\"',]+(@)", re.IGNORECASE)
+_MESSAGE_ID_TOKEN = re.compile(r"(<hfa\.)[^.@\s>]+(\.)", re.IGNORECASE)
 
 
 def open_database(args: argparse.Namespace) -> Services:
@@ -64,7 +66,7 @@ def operator(args: argparse.Namespace) -> str:
 
 
 def hide_tokens(text: str) -> str:
-    return _REPLY_TOKEN.sub(r"\1…\2", text)
+    return _MESSAGE_ID_TOKEN.sub(r"\1…\2", _REPLY_TOKEN.sub(r"\1…\2", text))
 
 
 def when(moment: datetime | None) -> str:
