@@ -26,6 +26,7 @@ from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -68,6 +69,15 @@ def channel_for(services: Services, reply_to: str | None) -> str | None:
 def _target(reply_to: str) -> str:
     value = reply_to.strip()
     return value[7:] if value.lower().startswith("mailto:") else value
+
+
+def shown_target(target: str) -> str:
+    """The target as the audit shows it: a URL's query may carry the receiver's secret."""
+    parts = urlsplit(target)
+    if not parts.scheme or not parts.hostname:
+        return target
+    query = "?..." if parts.query else ""
+    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}{query}"
 
 
 def mint_read_link(services: Services, session: Session, request: Request) -> str:
@@ -144,7 +154,7 @@ def enqueue_for_turn(services: Services, session: Session, request: Request, tur
         f"{channel}.queued",
         at=now,
         reference=request.reference,
-        details={"outbox_id": item.id, "purpose": "push", "to": item.target},
+        details={"outbox_id": item.id, "purpose": "push", "to": shown_target(item.target)},
     )
     services.outbox_ready.set()
 
