@@ -16,10 +16,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway import submit
-from gateway.errors import FieldProblem, InvalidRequest, NotFound
-from gateway.models import CompatCall, Request, Turn
+from gateway.contract import iso
+from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
+from gateway.models import CompatCall, Recipient, Request, Turn
 from gateway.services import Services
-from gateway.thread import load_turns
+from gateway.thread import add_turn, load_turns
 
 MAX_ID = 255
 # Human turns that answer, and those that give a yes or no.
@@ -106,6 +107,55 @@ def _find(
         # Another key's call: the same answer as an unknown id.
         return None
     return call
+
+
+def escalate(
+    services: Services,
+    session: Session,
+    *,
+    protocol: str,
+    external_id: str,
+    api_key_name: str | None,
+    message: str,
+) -> None:
+    """Remind the lawyers of a call, with the agent's message, in the same mail thread."""
+    call = _find(session, protocol, external_id, api_key_name)
+    request = session.get(Request, call.request_id) if call is not None else None
+    if call is None or request is None:
+        raise NotFound(f"no {protocol.replace('_', ' ')} with id {external_id[:MAX_ID]!r}")
+    if request.status in ("closed", "declined"):
+        raise Conflict(
+            f"{request.reference} is {request.status}; file a new call instead",
+            [FieldProblem("call_id", "a call whose request is still open")],
+        )
+    now = services.clock.now()
+    add_turn(
+        session,
+        request,
+        author="sender",
+        kind="message",
+        at=now,
+        body=message,
+        data={"escalation": True, "via": protocol},
+    )
+    for recipient in session.scalars(select(Recipient).where(Recipient.request_id == request.id)):
+        submit.enqueue_email(
+            services,
+            session,
+            request,
+            recipient,
+            purpose="follow_up",
+            at=now,
+            payload={"message": message, "recorded_at": iso(now)},
+        )
+    services.audit.append(
+        session,
+        "request.follow_up_recorded",
+        at=now,
+        actor=f"agent:{api_key_name}" if api_key_name else "agent",
+        reference=request.reference,
+        details={"chars": len(message), "escalation": True},
+    )
 
 
 def _first_answer(turns: list[Turn], kinds: tuple[str, ...]) -> Answer | None:

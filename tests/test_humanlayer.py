@@ -142,3 +142,38 @@ async def test_state_is_echoed_and_recipients_are_not_the_agents_choice(gateway:
 
     no_key = await gateway.http.post("/humanlayer/v1/function_calls", json=body)
     assert no_key.status_code == 401
+
+
+async def test_escalation_reminds_the_lawyer_but_adds_no_recipient(gateway: Running) -> None:
+    from humanlayer import EmailRecipient, Escalation, HumanLayerException
+
+    hl = client(gateway)
+    body = {
+        "run_id": "r1",
+        "call_id": "call-esc-1",
+        "spec": {"fn": "pay", "kwargs": {"eur": 900}},
+        "status": None,
+    }
+    headers = {"Authorization": f"Bearer {KEY}"}
+    created = await gateway.http.post("/humanlayer/v1/function_calls", json=body, headers=headers)
+    assert created.status_code == 200
+    await gateway.sink.wait_for(1)
+    escalated = await asyncio.to_thread(
+        hl.escalate_email_function_call,
+        "call-esc-1",
+        Escalation(escalation_msg="Still waiting: the payment run closes at 3pm."),
+    )
+    assert escalated.call_id == "call-esc-1" and escalated.status is not None
+    follow_up = (await gateway.sink.wait_for(2))[1]
+    assert follow_up["To"] == LAWYER
+    assert "the payment run closes at 3pm" in text_of(follow_up)
+
+    with pytest.raises(HumanLayerException, match="additional_recipients"):
+        await asyncio.to_thread(
+            hl.escalate_email_function_call,
+            "call-esc-1",
+            Escalation(
+                escalation_msg="Also ask the CFO.",
+                additional_recipients=[EmailRecipient(address="cfo@corp.example")],
+            ),
+        )

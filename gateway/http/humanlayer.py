@@ -215,9 +215,62 @@ def _make_get(protocol: str) -> Any:
     return get
 
 
+def _make_escalate(protocol: str) -> Any:
+    async def escalate(http: HttpRequest) -> JSONResponse:
+        services: Services = http.app.state.services
+        body = await read_json(http, services.config.max_request_bytes)
+        message = body.get("escalation_msg")
+        if not isinstance(message, str) or not message.strip():
+            raise InvalidRequest(
+                "escalation_msg must be the message for the lawyer",
+                [FieldProblem("escalation_msg", "a non-empty string")],
+            )
+        if len(message) > services.config.max_field_chars:
+            raise InvalidRequest(
+                "escalation_msg is too long",
+                [FieldProblem("escalation_msg", f"at most {services.config.max_field_chars}")],
+            )
+        if body.get("additional_recipients") or body.get("channel"):
+            # Recipients are the configured lawyers; an escalation cannot add or move them.
+            field = "additional_recipients" if body.get("additional_recipients") else "channel"
+            raise InvalidRequest(
+                f"{field} is not supported: the request's lawyers are fixed by configuration",
+                [FieldProblem(field, "null")],
+            )
+        api_key_name: str | None = getattr(http.state, "api_key_name", None)
+        call_id = http.path_params["call_id"]
+
+        def work() -> None:
+            with services.db.transaction() as session:
+                compat.escalate(
+                    services,
+                    session,
+                    protocol=protocol,
+                    external_id=call_id,
+                    api_key_name=api_key_name,
+                    message=message,
+                )
+
+        await services.db.run(work)
+        loaded = await services.db.run(compat.load_call, services, protocol, call_id, api_key_name)
+        return JSONResponse(_with_status(loaded, protocol))
+
+    return escalate
+
+
 ROUTES = [
     Route(f"{PREFIX}/function_calls", _make_create(FUNCTION_CALL), methods=["POST"]),
     Route(f"{PREFIX}/function_calls/{{call_id}}", _make_get(FUNCTION_CALL), methods=["GET"]),
     Route(f"{PREFIX}/contact_requests", _make_create(CONTACT_REQUEST), methods=["POST"]),
     Route(f"{PREFIX}/contact_requests/{{call_id}}", _make_get(CONTACT_REQUEST), methods=["GET"]),
+    Route(
+        f"{PREFIX}/agent/function_calls/{{call_id}}/escalate_email",
+        _make_escalate(FUNCTION_CALL),
+        methods=["POST"],
+    ),
+    Route(
+        f"{PREFIX}/agent/human_contacts/{{call_id}}/escalate_email",
+        _make_escalate(CONTACT_REQUEST),
+        methods=["POST"],
+    ),
 ]
