@@ -208,4 +208,11 @@ async def test_mcp_route_answers_plain_json_rpc(running: Running) -> None:
     assert [t["name"] for t in response.json()["result"]["tools"]] == [
         t["name"] for t in contract.tools()
     ]
+    # DNS rebinding: a page on another name that resolves to us is turned away.
+    rebound = await running.http.post(
+        "/mcp",
+        json={"jsonrpc": "2.0", "id": 8, "method": "tools/list"},
+        headers={"Accept": "application/json, text/event-stream", "Host": "evil.example"},
+    )
+    assert rebound.status_code == 421
     assert isinstance(running.http, httpx.AsyncClient)
