@@ -93,9 +93,12 @@ class Database:
         else:
             self.engine = create_engine(url, echo=echo, pool_size=10, pool_pre_ping=True)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-        self._read_sessions = sessionmaker(
-            self.engine.execution_options(hfa_read_only=True), expire_on_commit=False
-        )
+        reader = self.engine.execution_options(hfa_read_only=True)
+        if not self.is_sqlite:
+            # One snapshot per read: under READ COMMITTED a request's status and its
+            # turns, read by two statements, could straddle a commit and disagree.
+            reader = reader.execution_options(isolation_level="REPEATABLE READ")
+        self._read_sessions = sessionmaker(reader, expire_on_commit=False)
         # Writes waiting for the next group commit, and the task that commits them.
         self._queued: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]] = []
         self._writer: asyncio.Task[None] | None = None

@@ -13,21 +13,15 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import bindparam, insert, select
+from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
 from gateway.models import OutboxItem, Recipient, Request
 from gateway.services import Services
-from gateway.thread import (
-    add_turn,
-    change_status,
-    human_has_replied,
-    load_turns,
-    start_thread,
-    turn_as_json,
-)
+from gateway.thread import add_turn, change_status, first_turn, replied, thread_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, new_secret, secret_matches
 
 KNOWN_FIELDS = (
@@ -131,7 +125,17 @@ def file_request(
                     "use a new key for a new request",
                     [FieldProblem("Idempotency-Key", "reuse only with the identical body")],
                 )
-            return Filed(_filed_result(config.public_url, existing, "", "", replay=True), False)
+            replayed = _filed_result(
+                config.public_url,
+                existing.id,
+                existing.category,
+                existing.received_at,
+                existing.reply_to,
+                "",
+                "",
+                replay=True,
+            )
+            return Filed(replayed, False)
 
     lawyers = config.lawyers_for(arguments["category"])
     if not lawyers:
@@ -143,73 +147,123 @@ def file_request(
     access_token = new_secret("hfat_")
     capability = new_secret("hfar_")
     urgency = arguments.get("urgency", "routine")
-    request = Request(
-        category=arguments["category"],
-        urgency=urgency,
-        status="recorded",
-        fields=arguments,
-        reply_to=arguments.get("reply_to") or None,
-        deadline_at=parse_deadline(arguments.get("deadline")),
-        access_token_hash=hash_secret(access_token),
-        read_capability_hash=hash_secret(capability),
-        idempotency_key=idempotency_key,
-        idempotency_fingerprint=digest if idempotency_key else None,
-        api_key_name=api_key_name,
-        received_at=now,
-        updated_at=now,
-        first_human_reply_at=None,
-        reminders_sent=0,
-        deadline_noticed=0,
-        escalated=0,
+    reply_to = arguments.get("reply_to") or None
+    # Rows are inserted as statements, not ORM objects: this is the hottest write path,
+    # and the unit of work's bookkeeping cost more than the inserts themselves.
+    conn = session.connection()
+    number: int = _new_id(
+        conn.execute(
+            insert(Request),
+            {
+                "category": arguments["category"],
+                "urgency": urgency,
+                "status": "recorded",
+                "fields": arguments,
+                "reply_to": reply_to,
+                "deadline_at": parse_deadline(arguments.get("deadline")),
+                "access_token_hash": hash_secret(access_token),
+                "read_capability_hash": hash_secret(capability),
+                "idempotency_key": idempotency_key,
+                "idempotency_fingerprint": digest if idempotency_key else None,
+                "api_key_name": api_key_name,
+                "received_at": now,
+                "updated_at": now,
+                "first_human_reply_at": None,
+                "reminders_sent": 0,
+                "deadline_noticed": 0,
+                "escalated": 0,
+            },
+        )
     )
-    session.add(request)
-    session.flush()
-    start_thread(session, request)
+    reference = contract.reference_for(number)
     # Every other field, extra properties included, is kept on the first turn.
-    add_turn(
+    first_turn(
         session,
-        request,
-        author="sender",
-        kind="request",
+        number,
         at=now,
         body=arguments["request"],
         data={k: v for k, v in arguments.items() if k != "request"},
     )
     for address in lawyers:
-        recipient = Recipient(request_id=request.id, address=address, role="lawyer", created_at=now)
-        session.add(recipient)
-        session.flush()
-        enqueue_email(services, session, request, recipient, purpose="request", at=now)
+        recipient_id: int = _new_id(
+            conn.execute(
+                insert(Recipient),
+                {"request_id": number, "address": address, "role": "lawyer", "created_at": now},
+            )
+        )
+        outbox_id: int = _new_id(
+            conn.execute(
+                insert(OutboxItem),
+                {
+                    "channel": "email",
+                    "purpose": "request",
+                    "request_id": number,
+                    "recipient_id": recipient_id,
+                    "target": address,
+                    "message_id": services.tokens.message_id(recipient_id, config.reply_domain),
+                    "payload": {},
+                    "state": "pending",
+                    "attempts": 0,
+                    "next_attempt_at": now,
+                    "created_at": now,
+                },
+            )
+        )
+        services.audit.append(
+            session,
+            "email.queued",
+            at=now,
+            reference=reference,
+            details={"outbox_id": outbox_id, "purpose": "request", "to": address},
+        )
+    services.outbox_ready.set()
     services.audit.append(
         session,
         "request.recorded",
         at=now,
         actor=f"agent:{api_key_name}" if api_key_name else "agent",
-        reference=request.reference,
+        reference=reference,
         details={
-            "category": request.category,
+            "category": arguments["category"],
             "urgency": urgency,
             "agent_name": arguments.get("agent_name"),
             "api_key_name": api_key_name,
             "recipients": list(lawyers),
-            "reply_to": request.reply_to,
+            "reply_to": reply_to,
         },
     )
-    return Filed(_filed_result(config.public_url, request, access_token, capability), True)
+    filed = _filed_result(
+        config.public_url, number, arguments["category"], now, reply_to, access_token, capability
+    )
+    return Filed(filed, True)
+
+
+def _new_id(result: CursorResult[Any]) -> int:
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
 
 
 def _filed_result(
-    public_url: str, request: Request, access_token: str, capability: str, *, replay: bool = False
+    public_url: str,
+    number: int,
+    category: str,
+    received_at: datetime,
+    reply_to: str | None,
+    access_token: str,
+    capability: str,
+    *,
+    replay: bool = False,
 ) -> dict[str, Any]:
     return {
-        "reference": request.reference,
+        "reference": contract.reference_for(number),
         "access_token": access_token,
         "thread_url": f"{public_url}/v1/threads/{capability}" if capability else "",
         "status": "recorded",
-        "category": request.category,
-        "received_at": contract.iso(request.received_at),
+        "category": category,
+        "received_at": contract.iso(received_at),
         "human_has_reviewed": False,
-        "reply_expected_via": request.reply_to,
+        "reply_expected_via": reply_to,
         "notice": NOTICE_REPLAYED if replay else NOTICE_FILED,
     }
 
@@ -263,19 +317,43 @@ def authorize(session: Session, reference: str, access_token: str) -> Request:
 
 
 def status_of(session: Session, request: Request) -> dict[str, Any]:
-    turns = load_turns(session, request.id)
+    return _status(session, request.id, request.status, request.received_at)
+
+
+def _status(session: Session, number: int, status: str, received_at: datetime) -> dict[str, Any]:
+    turns = thread_as_json(session, number)
     return {
-        "reference": request.reference,
-        "status": request.status,
-        "human_has_replied": human_has_replied(turns),
-        "received_at": contract.iso(request.received_at),
-        "turns": [turn_as_json(t) for t in turns],
-        "notice": NOTICE_STATUS[request.status],
+        "reference": contract.reference_for(number),
+        "status": status,
+        "human_has_replied": replied(turns),
+        "received_at": contract.iso(received_at),
+        "turns": turns,
+        "notice": NOTICE_STATUS[status],
     }
 
 
+_REQUEST_COLUMNS = Request.__table__.c
+_STATUS_HEAD = select(
+    _REQUEST_COLUMNS.status, _REQUEST_COLUMNS.received_at, _REQUEST_COLUMNS.access_token_hash
+).where(_REQUEST_COLUMNS.id == bindparam("id"))
+
+
 def check_status(session: Session, reference: str, access_token: str) -> dict[str, Any]:
-    return status_of(session, authorize(session, reference, access_token))
+    """The thread, if the token is the request's access token; the same NotFound otherwise.
+
+    Read as rows, not ORM objects (the status read is the hottest path), with the
+    same constant-time comparison as :func:`authorize`.
+    """
+    number = contract.number_from_reference(reference)
+    row = (
+        session.connection().execute(_STATUS_HEAD, {"id": number}).first()
+        if number is not None
+        else None
+    )
+    stored = row.access_token_hash if row is not None else DUMMY_HASH
+    if not secret_matches(access_token, stored) or row is None or number is None:
+        raise _not_found()
+    return _status(session, number, row.status, row.received_at)
 
 
 def read_thread(session: Session, capability: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
@@ -54,9 +54,23 @@ def add_turn(
     return turn
 
 
-def start_thread(session: Session, request: Request) -> None:
-    """Note that ``request`` was just created: its first turn is number 1, no query needed."""
-    session.info.setdefault(_NEXT_SEQ, {})[request.id] = 1
+def first_turn(
+    session: Session, request_id: int, *, at: datetime, body: str, data: dict[str, Any]
+) -> None:
+    """The opening ``sender/request`` turn of a request just inserted (number 1, no query)."""
+    session.connection().execute(
+        insert(Turn),
+        {
+            "request_id": request_id,
+            "seq": 1,
+            "author": "sender",
+            "kind": "request",
+            "at": at,
+            "body": body,
+            "data": data,
+        },
+    )
+    session.info.setdefault(_NEXT_SEQ, {})[request_id] = 2
 
 
 def change_status(
@@ -80,15 +94,42 @@ def change_status(
 
 def turn_as_json(turn: Turn) -> dict[str, Any]:
     """The contract's four keys first, then the turn's structure."""
-    out: dict[str, Any] = {
-        "author": turn.author,
-        "kind": turn.kind,
-        "at": iso(turn.at),
-        "body": turn.body,
-    }
-    for key, value in turn.data.items():
+    return turn_fields_as_json(turn.author, turn.kind, turn.at, turn.body, turn.data)
+
+
+def turn_fields_as_json(
+    author: str, kind: str, at: datetime, body: str, data: dict[str, Any]
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"author": author, "kind": kind, "at": iso(at), "body": body}
+    for key, value in data.items():
         out.setdefault(key, value)
     return out
+
+
+_TURN_COLUMNS = Turn.__table__.c
+# The status read selects columns, not ORM objects: it is the hottest read path.
+THREAD_ROWS = (
+    select(
+        _TURN_COLUMNS.author,
+        _TURN_COLUMNS.kind,
+        _TURN_COLUMNS.at,
+        _TURN_COLUMNS.body,
+        _TURN_COLUMNS.data,
+    )
+    .where(_TURN_COLUMNS.request_id == bindparam("request_id"))
+    .order_by(_TURN_COLUMNS.seq)
+)
+
+
+def thread_as_json(session: Session, request_id: int) -> list[dict[str, Any]]:
+    """Every turn of a request as the contract shows it, oldest first."""
+    rows = session.connection().execute(THREAD_ROWS, {"request_id": request_id})
+    return [turn_fields_as_json(*row) for row in rows]
+
+
+def replied(turns: list[dict[str, Any]]) -> bool:
+    """``human_has_replied`` over turns already shown as JSON."""
+    return any(t["author"] == "human" and t["kind"] in HUMAN_ANSWER_KINDS for t in turns)
 
 
 def load_turns(session: Session, request_id: int) -> list[Turn]:
