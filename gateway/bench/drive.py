@@ -43,7 +43,7 @@ FULL = Plan(
     idle_connections=500,
     large_message_bytes=25_000_000,
     outbound_seconds=5.0,
-    large_window_seconds=5.0,
+    large_window_seconds=4.0,
 )
 QUICK = Plan(
     seconds=1.0,

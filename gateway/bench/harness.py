@@ -81,12 +81,13 @@ async def _one_run(
         source, loaded = await asyncio.to_thread(
             http_paths.scale_database, cache, plan.scale_requests, plan.scale_turns
         )
-        scale_dir = work / "scale"
-        await asyncio.to_thread(http_paths.copy_database, source, scale_dir)
+        # One copy for all runs: what a run's submits add is a rounding error at this size.
+        scale_dir = work.parent / "scale"
+        if not (scale_dir / "gateway.db").exists():
+            await asyncio.to_thread(http_paths.copy_database, source, scale_dir)
         figures["scale_status"], figures["scale_submit"] = await http_paths.at_scale(
             driver, scale_dir, loaded, empty
         )
-        shutil.rmtree(scale_dir, ignore_errors=True)
     if "memory" in wanted and empty is not None:
         say("memory (idle, idle SMTP connections, a large message under load)")
         mem = await memory.memory(driver, work, empty.bare_idle_rss_mb)

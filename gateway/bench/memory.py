@@ -14,13 +14,15 @@ import contextlib
 from dataclasses import dataclass
 from pathlib import Path
 
+import httpx
+
 from gateway.bench import mail, procs
 from gateway.bench.drive import Driver
 from gateway.bench.loadgen import dot_stuffed, smtp_send
 from gateway.bench.report import Figure
 from gateway.tokens import ReplyTokens
 
-SETTLE = 1.0
+SETTLE = 0.5
 
 
 @dataclass
@@ -75,7 +77,8 @@ async def memory(driver: Driver, work: Path, bare_idle_mb: float) -> MemoryFigur
         gw_delta = await _rss_with_idle(gw, ports.smtp, plan.idle_connections)
         sink_delta = await _rss_with_idle(sink, sink_port, plan.idle_connections)
         # A request to reply to, so the large message carries a real token.
-        await driver.http(ports.http, "POST", "/v1/requests", body=body, seconds=1)
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{ports.http}") as client:
+            (await client.post("/v1/requests", json=mail.SUBMIT_BODY)).raise_for_status()
         address = tokens.reply_address(1, procs.REPLY_DOMAIN)
         payload = dot_stuffed(mail.large_reply(address, plan.large_message_bytes))
         # Long enough for the message to arrive and be processed within the window.

@@ -126,7 +126,7 @@ async def recorded(driver: Driver, work: Path, sink_port: int, sink_rate: float)
     total = plan.recorded_messages + plan.paced_messages
     data_dir = work / "recorded"
     loaded = bulk.load(data_dir / "gateway.db", requests=total, turns=total)
-    budget = plan.seconds * 3 + 5
+    budget = plan.seconds * 2 + 4
     with procs.gateway(data_dir, relay_port=sink_port, name="recorded") as (gw, ports):
         full = range(1, plan.recorded_messages + 1)
         seconds, watcher = await _pass(
