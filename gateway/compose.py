@@ -23,6 +23,8 @@ from gateway.thread import load_turns
 LOOP_HEADER = "X-HFA-Loop"
 _SUBJECT_CHARS = 90
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")
+# One Message-ID in angle brackets: nothing an agent sends can add a header line.
+_MESSAGE_ID = re.compile(r"<[^<>\s@]{1,200}@[^<>\s@]{1,200}>")
 
 PURPOSE_TEMPLATE = {
     "request": "request",
@@ -93,6 +95,12 @@ def compose_lawyer_email(
     text, html = renderer.render(PURPOSE_TEMPLATE[item.purpose], **context)
 
     earlier = _thread_ids(session, item)
+    # A request filed through the HumanLayer email channel may name the thread it continues.
+    outside = [
+        str(fields[key]).strip()
+        for key in ("email_references_message_id", "email_in_reply_to_message_id")
+        if isinstance(fields.get(key), str) and _MESSAGE_ID.fullmatch(str(fields[key]).strip())
+    ]
     msg = EmailMessage()
     msg["From"] = mail_from
     msg["To"] = recipient.address
@@ -100,6 +108,9 @@ def compose_lawyer_email(
     msg["Subject"] = subject_for(request, "Re: " if earlier else "")
     msg["Date"] = format_datetime(item.created_at)
     msg["Message-ID"] = item.message_id
+    if outside and not earlier:
+        msg["In-Reply-To"] = outside[-1]
+        msg["References"] = " ".join(dict.fromkeys(outside))
     if earlier:
         # Replies to a receipt or follow-up then land in the same thread in every client.
         msg["In-Reply-To"] = earlier[-1]

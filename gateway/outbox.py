@@ -30,6 +30,8 @@ from gateway.transports import MailTransport
 log = logging.getLogger(__name__)
 
 LEASE = timedelta(seconds=120)
+# However many attempts have failed, the next one is at most this far away.
+MAX_BACKOFF_SECONDS = 3600.0
 BATCH = 32
 
 # A deliverer sends one claimed item and returns what the other side said.
@@ -90,7 +92,10 @@ def _record_failure(
     request = session.get(Request, item.request_id) if item.request_id else None
     reference = request.reference if request else None
     permanent = isinstance(error, PermanentDelivery)
-    if permanent or item.attempts >= config.outbox_max_attempts:
+    # Webhooks retry for a period (HFA_WEBHOOK_RETRY_SECONDS; their deliverer gives up
+    # with a permanent error), mail for a number of attempts.
+    exhausted = item.channel != "webhook" and item.attempts >= config.outbox_max_attempts
+    if permanent or exhausted:
         item.state = "dead"
         services.audit.append(
             session,
@@ -119,7 +124,7 @@ def _record_failure(
             )
         return
     retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
-    backoff = config.outbox_backoff_seconds * (2 ** (item.attempts - 1))
+    backoff = min(config.outbox_backoff_seconds * (2 ** (item.attempts - 1)), MAX_BACKOFF_SECONDS)
     delay = max(backoff, retry_after or 0.0)
     item.next_attempt_at = now + timedelta(seconds=delay)
     services.audit.append(

@@ -158,3 +158,56 @@ async def test_an_unexpected_error_does_not_lose_the_item(clocked: Services) -> 
     await worker.run_once()
     row = item(clocked)
     assert row.state == "pending" and row.last_error == "RuntimeError"
+
+
+async def test_backoff_is_capped(clocked: Services) -> None:
+    from gateway.outbox import MAX_BACKOFF_SECONDS
+
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    clocked.config = clocked.config.with_overrides(outbox_backoff_seconds="600")
+    transport = RecordingTransport([TransientDelivery("busy")] * 5)
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    for _ in range(5):
+        attempted_at = clock.now()
+        await worker.run_once()
+        clock.advance(timedelta(days=2))
+    # Uncapped, the fifth retry would wait 600 s * 2**4 = 160 minutes.
+    row = item(clocked)
+    assert row.state == "pending" and row.attempts == 5
+    assert row.next_attempt_at - attempted_at == timedelta(seconds=MAX_BACKOFF_SECONDS)
+
+
+async def test_webhooks_retry_for_their_period_not_a_count(clocked: Services) -> None:
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    calls: list[int] = []
+
+    async def flaky_webhook(services: Services, item: OutboxItem) -> str:
+        calls.append(item.attempts)
+        raise TransientDelivery("503 Service Unavailable")
+
+    worker = OutboxWorker(
+        clocked, {"email": email_deliverer(RecordingTransport([])), "webhook": flaky_webhook}
+    )
+    with clocked.db.transaction() as session:
+        session.add(
+            OutboxItem(
+                channel="webhook",
+                purpose="push",
+                target="https://agent.example/hook",
+                payload={},
+                state="pending",
+                attempts=0,
+                next_attempt_at=clock.now(),
+                created_at=clock.now(),
+            )
+        )
+    for _ in range(clocked.config.outbox_max_attempts + 3):
+        await worker.run_once()
+        clock.advance(timedelta(hours=2))
+    with clocked.db.reading() as session:
+        hook = session.scalars(select(OutboxItem).where(OutboxItem.channel == "webhook")).one()
+    assert hook.state == "pending"
+    assert len(calls) == clocked.config.outbox_max_attempts + 3
