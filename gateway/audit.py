@@ -323,8 +323,9 @@ class _MirrorCursor:
             return None
         return value.get("seq") if isinstance(value, dict) else None
 
-    def finish(self) -> None:
-        if self.problem is None and self.current is not None:
+    def finish(self, *, complete: bool) -> None:
+        """``complete``: every database entry was fed, so lines left over are extra."""
+        if complete and self.problem is None and self.current is not None:
             self.problem = Problem(
                 "mirror",
                 self.current["seq"],
@@ -411,6 +412,7 @@ def verify(
         prev, expected = digest, seq + 1
         verdict.entries += 1
     rows.close()
+    scanned_all = problem is None
     last = expected - 1
     verdict.head_seq, verdict.head_hash = head(session)
     if problem is None:
@@ -428,7 +430,8 @@ def verify(
             )
     verdict.problems = [problem] if problem is not None else []
     if cursor is not None:
-        cursor.finish()
+        # After a fault in the database the scan stopped; the mirror is judged up to there.
+        cursor.finish(complete=scanned_all)
         verdict.mirror_lines = cursor.line_no
         if cursor.problem is not None:
             verdict.problems.append(cursor.problem)

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, select, update
+from sqlalchemy import CursorResult, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
@@ -247,13 +247,36 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
 def run_due(services: Services) -> Ran:
     """Send what is due now: reminders (and escalations) and deadline notices."""
     now = services.clock.now()
+    # Only requests whose reminder is due are visited: a scan costs nothing per waiting request.
+    due = [
+        and_(
+            Request.urgency == urgency,
+            or_(
+                Request.next_reminder_at <= now,
+                and_(
+                    Request.next_reminder_at.is_(None),
+                    Request.received_at <= now - timedelta(seconds=interval),
+                ),
+            ),
+        )
+        for urgency, interval in services.config.reminders.items()
+        if interval is not None
+    ]
     with services.db.reading() as session:
-        waiting = list(
-            session.scalars(
-                select(Request.id)
-                .where(Request.status.in_(OPEN_STATUSES), Request.first_human_reply_at.is_(None))
-                .order_by(Request.id)
+        waiting = (
+            list(
+                session.scalars(
+                    select(Request.id)
+                    .where(
+                        Request.status.in_(OPEN_STATUSES),
+                        Request.first_human_reply_at.is_(None),
+                        or_(*due),
+                    )
+                    .order_by(Request.id)
+                )
             )
+            if due
+            else []
         )
         overdue = list(
             session.scalars(

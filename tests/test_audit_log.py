@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -189,6 +191,11 @@ def test_tampering_with_the_database_names_the_first_bad_entry(
     capsys.readouterr()
     assert main(["audit", "verify", "--no-mirror"]) == 1
     assert f"entry {first_bad}" in capsys.readouterr().out
+    # With the mirror: the mirror is judged only as far as the database could be read.
+    code, report = verify_cli(capsys)
+    assert code == 1 and report["problems"][0] == problem
+    for extra in report["problems"][1:]:
+        assert extra["source"] == "mirror" and extra["seq"] <= first_bad, extra
 
 
 def test_a_forged_entry_inserted_mid_chain_is_named_by_the_mirror(
@@ -309,13 +316,19 @@ def test_tail_follow_prints_entries_written_by_another_process(
         text=True,
         env=dict(os.environ),
     )
+    assert follower.stdout is not None
+    lines: queue.Queue[str] = queue.Queue()
+    stdout = follower.stdout
+    threading.Thread(target=lambda: [lines.put(x) for x in stdout], daemon=True).start()
+
+    def next_seq() -> int:
+        seq: int = json.loads(lines.get(timeout=15))["seq"]
+        return seq
+
     try:
-        assert follower.stdout is not None
-        seen = [json.loads(follower.stdout.readline())["seq"] for _ in range(2)]
-        assert seen == [1, 2]
+        assert [next_seq(), next_seq()] == [1, 2]
         fill(services, 2)  # this process appends; the follower reads them from the database
-        seen = [json.loads(follower.stdout.readline())["seq"] for _ in range(2)]
-        assert seen == [3, 4]
+        assert [next_seq(), next_seq()] == [3, 4]
     finally:
         follower.terminate()
         follower.wait(timeout=10)

@@ -54,21 +54,22 @@ def cmd_tail(args: argparse.Namespace) -> int:
     since = parse_since(args.since, services.clock.now()) if args.since else None
     filters: dict[str, Any] = {"reference": args.reference, "event": args.event, "since": since}
 
-    def read(after: int, last: int | None) -> list[AuditEntry]:
+    def read(after: int, last: int | None) -> tuple[list[AuditEntry], int]:
+        # The head is read in the same transaction, so following starts exactly after it.
         with services.db.reading() as session:
-            return audit.select_entries(session, after_seq=after, last=last, **filters)
+            entries = audit.select_entries(session, after_seq=after, last=last, **filters)
+            return entries, audit.head(session)[0]
 
     try:
-        entries = read(0, None if since and not args.follow else args.lines)
+        entries, head_seq = read(0, None if since and not args.follow else args.lines)
         _print(entries, args.json)
         if not args.follow:
             return EXIT_OK
         # Follow the database, not a file: entries from every gateway process show up.
-        with services.db.reading() as session:
-            last_seq = max([e.seq for e in entries] + [audit.head(session)[0]])
+        last_seq = max([e.seq for e in entries] + [head_seq])
         while True:
             time.sleep(args.interval)
-            fresh = read(last_seq, None)
+            fresh, _ = read(last_seq, None)
             _print(fresh, args.json)
             if fresh:
                 last_seq = fresh[-1].seq

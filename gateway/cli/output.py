@@ -11,6 +11,7 @@ import argparse
 import getpass
 import os
 import re
+import secrets
 import shutil
 import sys
 from collections.abc import Sequence
@@ -49,6 +50,9 @@ def open_database(args: argparse.Namespace) -> Services:
                 f"({config.data_dir}) yet; start the gateway with 'hfa serve', or set "
                 "HFA_DATA_DIR or HFA_DATABASE_URL to where it keeps its data"
             )
+    if not config.secret_keys and not (config.data_dir / "secret_keys").exists():
+        # Nothing was ever signed with a key here; do not create one just to read.
+        config = config.with_overrides(secret_keys=secrets.token_urlsafe(32))
     services = build_services(config, migrate=False)
     services.db.ping()
     return services
