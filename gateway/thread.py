@@ -88,7 +88,7 @@ def change_status(
         kind="status_changed",
         at=at,
         body=f"Status changed from {old} to {new}: {reason}",
-        data={"from": old, "to": new},
+        data={"from_status": old, "to_status": new},
     )
 
 
