@@ -20,7 +20,7 @@ from gateway import audit
 from gateway.cli import main
 from gateway.config import Config
 from gateway.services import Services
-from tests.conftest import make_config
+from tests.conftest import POSTGRES_URL, make_config
 
 START = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 ENTRIES = 12
@@ -345,6 +345,23 @@ def test_reading_commands_refuse_a_missing_database(
         assert main(argv) == 2
         assert "no database at" in capsys.readouterr().err
     assert not (empty / "gateway.db").exists()
+
+
+@pytest.mark.postgres
+def test_reading_commands_name_an_unreachable_postgresql_database(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    if not POSTGRES_URL:
+        pytest.skip("HFA_TEST_POSTGRES_URL is not set")
+    for key in [k for k in os.environ if k.startswith("HFA_") and not k.startswith("HFA_TEST_")]:
+        monkeypatch.delenv(key)
+    monkeypatch.setenv("HFA_DATA_DIR", str(tmp_path))
+    url = POSTGRES_URL.rpartition("/")[0].replace("postgres@", "postgres:hunter2-secret@")
+    monkeypatch.setenv("HFA_DATABASE_URL", f"{url}/hfa_no_such_database")
+    assert main(["audit", "tail"]) == 2
+    err = capsys.readouterr().err
+    assert "cannot reach the database at" in err and "hfa_no_such_database" in err
+    assert "hunter2-secret" not in err
 
 
 def test_verify_streams_a_generated_log(tmp_path: Path) -> None:

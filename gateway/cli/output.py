@@ -21,10 +21,11 @@ from typing import Any
 
 from rich.console import Console
 from rich.table import Table
+from sqlalchemy import make_url
 
 from gateway.cli.common import config_from
 from gateway.contract import iso
-from gateway.errors import ConfigError
+from gateway.errors import ConfigError, StorageError
 from gateway.services import Services, build_services
 
 EXIT_OK = 0
@@ -54,7 +55,12 @@ def open_database(args: argparse.Namespace) -> Services:
         # Nothing was ever signed with a key here; do not create one just to read.
         config = config.with_overrides(secret_keys=secrets.token_urlsafe(32))
     services = build_services(config, migrate=False)
-    services.db.ping()
+    try:
+        services.db.ping()
+    except StorageError as exc:
+        services.close()
+        shown = make_url(url).render_as_string(hide_password=True)
+        raise ConfigError(f"cannot reach the database at {shown} ({exc})") from None
     return services
 
 
