@@ -16,6 +16,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from functools import partial
+from urllib.parse import urlsplit
 
 from sqlalchemy import or_, select
 from sqlalchemy.orm import Session
@@ -36,6 +37,15 @@ BATCH = 32
 
 # A deliverer sends one claimed item and returns what the other side said.
 Deliverer = Callable[[Services, OutboxItem], Awaitable[str]]
+
+
+def shown_target(target: str) -> str:
+    """The target as the audit shows it: a URL's query may carry the receiver's secret."""
+    parts = urlsplit(target)
+    if not parts.scheme or not parts.hostname:
+        return target
+    query = "?..." if parts.query else ""
+    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}{query}"
 
 
 def claim_due(services: Services, session: Session, now: datetime, limit: int) -> list[OutboxItem]:
@@ -73,7 +83,7 @@ def _record_success(services: Services, session: Session, item_id: int, detail: 
         details={
             "outbox_id": item.id,
             "purpose": item.purpose,
-            "to": item.target,
+            "to": shown_target(item.target),
             "attempt": item.attempts,
             "relay": detail[:300],
         },
@@ -105,11 +115,20 @@ def _record_failure(
             details={
                 "outbox_id": item.id,
                 "purpose": item.purpose,
-                "to": item.target,
+                "to": shown_target(item.target),
                 "attempts": item.attempts,
                 "error": item.last_error,
             },
         )
+        if item.channel == "webhook" and item.last_error.startswith("410 "):
+            # The receiver said it is gone: the push deliverer sends nothing more there.
+            services.audit.append(
+                session,
+                "webhook.disabled",
+                at=now,
+                reference=reference,
+                details={"outbox_id": item.id, "to": shown_target(item.target)},
+            )
         if request is not None:
             add_turn(
                 session,
@@ -118,9 +137,9 @@ def _record_failure(
                 kind=f"{item.channel}_failed",
                 at=now,
                 body=f"Delivery of the {item.purpose.replace('_', ' ')} {item.channel} "
-                f"to {item.target} failed after {item.attempts} attempt(s): "
+                f"to {shown_target(item.target)} failed after {item.attempts} attempt(s): "
                 f"{item.last_error}",
-                data={"outbox_id": item.id, "to": item.target},
+                data={"outbox_id": item.id, "to": shown_target(item.target)},
             )
         return
     retry_after = error.retry_after if isinstance(error, TransientDelivery) else None

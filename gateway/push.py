@@ -26,7 +26,6 @@ from datetime import timedelta
 from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
-from urllib.parse import urlsplit
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -35,7 +34,7 @@ from gateway import contract
 from gateway.compose import LOOP_HEADER, header_safe
 from gateway.errors import PermanentDelivery
 from gateway.models import OutboxItem, ReadLink, Request, Turn
-from gateway.outbox import Deliverer
+from gateway.outbox import Deliverer, shown_target
 from gateway.services import Services
 from gateway.submit import NOTICE_STATUS
 from gateway.thread import human_has_replied, load_turns, turn_as_json
@@ -69,15 +68,6 @@ def channel_for(services: Services, reply_to: str | None) -> str | None:
 def _target(reply_to: str) -> str:
     value = reply_to.strip()
     return value[7:] if value.lower().startswith("mailto:") else value
-
-
-def shown_target(target: str) -> str:
-    """The target as the audit shows it: a URL's query may carry the receiver's secret."""
-    parts = urlsplit(target)
-    if not parts.scheme or not parts.hostname:
-        return target
-    query = "?..." if parts.query else ""
-    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}{query}"
 
 
 def mint_read_link(services: Services, session: Session, request: Request) -> str:

@@ -111,6 +111,19 @@ class ReplyHandler:
                 details={"domain": domain, "local_part_chars": len(local)},
             )
 
+    def audit_too_large(self, peer: str, mail_from: str) -> None:
+        # aiosmtpd refuses the message itself (552), so it never reaches handle_DATA;
+        # nothing is stored, but ops still see that a reply was turned away.
+        services = self.services
+        with services.db.transaction() as session:
+            services.audit.append(
+                session,
+                "inbound.too_large",
+                at=services.clock.now(),
+                actor=f"smtp:{peer}",
+                details={"mail_from": mail_from, "limit_bytes": services.config.max_message_bytes},
+            )
+
     async def handle_RCPT(
         self,
         server: SMTP,
@@ -154,6 +167,24 @@ class ReplyHandler:
         return "250 2.0.0 Message accepted"
 
 
+class ReplySMTP(SMTP):
+    """aiosmtpd's protocol, with the size refusal reported to the handler."""
+
+    async def push(self, status: Any) -> None:
+        text = status.decode() if isinstance(status, bytes) else str(status)
+        if text.startswith("552") and isinstance(self.event_handler, ReplyHandler):
+            session = self.session
+            peer = str(session.peer[0]) if session is not None and session.peer else "unknown"
+            mail_from = (self.envelope.mail_from or "") if self.envelope is not None else ""
+            try:
+                await self.event_handler.services.db.run(
+                    self.event_handler.audit_too_large, peer, mail_from
+                )
+            except Exception:
+                log.exception("could not audit a message over the size limit")
+        await super().push(status)
+
+
 async def start_listener(services: Services, host: str, port: int) -> asyncio.Server:
     """Serve SMTP on the running loop (not aiosmtpd's threaded Controller)."""
     config = services.config
@@ -161,7 +192,7 @@ async def start_listener(services: Services, host: str, port: int) -> asyncio.Se
     loop = asyncio.get_running_loop()
 
     def factory() -> Any:
-        return SMTP(
+        return ReplySMTP(
             handler,
             hostname=config.smtp_hostname,
             ident="hfa-gateway",

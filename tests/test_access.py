@@ -12,6 +12,7 @@ from gateway import contract
 from gateway.cli import main
 from gateway.models import AuditEntry, Request
 from gateway.ratelimit import TokenBucket
+from gateway.services import build_services
 from tests.conftest import LAWYER, REPLY_DOMAIN, Running, SmtpSink, make_config, start_running
 from tests.conftest import stop_running as stop
 
@@ -111,6 +112,14 @@ async def test_hfa_keys_create_list_revoke_and_rotate(
 
     assert main(["keys", "rotate"]) == 0
     assert len((tmp_path / "secret_keys").read_text().split()) == 2
+    services = build_services(make_config(tmp_path))
+    try:
+        with services.db.reading() as session:
+            events = list(session.scalars(select(AuditEntry.event)))
+    finally:
+        services.close()
+    assert "reply_key.rotated" in events
+    assert "api_key.created" in events and "api_key.revoked" in events
 
 
 async def test_filing_is_rate_limited_per_key(tmp_path: Path, sink: SmtpSink) -> None:

@@ -165,6 +165,14 @@ async def test_410_stops_deliveries_to_that_url(gateway: Running, receiver: Rece
             break
         await asyncio.sleep(0.05)
     assert len(receiver.calls) == 1
+    with gateway.services.db.reading() as session:
+        from gateway.models import AuditEntry
+
+        disabled = list(
+            session.scalars(select(AuditEntry).where(AuditEntry.event == "webhook.disabled"))
+        )
+    assert disabled and disabled[0].reference == filed["reference"]
+    assert disabled[0].details["to"].startswith("http://127.0.0.1")
 
 
 async def test_redirects_are_not_followed(gateway: Running, receiver: Receiver) -> None:

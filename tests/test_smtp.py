@@ -102,6 +102,11 @@ async def test_message_over_the_size_limit_gets_552(
             await aiosmtplib.send(big, hostname="127.0.0.1", port=running.smtp_port)
         assert info.value.code == 552
         assert stored_count(running) == 0
+        with running.services.db.reading() as session:
+            from gateway.models import AuditEntry
+
+            events = list(session.scalars(select(AuditEntry.event)))
+        assert "inbound.too_large" in events
     finally:
         await stop_running(running)
 

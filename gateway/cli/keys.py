@@ -71,6 +71,18 @@ def cmd_rotate(args: argparse.Namespace) -> int:
         )
         return 1
     count = rotate_stored_keys(config.data_dir)
+    services = open_services(args)
+    try:
+        with services.db.transaction() as session:
+            services.audit.append(
+                session,
+                "reply_key.rotated",
+                at=services.clock.now(),
+                actor="ops",
+                details={"keys": count},
+            )
+    finally:
+        services.close()
     print(
         f"added a new reply-token key to {config.data_dir / 'secret_keys'} ({count} keys); "
         "restart the gateway to sign with it. Older keys still verify replies in flight."
