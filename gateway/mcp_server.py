@@ -29,6 +29,7 @@ from mcp.server.context import ServerRequestContext
 from gateway import __version__, contract, submit
 from gateway.errors import ApiError, NotFound, StorageError
 from gateway.ratelimit import limits_for
+from gateway.rejections import rejections_for
 from gateway.services import Services
 
 log = logging.getLogger(__name__)
@@ -101,6 +102,14 @@ class ToolCalls:
                 result = await services.db.run(read_or_add)
             except NotFound:
                 limits.token_failed(reference)
+                number = contract.number_from_reference(reference)
+                await rejections_for(services).note(
+                    f"mcp:{filer}",
+                    contract.reference_for(number)
+                    if number is not None and number < 10**9
+                    else None,
+                    name,
+                )
                 raise
             return contract.check_output(name, result)
         known = ", ".join(t["name"] for t in contract.tools())

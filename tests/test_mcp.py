@@ -154,6 +154,19 @@ async def refusals_are_tool_errors_with_clear_messages(
     )
     # An unknown reference and a wrong token get the same answer.
     assert unknown == wrong == "no request with this reference and access token"
+    # The failed check is audited like one over the HTTP API (throttled per client).
+    from sqlalchemy import select
+
+    from gateway.models import AuditEntry
+
+    with running.services.db.reading() as db_session:
+        rejected = list(
+            db_session.scalars(
+                select(AuditEntry).where(AuditEntry.event == "request.token_rejected")
+            )
+        )
+    assert rejected and rejected[0].actor.startswith("mcp:")
+    assert rejected[0].reference == "HFA-99999"
     invalid = await call_error(
         session, contract.REQUEST_TOOL, {"category": "astrology", "request": ""}
     )

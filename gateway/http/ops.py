@@ -7,11 +7,8 @@ SMTP listener of this process is bound, and the outbox is not stuck.
 
 from __future__ import annotations
 
-import contextlib
 import re
-import time
 from pathlib import Path
-from typing import Any
 
 from sqlalchemy import func, select
 from starlette.requests import Request
@@ -23,12 +20,12 @@ from gateway import metrics
 from gateway.contract import number_from_reference, reference_for
 from gateway.errors import StorageError
 from gateway.models import OutboxItem
+from gateway.rejections import rejections_for
 from gateway.services import Services
 
 PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 # Paths where a wrong access token or capability answers 404.
 _TOKEN_PATHS = re.compile(r"^/v1/(?:requests/([^/]+)(?:/messages)?|threads/[^/]+)$")
-TOKEN_AUDIT_INTERVAL = 60.0
 
 
 def _services(request: Request) -> Services:
@@ -108,17 +105,11 @@ ROUTES = [
 
 
 class TokenFailureAudit:
-    """Audits 404s on access-token paths, at most once a minute per client address.
-
-    Throttled, so a scan of guessed references cannot flood the log; the next
-    entry for that client says how many failures went unrecorded meanwhile.
-    """
+    """Audits 404s on access-token paths (see gateway.rejections)."""
 
     def __init__(self, app: ASGIApp, services: Services) -> None:
         self.app = app
-        self.services = services
-        self._last: dict[str, float] = {}
-        self._suppressed: dict[str, int] = {}
+        self.rejections = rejections_for(services)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         match = _TOKEN_PATHS.match(scope["path"]) if scope["type"] == "http" else None
@@ -132,38 +123,7 @@ class TokenFailureAudit:
 
         async def watch(message: Message) -> None:
             if message["type"] == "http.response.start" and message["status"] == 404:
-                await self._audit(address, reference, scope["method"])
+                await self.rejections.note(f"http:{address}", reference, scope["method"])
             await send(message)
 
         await self.app(scope, receive, watch)
-
-    async def _audit(self, address: str, reference: str | None, method: str) -> None:
-        key = address
-        now = time.monotonic()
-        if len(self._last) > 10_000:
-            self._last.clear()
-        if now - self._last.get(key, -1e9) < TOKEN_AUDIT_INTERVAL:
-            self._suppressed[key] = self._suppressed.get(key, 0) + 1
-            return
-        self._last[key] = now
-        details: dict[str, Any] = {
-            "client": address,
-            "method": method,
-            "not_audited_before": self._suppressed.pop(key, 0),
-        }
-        services = self.services
-
-        def work() -> None:
-            with services.db.transaction() as session:
-                services.audit.append(
-                    session,
-                    "request.token_rejected",
-                    at=services.clock.now(),
-                    actor=f"http:{address}",
-                    reference=reference,
-                    details=details,
-                )
-
-        # The caller gets its 404 either way; when storage fails the audit cannot be written.
-        with contextlib.suppress(StorageError):
-            await services.db.run(work)

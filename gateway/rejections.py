@@ -1,0 +1,64 @@
+"""Failed access-token checks, audited at most once a minute per client.
+
+Throttled, so a scan of guessed references cannot flood the log; the next
+entry for that client says how many failures went unrecorded meanwhile. The
+HTTP API and the MCP tools report to the same recorder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from typing import Any
+
+from gateway.errors import StorageError
+from gateway.services import Services
+
+TOKEN_AUDIT_INTERVAL = 60.0
+_MAX_CLIENTS = 10_000
+
+
+class TokenRejections:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+        self._last: dict[str, float] = {}
+        self._suppressed: dict[str, int] = {}
+
+    async def note(self, actor: str, reference: str | None, method: str) -> None:
+        now = time.monotonic()
+        if len(self._last) > _MAX_CLIENTS:
+            self._last.clear()
+        if now - self._last.get(actor, -1e9) < TOKEN_AUDIT_INTERVAL:
+            self._suppressed[actor] = self._suppressed.get(actor, 0) + 1
+            return
+        self._last[actor] = now
+        details: dict[str, Any] = {
+            "client": actor.partition(":")[2] or actor,
+            "method": method,
+            "not_audited_before": self._suppressed.pop(actor, 0),
+        }
+        services = self.services
+
+        def work() -> None:
+            with services.db.transaction() as session:
+                services.audit.append(
+                    session,
+                    "request.token_rejected",
+                    at=services.clock.now(),
+                    actor=actor,
+                    reference=reference,
+                    details=details,
+                )
+
+        # The caller gets its refusal either way; when storage fails the audit cannot be written.
+        with contextlib.suppress(StorageError):
+            await services.db.run(work)
+
+
+def rejections_for(services: Services) -> TokenRejections:
+    """One recorder per Services, shared by every interface."""
+    found = getattr(services, "_token_rejections", None)
+    if found is None:
+        found = TokenRejections(services)
+        services._token_rejections = found  # type: ignore[attr-defined]
+    return found
