@@ -21,7 +21,6 @@ attachments, where its leniency helps.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import logging
 from dataclasses import dataclass
@@ -48,6 +47,7 @@ from gateway.sender import SenderCheck, from_address, verify_sender
 from gateway.services import Services
 from gateway.submit import enqueue_email
 from gateway.thread import add_turn, change_status
+from gateway.workers import run_until_stopped
 
 log = logging.getLogger(__name__)
 
@@ -475,16 +475,10 @@ class InboundWorker:
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         services = self.services
-        while not stop.is_set():
-            try:
-                done = await self.run_once()
-            except Exception:
-                log.exception("inbound worker iteration failed; retrying")
-                done = 0
-            if done:
-                continue
-            services.inbound_ready.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    services.inbound_ready.wait(), timeout=services.config.worker_poll_seconds
-                )
+        await run_until_stopped(
+            "inbound",
+            self.run_once,
+            services.inbound_ready,
+            services.config.worker_poll_seconds,
+            stop,
+        )

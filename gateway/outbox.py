@@ -11,7 +11,6 @@ worker picks the row up again.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
@@ -27,6 +26,7 @@ from gateway.models import OutboxItem, Recipient, Request
 from gateway.services import Services
 from gateway.thread import add_turn
 from gateway.transports import MailTransport
+from gateway.workers import run_until_stopped
 
 log = logging.getLogger(__name__)
 
@@ -229,16 +229,10 @@ class OutboxWorker:
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         services = self.services
-        while not stop.is_set():
-            try:
-                done = await self.run_once()
-            except Exception:
-                log.exception("outbox worker iteration failed; retrying")
-                done = 0
-            if done:
-                continue
-            services.outbox_ready.clear()
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(
-                    services.outbox_ready.wait(), timeout=services.config.worker_poll_seconds
-                )
+        await run_until_stopped(
+            "outbox",
+            self.run_once,
+            services.outbox_ready,
+            services.config.worker_poll_seconds,
+            stop,
+        )
