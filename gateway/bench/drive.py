@@ -93,8 +93,10 @@ class Driver:
         body: str = "",
         headers: dict[str, str] | None = None,
         seconds: float | None = None,
+        connections: int | None = None,
     ) -> Load:
         duration = seconds if seconds is not None else self.plan.seconds
+        clients = connections or self.plan.http_connections
         all_headers = dict(headers or {})
         if method == "POST":
             all_headers.setdefault("Content-Type", "application/json")
@@ -105,13 +107,11 @@ class Driver:
                 method=method,
                 body=body,
                 headers=all_headers,
-                connections=self.plan.http_connections,
+                connections=clients,
                 seconds=duration,
             )
         request = loadgen.http_request(method, path, body=body.encode(), headers=all_headers)
-        return await loadgen.http_load(
-            port, request, connections=self.plan.http_connections, seconds=duration
-        )
+        return await loadgen.http_load(port, request, connections=clients, seconds=duration)
 
     async def smtp_same(self, port: int, mail: Mail, raw: bytes, count: int) -> Load:
         """Up to ``count`` copies of one message for the plan's seconds, a new connection
