@@ -75,6 +75,22 @@ def _restore_notes(session: Session, saved: dict[str, Any]) -> None:
             del session.info[key]
 
 
+def in_savepoint(session: Session, fn: Callable[[Session], T]) -> T:
+    """Run ``fn`` in a SAVEPOINT of the open transaction; on error undo it alone and re-raise.
+
+    What a write keeps in session.info for later in the transaction (audit lines
+    to mirror, next turn numbers) goes back to how it was when its savepoint is
+    undone, so the writes around it are unaffected.
+    """
+    saved = _session_notes(session)
+    try:
+        with session.begin_nested():
+            return fn(session)
+    except Exception:
+        _restore_notes(session, saved)
+        raise
+
+
 class Database:
     """One engine plus the way to run work against it from async code."""
 
@@ -170,15 +186,9 @@ class Database:
                 if future.done():
                     # The caller went away before its turn: nothing was written for it.
                     continue
-                # What a write keeps in session.info for later in the transaction
-                # (audit lines to mirror, next turn numbers) goes back to how it was
-                # if this write's savepoint is undone.
-                saved = _session_notes(session)
                 try:
-                    with session.begin_nested():
-                        value = fn(session)
+                    value = in_savepoint(session, fn)
                 except Exception as exc:
-                    _restore_notes(session, saved)
                     outcomes.append((future, None, _as_storage_error(exc)))
                 else:
                     outcomes.append((future, value, None))

@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -32,6 +33,7 @@ from sqlalchemy.orm import Session
 
 from gateway.compose import LOOP_HEADER
 from gateway.contract import iso
+from gateway.db import in_savepoint
 from gateway.mailparse import ParsedMail, Unparseable, attachment_bytes, parse
 from gateway.models import Attachment, InboundMessage, OutboxItem, Recipient, Request
 from gateway.replies import (
@@ -355,25 +357,51 @@ def finish(services: Services, session: Session, row: InboundMessage, outcome: O
 
 
 def process_one(services: Services, inbound_id: int) -> str:
-    """Process a stored message in one transaction; returns its outcome."""
+    """Process one stored message; returns its outcome."""
+    return process_batch(services, [inbound_id])[0]
+
+
+def process_batch(services: Services, ids: list[int]) -> list[str]:
+    """Process stored messages in one transaction (one commit), each in its own savepoint.
+
+    A message whose processing raises is undone alone and retried later (up to
+    MAX_ATTEMPTS, then kept as ``failed``); the others are recorded.
+    """
     processor = InboundProcessor(services)
-    try:
-        with services.db.transaction() as session:
+    outcomes: dict[int, str] = {}
+    crashed: list[int] = []
+
+    def one(inbound_id: int) -> Callable[[Session], str]:
+        def work(session: Session) -> str:
             row = session.get(InboundMessage, inbound_id)
             assert row is not None
             outcome = processor.process(session, row)
             finish(services, session, row, outcome)
             return outcome.name
-    except Exception:
-        log.exception("inbound %s: processing failed", inbound_id)
-        with services.db.transaction() as session:
-            row = session.get(InboundMessage, inbound_id)
-            assert row is not None
-            if row.attempts >= MAX_ATTEMPTS:
-                finish(services, session, row, Outcome("failed", "processing failed repeatedly"))
-                return "failed"
-            row.lease_until = None
-        return "retry"
+
+        return work
+
+    with services.db.transaction() as session:
+        for inbound_id in ids:
+            try:
+                outcomes[inbound_id] = in_savepoint(session, one(inbound_id))
+            except Exception:
+                log.exception("inbound %s: processing failed", inbound_id)
+                crashed.append(inbound_id)
+    for inbound_id in crashed:
+        outcomes[inbound_id] = _after_crash(services, inbound_id)
+    return [outcomes[i] for i in ids]
+
+
+def _after_crash(services: Services, inbound_id: int) -> str:
+    with services.db.transaction() as session:
+        row = session.get(InboundMessage, inbound_id)
+        assert row is not None
+        if row.attempts >= MAX_ATTEMPTS:
+            finish(services, session, row, Outcome("failed", "processing failed repeatedly"))
+            return "failed"
+        row.lease_until = None
+    return "retry"
 
 
 class NotHeld(Exception):
@@ -469,8 +497,9 @@ class InboundWorker:
     async def run_once(self) -> int:
         services = self.services
         ids = await services.db.run(claim_pending, services)
-        for inbound_id in ids:
-            await services.db.run(process_one, services, inbound_id)
+        if ids:
+            # One commit for the whole batch: under load, many replies share one fsync.
+            await services.db.run(process_batch, services, ids)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:

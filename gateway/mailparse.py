@@ -10,9 +10,11 @@ to show ops.
 from __future__ import annotations
 
 import base64
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from email import message_from_bytes
-from email.message import EmailMessage
+from email.message import Message
+from email.policy import compat32
 from email.policy import default as default_policy
 from typing import Any
 
@@ -25,24 +27,56 @@ class Unparseable(Exception):
 
 @dataclass
 class ParsedMail:
-    message: EmailMessage
-    headers: dict[str, str]
+    message: Message
+    headers: Mapping[str, str]
     subject: str
     text_plain: str | None
     text_html: str | None
     attachments: list[dict[str, Any]] = field(default_factory=list)
 
 
+class HeaderView(Mapping[str, str]):
+    """Lower-cased header names -> the first value, decoded only when asked for.
+
+    Decoding a header with ``email.policy.default`` costs a parse of its own;
+    a reply carries dozens of headers and the worker reads a handful.
+    """
+
+    def __init__(self, message: Message) -> None:
+        self._message = message
+        self._names = list(dict.fromkeys(name.lower() for name in message))
+        self._decoded: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        key = name.lower()
+        if key not in self._decoded:
+            value = self._message.get(key)
+            if value is None:
+                raise KeyError(name)
+            unfolded = "".join(str(value).splitlines())
+            try:
+                self._decoded[key] = str(default_policy.header_factory(key, unfolded))
+            except Exception:
+                # A header the strict parser cannot decode is read as sent.
+                self._decoded[key] = unfolded
+        return self._decoded[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
 def parse(raw: bytes) -> ParsedMail:
     if not raw.strip():
         raise Unparseable("empty message")
     try:
-        message = message_from_bytes(raw, policy=default_policy)
-        if not isinstance(message, EmailMessage):
-            raise Unparseable("not an email message")
-        headers: dict[str, str] = {}
-        for name, value in message.items():
-            headers.setdefault(name.lower(), str(value))
+        # compat32 reads the structure several times faster than the default policy;
+        # the few headers that are used are decoded strictly when read (HeaderView,
+        # gateway.sender).
+        message = message_from_bytes(raw, policy=compat32)
+        headers = HeaderView(message)
     except Unparseable:
         raise
     except Exception as exc:

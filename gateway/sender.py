@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from email.message import EmailMessage
+from email.message import Message
+from email.policy import default as default_policy
 from typing import Any
 
 _METHOD_RESULT = re.compile(r"\b(dmarc|dkim)\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
@@ -29,12 +30,24 @@ class SenderCheck:
     reason: str = ""
 
 
-def from_address(message: EmailMessage) -> tuple[str | None, str]:
+def _strict(name: str, value: Any) -> Any:
+    """The header as ``email.policy.default`` reads it, whatever policy parsed the message."""
+    if hasattr(value, "defects"):
+        return value
+    # A message parsed with compat32 (cheaper) hands back the raw folded text.
+    unfolded = "".join(str(value).splitlines())
+    return default_policy.header_factory(name, unfolded)
+
+
+def from_address(message: Message) -> tuple[str | None, str]:
     """The single From address, or (None, why not)."""
     headers = message.get_all("From") or []
     if len(headers) != 1:
         return None, f"expected exactly one From header, found {len(headers)}"
-    header = headers[0]
+    try:
+        header = _strict("From", headers[0])
+    except Exception:
+        return None, "malformed From header"
     defects = getattr(header, "defects", ())
     addresses: tuple[Any, ...] = tuple(getattr(header, "addresses", ()))
     if defects:
@@ -47,7 +60,7 @@ def from_address(message: EmailMessage) -> tuple[str | None, str]:
     return address, ""
 
 
-def authentication_failures(message: EmailMessage, trusted_authserv_id: str, domain: str) -> str:
+def authentication_failures(message: Message, trusted_authserv_id: str, domain: str) -> str:
     """What the trusted server says failed (DMARC, or DKIM aligned with ``domain``)."""
     if not trusted_authserv_id:
         return ""
@@ -71,7 +84,7 @@ def authentication_failures(message: EmailMessage, trusted_authserv_id: str, dom
     return ""
 
 
-def verify_sender(message: EmailMessage, expected: str, trusted_authserv_id: str) -> SenderCheck:
+def verify_sender(message: Message, expected: str, trusted_authserv_id: str) -> SenderCheck:
     address, why = from_address(message)
     if address is None:
         return SenderCheck(False, "", why)
