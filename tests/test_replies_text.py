@@ -122,5 +122,6 @@ def test_one_megabyte_is_fast(plain: str | None, html: str | None) -> None:
     reply = extract_reply(plain, html)
     elapsed = time.perf_counter() - started
     assert reply.new_text
-    # ~1 s is the budget; the margin absorbs slow CI machines.
-    assert elapsed < 3.0
+    # ~1 s here when the machine is idle; the bound catches runaway backtracking
+    # (minutes) while absorbing a loaded 2-core CI machine.
+    assert elapsed < 6.0
