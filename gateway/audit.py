@@ -18,7 +18,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import String, insert, select, type_coerce
+from sqlalchemy import String, bindparam, insert, select, type_coerce, update
 from sqlalchemy import event as sa_event
 from sqlalchemy.orm import Session
 
@@ -29,6 +29,12 @@ GENESIS_HASH = "0" * 64
 # Where a transaction keeps the chain head it locked (in Session.info).
 _HEAD = "hfa_audit_head"
 _HOOKED = "hfa_audit_hooked"
+_INSERT_ENTRY = insert(AuditEntry)
+_MOVE_HEAD = (
+    update(AuditHead)
+    .where(AuditHead.id == 1)
+    .values(seq=bindparam("new_seq"), hash=bindparam("new_hash"))
+)
 
 log = logging.getLogger("gateway.audit")
 
@@ -107,35 +113,49 @@ class AuditLog:
         actor: str = "system",
         reference: str | None = None,
         details: dict[str, Any] | None = None,
-    ) -> AuditEntry:
-        """Add an entry inside the caller's transaction."""
-        # The head is locked and read once per transaction; later appends in the same
-        # transaction use the object already in the session.
-        head = session.info.get(_HEAD)
-        if head is None or head not in session:
-            head = session.scalars(
-                select(AuditHead).where(AuditHead.id == 1).with_for_update()
+    ) -> int:
+        """Add an entry inside the caller's transaction; returns its sequence number.
+
+        Plain INSERT/UPDATE statements rather than ORM objects: every write of
+        the gateway appends here, and the unit of work's bookkeeping cost more
+        than the hashing.
+        """
+        # The head is locked and read once per transaction and kept in Session.info as
+        # a plain dict, which a savepoint that is undone puts back as it was.
+        head: dict[str, Any] | None = session.info.get(_HEAD)
+        if head is None:
+            row = session.execute(
+                select(AuditHead.seq, AuditHead.hash).where(AuditHead.id == 1).with_for_update()
             ).first()
-            if head is None:
-                head = AuditHead(id=1, seq=0, hash=GENESIS_HASH)
-                session.add(head)
+            if row is None:
+                session.execute(insert(AuditHead).values(id=1, seq=0, hash=GENESIS_HASH))
+                head = {"seq": 0, "hash": GENESIS_HASH}
+            else:
+                head = {"seq": row.seq, "hash": row.hash}
             session.info[_HEAD] = head
         clean = _redact(details or {})
         at_text = iso(at)
-        seq = head.seq + 1
-        digest = entry_hash(seq, at_text, event, reference, actor, clean, head.hash)
-        entry = AuditEntry(
-            seq=seq,
-            at=at,
-            event=event,
-            reference=reference,
-            actor=actor,
-            details=clean,
-            prev_hash=head.hash,
-            hash=digest,
+        seq: int = head["seq"] + 1
+        prev_hash = head["hash"]
+        digest = entry_hash(seq, at_text, event, reference, actor, clean, prev_hash)
+        # Prebuilt statements on the session's connection: the cheapest path through
+        # SQLAlchemy, and still inside the caller's transaction.
+        connection = session.connection()
+        connection.execute(
+            _INSERT_ENTRY,
+            {
+                "seq": seq,
+                "at": at,
+                "event": event,
+                "reference": reference,
+                "actor": actor,
+                "details": clean,
+                "prev_hash": prev_hash,
+                "hash": digest,
+            },
         )
-        session.add(entry)
-        head.seq, head.hash = seq, digest
+        connection.execute(_MOVE_HEAD, {"new_seq": seq, "new_hash": digest})
+        head["seq"], head["hash"] = seq, digest
         pending: list[dict[str, Any]] = session.info.setdefault("hfa_audit_pending", [])
         if not session.info.get(_HOOKED):
             # Once per session, and not "once=True": a savepoint's release also fires
@@ -143,8 +163,19 @@ class AuditLog:
             session.info[_HOOKED] = True
             sa_event.listen(session, "after_commit", self._write_pending)
             sa_event.listen(session, "after_rollback", self._drop_pending)
-        pending.append(entry_as_json(entry))
-        return entry
+        pending.append(
+            {
+                "seq": seq,
+                "at": at_text,
+                "event": event,
+                "reference": reference,
+                "actor": actor,
+                "details": clean,
+                "prev_hash": prev_hash,
+                "hash": digest,
+            }
+        )
+        return seq
 
     def _write_pending(self, session: Session) -> None:
         if session.in_nested_transaction():
