@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from sqlalchemy import select
 
@@ -24,6 +25,7 @@ from gateway.inbound import NotHeld, record_held, reprocess
 from gateway.mailparse import Unparseable, parse
 from gateway.models import Attachment, InboundMessage, Turn
 from gateway.replies import ReplyError, extract_reply
+from gateway.services import Services
 
 SHOWN_HEADERS = (
     "From",
@@ -152,33 +154,38 @@ def cmd_show(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def cmd_accept(args: argparse.Namespace) -> int:
+T = TypeVar("T")
+
+
+def _on_held(args: argparse.Namespace, action: Callable[[Services, int, str], T]) -> T | int:
+    """Run an ops action on one inbound message; an int is the exit code of a refusal."""
     services = open_database(args)
-    by = operator(args)
     try:
-        outcome = record_held(services, args.id, by)
+        return action(services, args.id, operator(args))
     except LookupError as exc:
         return fail(str(exc), EXIT_NOT_FOUND)
     except NotHeld as exc:
         return fail(str(exc), EXIT_FAILED)
     finally:
         services.close()
+
+
+def cmd_accept(args: argparse.Namespace) -> int:
+    outcome = _on_held(args, record_held)
+    if isinstance(outcome, int):
+        return outcome
     reference = outcome.request.reference if outcome.request else "?"
-    print(f"inbound {args.id} recorded on {reference} as the human's {outcome.detail}, by {by}")
+    print(
+        f"inbound {args.id} recorded on {reference} as the human's {outcome.detail}, "
+        f"by {operator(args)}"
+    )
     return EXIT_OK
 
 
 def cmd_reprocess(args: argparse.Namespace) -> int:
-    services = open_database(args)
-    by = operator(args)
-    try:
-        outcome = reprocess(services, args.id, by)
-    except LookupError as exc:
-        return fail(str(exc), EXIT_NOT_FOUND)
-    except NotHeld as exc:
-        return fail(str(exc), EXIT_FAILED)
-    finally:
-        services.close()
+    outcome = _on_held(args, reprocess)
+    if isinstance(outcome, int):
+        return outcome
     print(f"inbound {args.id} reprocessed: {outcome}")
     return EXIT_OK if outcome not in ("retry", "failed") else EXIT_FAILED
 
