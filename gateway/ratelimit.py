@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 import threading
 import time
-import weakref
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -103,16 +102,11 @@ class RateLimits:
         self.token_failures.take(reference.strip().upper())
 
 
-_BY_SERVICES: dict[int, RateLimits] = {}
+def _build_limits(services: Services) -> RateLimits:
+    config = services.config
+    return RateLimits(config.rate_limit_per_minute, config.token_failures_per_hour)
 
 
 def limits_for(services: Services) -> RateLimits:
     """The one RateLimits of these services, shared by HTTP, MCP and compat endpoints."""
-    key = id(services)
-    limits = _BY_SERVICES.get(key)
-    if limits is None:
-        config = services.config
-        limits = RateLimits(config.rate_limit_per_minute, config.token_failures_per_hour)
-        _BY_SERVICES[key] = limits
-        weakref.finalize(services, _BY_SERVICES.pop, key, None)
-    return limits
+    return services.shared(_build_limits)

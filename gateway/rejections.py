@@ -57,8 +57,4 @@ class TokenRejections:
 
 def rejections_for(services: Services) -> TokenRejections:
     """One recorder per Services, shared by every interface."""
-    found = getattr(services, "_token_rejections", None)
-    if found is None:
-        found = TokenRejections(services)
-        services._token_rejections = found  # type: ignore[attr-defined]
-    return found
+    return services.shared(TokenRejections)

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, TypeVar
 
 from gateway.audit import AuditLog
 from gateway.clock import Clock
@@ -11,6 +13,8 @@ from gateway.config import Config
 from gateway.db import Database
 from gateway.render import Renderer
 from gateway.tokens import ReplyTokens, load_or_create_keys
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -24,6 +28,16 @@ class Services:
     # Set when new outbox or inbound work is committed, so idle workers wake at once.
     outbox_ready: asyncio.Event = field(default_factory=asyncio.Event)
     inbound_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    # In-process state that every interface must share (rate limits, the token-failure
+    # recorder), one instance each, built on first use by ``shared``.
+    _shared: dict[Callable[[Services], Any], Any] = field(default_factory=dict, repr=False)
+
+    def shared(self, build: Callable[[Services], T]) -> T:
+        """The one instance ``build`` makes for these services."""
+        if build not in self._shared:
+            self._shared[build] = build(self)
+        found: T = self._shared[build]
+        return found
 
     def close(self) -> None:
         self.db.dispose()
