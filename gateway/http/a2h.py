@@ -20,9 +20,8 @@ from starlette.routing import Route
 
 from gateway import compat, contract
 from gateway.errors import FieldProblem, InvalidRequest
-from gateway.http.access import filer
+from gateway.http.access import admit_filing
 from gateway.http.body import read_json
-from gateway.ratelimit import limits_for
 from gateway.services import Services
 
 PREFIX = "/a2h/v1alpha1"
@@ -92,11 +91,7 @@ async def create_message(http: HttpRequest) -> JSONResponse:
     services: Services = http.app.state.services
     body = await read_json(http, services.config.max_request_bytes)
     uid, arguments = message_arguments(services, body)
-    contract.validate_input(
-        contract.REQUEST_TOOL, arguments, max_chars=services.config.max_field_chars
-    )
-    api_key_name: str | None = getattr(http.state, "api_key_name", None)
-    limits_for(services).check_filing(filer(http.scope))
+    api_key_name = admit_filing(http, services, arguments)
     document = {k: v for k, v in body.items() if k != "status"}
 
     def work() -> bool:

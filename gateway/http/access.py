@@ -9,12 +9,14 @@ handlers, which record it on the request and in the audit log.
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from starlette.datastructures import Headers
+from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway import apikeys
+from gateway import apikeys, contract
 from gateway.errors import ApiError, FieldProblem, StorageError, Unauthorized
 from gateway.ratelimit import limits_for
 from gateway.services import Services
@@ -115,3 +117,14 @@ def filer(scope: Scope) -> str:
     """Who a filing counts against: the key's name, or the client address when open."""
     state = scope.get("state") or {}
     return str(state.get("filer") or client_address(scope))
+
+
+def admit_filing(http: HttpRequest, services: Services, arguments: dict[str, Any]) -> str | None:
+    """What every compatibility endpoint checks before it files: the contract, then the
+    filer's rate limit. Returns the API key's name (None when the gateway is open)."""
+    contract.validate_input(
+        contract.REQUEST_TOOL, arguments, max_chars=services.config.max_field_chars
+    )
+    limits_for(services).check_filing(filer(http.scope))
+    name: str | None = getattr(http.state, "api_key_name", None)
+    return name

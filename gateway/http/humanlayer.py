@@ -27,9 +27,8 @@ from starlette.routing import Route
 
 from gateway import compat, contract
 from gateway.errors import FieldProblem, InvalidRequest
-from gateway.http.access import filer
+from gateway.http.access import admit_filing
 from gateway.http.body import read_json
-from gateway.ratelimit import limits_for
 from gateway.services import Services
 
 PREFIX = "/humanlayer/v1"
@@ -178,11 +177,7 @@ def _make_create(protocol: str) -> Any:
         body = await read_json(http, services.config.max_request_bytes)
         build = function_call_arguments if protocol == FUNCTION_CALL else contact_arguments
         call_id, arguments = build(services, body)
-        contract.validate_input(
-            contract.REQUEST_TOOL, arguments, max_chars=services.config.max_field_chars
-        )
-        api_key_name: str | None = getattr(http.state, "api_key_name", None)
-        limits_for(services).check_filing(filer(http.scope))
+        api_key_name = admit_filing(http, services, arguments)
         document = {k: v for k, v in body.items() if k != "status"}
 
         def work() -> None:
