@@ -17,8 +17,9 @@ from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.models import OutboxItem, Recipient, Request
-from gateway.submit import KNOWN_FIELDS
 from gateway.thread import load_turns
+
+KNOWN_FIELDS = contract.request_fields()
 
 LOOP_HEADER = "X-HFA-Loop"
 _SUBJECT_CHARS = 90

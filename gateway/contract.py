@@ -35,6 +35,11 @@ def tools() -> list[dict[str, Any]]:
     return data
 
 
+def request_fields() -> tuple[str, ...]:
+    """The properties request_human_assistance names, in the contract's order."""
+    return tuple(tool(REQUEST_TOOL)["inputSchema"]["properties"])
+
+
 def tool(name: str) -> dict[str, Any]:
     for t in tools():
         if t["name"] == name:

@@ -15,6 +15,7 @@ import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from functools import partial
+from typing import Any
 from urllib.parse import urlsplit
 
 from sqlalchemy import or_, select
@@ -46,6 +47,47 @@ def shown_target(target: str) -> str:
         return target
     query = "?..." if parts.query else ""
     return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}{query}"
+
+
+def enqueue(
+    services: Services,
+    session: Session,
+    *,
+    channel: str,
+    purpose: str,
+    request: Request,
+    target: str,
+    message_id: str,
+    payload: dict[str, Any],
+    at: datetime,
+    recipient_id: int | None = None,
+) -> OutboxItem:
+    """Queue a delivery in the caller's transaction, audited as CHANNEL.queued."""
+    item = OutboxItem(
+        channel=channel,
+        purpose=purpose,
+        request_id=request.id,
+        recipient_id=recipient_id,
+        target=target,
+        message_id=message_id,
+        payload=payload,
+        state="pending",
+        attempts=0,
+        next_attempt_at=at,
+        created_at=at,
+    )
+    session.add(item)
+    session.flush()
+    services.audit.append(
+        session,
+        f"{channel}.queued",
+        at=at,
+        reference=request.reference,
+        details={"outbox_id": item.id, "purpose": purpose, "to": shown_target(target)},
+    )
+    # Wakes this process's worker; other processes find the row on their next poll.
+    services.outbox_ready.set()
+    return item
 
 
 def claim_due(services: Services, session: Session, now: datetime, limit: int) -> list[OutboxItem]:

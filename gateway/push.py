@@ -30,11 +30,11 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway import contract
+from gateway import contract, outbox
 from gateway.compose import LOOP_HEADER, header_safe
 from gateway.errors import PermanentDelivery
 from gateway.models import OutboxItem, ReadLink, Request, Turn
-from gateway.outbox import Deliverer, shown_target
+from gateway.outbox import Deliverer
 from gateway.services import Services
 from gateway.submit import NOTICE_STATUS
 from gateway.thread import human_has_replied, load_turns, turn_as_json
@@ -124,29 +124,17 @@ def enqueue_for_turn(services: Services, session: Session, request: Request, tur
         if channel == WEBHOOK
         else f"<hfa-push.{secrets.token_hex(8)}@{domain}>"
     )
-    item = OutboxItem(
+    outbox.enqueue(
+        services,
+        session,
         channel=channel,
         purpose="push",
-        request_id=request.id,
-        recipient_id=None,
+        request=request,
         target=_target(request.reply_to),
         message_id=message_id,
         payload={"event": event},
-        state="pending",
-        attempts=0,
-        next_attempt_at=now,
-        created_at=now,
-    )
-    session.add(item)
-    session.flush()
-    services.audit.append(
-        session,
-        f"{channel}.queued",
         at=now,
-        reference=request.reference,
-        details={"outbox_id": item.id, "purpose": "push", "to": shown_target(item.target)},
     )
-    services.outbox_ready.set()
 
 
 def _gone(session: Session, url: str) -> bool:

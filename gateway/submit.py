@@ -17,25 +17,15 @@ from sqlalchemy import bindparam, insert, select
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
-from gateway import contract
+from gateway import contract, outbox
 from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
 from gateway.models import OutboxItem, Recipient, Request
 from gateway.services import Services
 from gateway.thread import add_turn, change_status, first_turn, replied, thread_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, new_secret, secret_matches
 
-KNOWN_FIELDS = (
-    "category",
-    "request",
-    "context",
-    "proposed_action",
-    "urgency",
-    "deadline",
-    "agent_name",
-    "model",
-    "operator",
-    "reply_to",
-)
+# The contract's own fields; anything else an agent sends is an extra property, kept too.
+KNOWN_FIELDS = contract.request_fields()
 
 NOTICE_FILED = (
     "Recorded. A human lawyer will read this at human speed (hours or days). This is not "
@@ -279,30 +269,18 @@ def enqueue_email(
     payload: dict[str, Any] | None = None,
 ) -> OutboxItem:
     """Queue an email to a lawyer, in the caller's transaction, with a stable Message-ID."""
-    item = OutboxItem(
+    return outbox.enqueue(
+        services,
+        session,
         channel="email",
         purpose=purpose,
-        request_id=request.id,
+        request=request,
         recipient_id=recipient.id,
         target=recipient.address,
         message_id=services.tokens.message_id(recipient.id, services.config.reply_domain),
         payload=payload or {},
-        state="pending",
-        attempts=0,
-        next_attempt_at=at,
-        created_at=at,
-    )
-    session.add(item)
-    session.flush()
-    services.audit.append(
-        session,
-        "email.queued",
         at=at,
-        reference=request.reference,
-        details={"outbox_id": item.id, "purpose": purpose, "to": recipient.address},
     )
-    services.outbox_ready.set()
-    return item
 
 
 def authorize(session: Session, reference: str, access_token: str) -> Request:
