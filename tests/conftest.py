@@ -24,8 +24,8 @@ import pytest
 from aiosmtpd.smtp import SMTP, Envelope
 from aiosmtpd.smtp import Session as SmtpSession
 
+from gateway.app import Gateway
 from gateway.config import Config, load_config
-from gateway.server import Gateway
 from gateway.services import Services, build_services
 
 LAWYER = "counsel@lawfirm.example"

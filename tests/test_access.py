@@ -10,9 +10,9 @@ from sqlalchemy import select
 
 from gateway import contract
 from gateway.cli import main
-from gateway.models import AuditEntry, Request
-from gateway.ratelimit import TokenBucket
+from gateway.intake.ratelimit import TokenBucket
 from gateway.services import build_services
+from gateway.store.models import AuditEntry, Request
 from tests.conftest import LAWYER, REPLY_DOMAIN, Running, SmtpSink, make_config, start_running
 from tests.conftest import stop_running as stop
 

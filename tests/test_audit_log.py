@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 from sqlalchemy import text
 
-from gateway import audit
+from bench.audit import generate
 from gateway.cli import main
 from gateway.config import Config
 from gateway.services import Services
+from gateway.store import audit, audit_check
 from tests.conftest import POSTGRES_URL, make_config
 
 START = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
@@ -103,7 +104,7 @@ def test_an_anchor_catches_a_chain_rewritten_from_scratch(
     sql(services, "DELETE FROM audit_head")
     (services.config.data_dir / "audit.jsonl").unlink()
     with services.db.transaction() as session:
-        audit.generate(session, ENTRIES, start=START)
+        generate(session, ENTRIES, start=START)
     code, report = verify_cli(capsys, "--anchor", anchor)
     assert code == 1
     assert report["problems"][0]["kind"] == "rewritten"
@@ -372,15 +373,15 @@ def test_verify_streams_a_generated_log(tmp_path: Path) -> None:
     try:
         mirror = services.config.data_dir / "audit.jsonl"
         with services.db.transaction() as session:
-            audit.generate(session, 5_000, start=START, mirror=mirror)
+            generate(session, 5_000, start=START, mirror=mirror)
         started = time.perf_counter()
         with services.db.reading() as session:
-            verdict = audit.verify(session, mirror=mirror)
+            verdict = audit_check.verify(session, mirror=mirror)
         assert verdict.problems == [] and verdict.entries == 5_000
         assert verdict.mirror_lines == 5_000
         assert time.perf_counter() - started < 30
         fill(services, 1)  # real appends continue the generated chain
         with services.db.reading() as session:
-            assert audit.verify(session, mirror=mirror).problems == []
+            assert audit_check.verify(session, mirror=mirror).problems == []
     finally:
         services.close()

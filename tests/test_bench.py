@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from gateway.bench.report import ROWS
+from bench.report import ROWS
 
 
 def test_quick_bench_prints_every_row(tmp_path: Path) -> None:

@@ -6,10 +6,10 @@ from typing import Any
 
 from sqlalchemy import select
 
-from gateway.compose import compose_lawyer_email, header_safe, subject_for
-from gateway.models import OutboxItem, Request
+from gateway.intake.filing import file_request
+from gateway.outbound.compose import compose_lawyer_email, header_safe, subject_for
 from gateway.services import Services
-from gateway.submit import file_request
+from gateway.store.models import OutboxItem, Request
 
 
 def compose_first(services: Services, **fields: Any) -> Any:

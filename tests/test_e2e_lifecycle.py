@@ -217,7 +217,7 @@ async def test_duplicate_delivery_is_recorded_once(running: Running) -> None:
     def outcomes() -> list[str | None]:
         from sqlalchemy import select
 
-        from gateway.models import InboundMessage
+        from gateway.store.models import InboundMessage
 
         with running.services.db.reading() as session:
             return list(session.scalars(select(InboundMessage.outcome).order_by(InboundMessage.id)))

@@ -15,16 +15,17 @@ from typing import Any
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
-from gateway import audit, submit
 from gateway.errors import InvalidRequest
-from gateway.models import AuditEntry, Request
+from gateway.intake import filing
 from gateway.services import Services, build_services
+from gateway.store import audit_check
+from gateway.store.models import AuditEntry, Request
 from tests.conftest import make_config
 
 
 def _filer(services: Services, text: str) -> Any:
     def work(session: Session) -> str:
-        filed = submit.file_request(
+        filed = filing.file_request(
             services, session, {"category": "legal_review", "request": text}
         )
         reference: str = filed.result["reference"]
@@ -36,7 +37,7 @@ def _filer(services: Services, text: str) -> Any:
 def _failing(services: Services) -> Any:
     def work(session: Session) -> str:
         # Writes rows, then fails: everything it wrote must be undone, and only that.
-        submit.file_request(services, session, {"category": "legal_review", "request": "x"})
+        filing.file_request(services, session, {"category": "legal_review", "request": "x"})
         raise InvalidRequest("rejected after writing", [])
 
     return work
@@ -60,7 +61,7 @@ async def test_concurrent_writes_share_a_commit_and_fail_alone(tmp_path: Path) -
 
         with services.db.reading() as session:
             assert session.scalar(select(func.count()).select_from(Request)) == 10
-            verdict = audit.verify(session, mirror=tmp_path / "audit.jsonl")
+            verdict = audit_check.verify(session, mirror=tmp_path / "audit.jsonl")
             assert not verdict.problems, verdict.problems
             events = session.scalars(select(AuditEntry.reference).order_by(AuditEntry.seq))
             assert sorted(set(events)) == references

@@ -8,11 +8,11 @@ import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 
-from gateway.inbound import MAX_ATTEMPTS, claim_pending, process_one
-from gateway.models import InboundMessage, Recipient
+from gateway.inbound.listener import store_inbound
+from gateway.inbound.worker import MAX_ATTEMPTS, claim_pending, process_one
+from gateway.intake.filing import file_request
 from gateway.services import Services
-from gateway.smtp import store_inbound
-from gateway.submit import file_request
+from gateway.store.models import InboundMessage, Recipient
 from tests.conftest import LAWYER, REPLY_DOMAIN
 
 
@@ -90,7 +90,7 @@ def test_repeated_crashes_end_as_failed_and_keep_the_message(
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("bug in a parser")
 
-    monkeypatch.setattr("gateway.inbound.InboundProcessor.process", broken)
+    monkeypatch.setattr("gateway.inbound.worker.process", broken)
     outcomes = []
     for _ in range(MAX_ATTEMPTS):
         assert claim_pending(services) == [inbound_id]

@@ -15,8 +15,8 @@ import pytest
 from sqlalchemy import select
 
 from gateway.cli import main
-from gateway.models import AuditEntry
 from gateway.services import Services
+from gateway.store.models import AuditEntry
 from tests.conftest import LAWYER, REPLY_DOMAIN, SECOND_LAWYER, Running
 from tests.mailkit import reply_to, send
 

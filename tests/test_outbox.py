@@ -13,10 +13,10 @@ from sqlalchemy import select
 from gateway.clock import FrozenClock
 from gateway.config import Config
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
-from gateway.models import AuditEntry, OutboxItem
-from gateway.outbox import OutboxWorker, email_deliverer
+from gateway.intake.filing import file_request
+from gateway.outbound.outbox import OutboxWorker, email_deliverer
 from gateway.services import Services, build_services
-from gateway.submit import file_request
+from gateway.store.models import AuditEntry, OutboxItem
 
 
 class RecordingTransport:
@@ -107,7 +107,7 @@ async def test_permanent_failure_is_dead_at_once_and_told_to_the_thread(clocked:
     await worker.run_once()
     row = item(clocked)
     assert row.state == "dead" and row.attempts == 1
-    from gateway.thread import load_turns
+    from gateway.store.thread import load_turns
 
     with clocked.db.reading() as session:
         turns = load_turns(session, row.request_id or 0)
@@ -132,7 +132,7 @@ async def test_exhausted_retries_become_dead(clocked: Services) -> None:
 async def test_a_crashed_delivery_is_picked_up_after_its_lease(clocked: Services) -> None:
     clock = clocked.clock
     assert isinstance(clock, FrozenClock)
-    from gateway.outbox import claim_due
+    from gateway.outbound.outbox import claim_due
 
     file_one(clocked)
     with clocked.db.transaction() as session:
@@ -161,7 +161,7 @@ async def test_an_unexpected_error_does_not_lose_the_item(clocked: Services) -> 
 
 
 async def test_backoff_is_capped(clocked: Services) -> None:
-    from gateway.outbox import MAX_BACKOFF_SECONDS
+    from gateway.outbound.outbox import MAX_BACKOFF_SECONDS
 
     clock = clocked.clock
     assert isinstance(clock, FrozenClock)

@@ -19,10 +19,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
+from gateway.app import bind_socket
 from gateway.errors import PermanentDelivery
-from gateway.models import OutboxItem
-from gateway.server import bind_socket
-from gateway.webhooks import Refused, WebhookSender, new_webhook_secret, pin, system_resolver
+from gateway.outbound.webhooks import (
+    Refused,
+    WebhookSender,
+    new_webhook_secret,
+    pin,
+    system_resolver,
+)
+from gateway.store.models import OutboxItem
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
 from tests.mailkit import reply_to, send
 
@@ -166,7 +172,7 @@ async def test_410_stops_deliveries_to_that_url(gateway: Running, receiver: Rece
         await asyncio.sleep(0.05)
     assert len(receiver.calls) == 1
     with gateway.services.db.reading() as session:
-        from gateway.models import AuditEntry
+        from gateway.store.models import AuditEntry
 
         disabled = list(
             session.scalars(select(AuditEntry).where(AuditEntry.event == "webhook.disabled"))
@@ -267,7 +273,7 @@ async def test_other_channels_are_kept_but_not_delivered(gateway: Running) -> No
 async def test_webhook_retries_stop_after_the_configured_period(tmp_path: Path) -> None:
     from datetime import timedelta
 
-    from gateway.push import webhook_deliverer
+    from gateway.outbound.push import webhook_deliverer
     from gateway.services import build_services
 
     services = build_services(make_config(tmp_path, webhook_retry_seconds="60"))

@@ -6,7 +6,7 @@ from email.policy import compat32, default
 
 import pytest
 
-from gateway.sender import verify_sender
+from gateway.inbound.sender import verify_sender
 
 LAWYER = "counsel@lawfirm.example"
 

@@ -11,7 +11,7 @@ import aiosmtplib
 import pytest
 from sqlalchemy import select
 
-from gateway.models import InboundMessage
+from gateway.store.models import InboundMessage
 from tests.conftest import REPLY_DOMAIN, Running, SmtpSink, make_config, start_running, stop_running
 from tests.mailkit import reply_to
 
@@ -103,7 +103,7 @@ async def test_message_over_the_size_limit_gets_552(
         assert info.value.code == 552
         assert stored_count(running) == 0
         with running.services.db.reading() as session:
-            from gateway.models import AuditEntry
+            from gateway.store.models import AuditEntry
 
             events = list(session.scalars(select(AuditEntry.event)))
         assert "inbound.too_large" in events
@@ -138,7 +138,7 @@ async def test_250_only_after_the_message_is_committed(running: Running) -> None
     email = await first_email(running)
     await aiosmtplib.send(reply_to(email, "Noted."), hostname="127.0.0.1", port=running.smtp_port)
     # Read with a separate connection right after 250: the row is there.
-    from gateway.db import Database
+    from gateway.store.db import Database
 
     other = Database(running.services.config.database_url)
     try:

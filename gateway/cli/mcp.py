@@ -18,7 +18,7 @@ from gateway.cli.common import open_services
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     # Imported here: the MCP SDK is heavy, and other commands do not need it.
-    from gateway.mcp_server import serve_stdio
+    from gateway.mcp import serve_stdio
 
     services = open_services(args)
     try:
