@@ -28,7 +28,7 @@ from mcp.server.context import ServerRequestContext
 
 from gateway import __version__, contract
 from gateway.errors import ApiError, NotFound, StorageError
-from gateway.intake import filing
+from gateway.intake import filing, reading
 from gateway.intake.ratelimit import limits_for
 from gateway.intake.rejections import rejections_for
 from gateway.services import Services
@@ -93,7 +93,7 @@ class ToolCalls:
             def read_or_add() -> dict[str, Any]:
                 if name == contract.STATUS_TOOL:
                     with services.db.reading() as session:
-                        return filing.check_status(
+                        return reading.check_status(
                             session, reference, str(arguments["access_token"])
                         )
                 with services.db.transaction() as session:

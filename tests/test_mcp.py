@@ -71,7 +71,7 @@ TRANSPORTS = [pytest.param(over_http, id="http"), pytest.param(over_stdio, id="s
 async def call_ok(session: ClientSession, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await session.call_tool(name, arguments)
     assert not result.is_error, result.content
-    data = result.structured_content
+    data: dict[str, Any] | None = result.structured_content
     assert data is not None
     # The same object as JSON text, for clients that ignore structured content.
     assert json.loads(result.content[0].text) == data  # type: ignore[union-attr]

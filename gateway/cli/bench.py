@@ -25,8 +25,9 @@ def load_harness() -> ModuleType:
     try:
         return importlib.import_module(HARNESS)
     except ModuleNotFoundError as exc:
-        if exc.name not in ("bench", HARNESS):
-            raise
+        missing = exc.name or ""
+        if not (missing == HARNESS or HARNESS.startswith(missing + ".")):
+            raise  # the harness is there, and something it needs is not: say that
         raise HarnessMissing(
             "hfa bench needs the benchmark harness, which ships with the source, not the "
             "wheel: run it from a checkout of hfa-gateway (`pip install -e .` there, or "

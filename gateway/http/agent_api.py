@@ -11,7 +11,7 @@ from starlette.routing import Route
 
 from gateway.errors import FieldProblem, InvalidRequest, StorageError
 from gateway.http.body import bearer_token, read_json
-from gateway.intake import filing
+from gateway.intake import filing, reading
 from gateway.services import Services
 
 MAX_IDEMPOTENCY_KEY = 255
@@ -64,7 +64,7 @@ async def check_status(request: Request) -> JSONResponse:
 
     def work() -> dict[str, Any]:
         with services.db.reading() as session:
-            return filing.check_status(session, reference, token)
+            return reading.check_status(session, reference, token)
 
     return JSONResponse(await services.db.run(work))
 
@@ -87,7 +87,7 @@ async def read_thread(request: Request) -> JSONResponse:
 
     def work() -> dict[str, Any]:
         with services.db.reading() as session:
-            return filing.read_thread(session, capability)
+            return reading.read_thread(session, capability)
 
     return JSONResponse(await services.db.run(work))
 

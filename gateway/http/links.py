@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from gateway.errors import NotFound
-from gateway.intake.filing import status_of
+from gateway.intake.reading import status_of
 from gateway.services import Services
 from gateway.store.models import ReadLink, Request
 from gateway.tokens import hash_secret

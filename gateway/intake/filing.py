@@ -13,17 +13,18 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select
+from sqlalchemy import insert, select
 from sqlalchemy.engine import CursorResult
 from sqlalchemy.orm import Session
 
 from gateway import contract
-from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
+from gateway.errors import Conflict, FieldProblem, InvalidRequest
+from gateway.intake.reading import authorize
 from gateway.outbound import outbox
 from gateway.services import Services
 from gateway.store.models import Recipient, Request
-from gateway.store.thread import add_turn, change_status, first_turn, replied, thread_as_json
-from gateway.tokens import DUMMY_HASH, hash_secret, new_secret, secret_matches
+from gateway.store.thread import add_turn, change_status, first_turn
+from gateway.tokens import hash_secret, new_secret
 
 # The contract's own fields; anything else an agent sends is an extra property, kept too.
 KNOWN_FIELDS = contract.request_fields()
@@ -43,13 +44,6 @@ NOTICE_ADDED = (
     "authorises you to proceed."
 )
 NOTICE_WITHDRAWN = "Withdrawn and closed; the human is told that no answer is needed."
-
-NOT_FOUND_MESSAGE = "no request with this reference and access token"
-
-
-def _not_found() -> NotFound:
-    # One answer for an unknown reference and a wrong token, so neither is confirmed.
-    return NotFound(NOT_FOUND_MESSAGE)
 
 
 def fingerprint(arguments: dict[str, Any]) -> str:
@@ -87,6 +81,35 @@ class Filed:
     created: bool
 
 
+def _replay(
+    services: Services, session: Session, idempotency_key: str, digest: str
+) -> Filed | None:
+    """The request filed earlier with this Idempotency-Key, if any (same body only)."""
+    config = services.config
+    existing = session.scalars(
+        select(Request).where(Request.idempotency_key == idempotency_key)
+    ).first()
+    if existing is not None:
+        if existing.idempotency_fingerprint != digest:
+            raise Conflict(
+                "this Idempotency-Key was already used with a different body; "
+                "use a new key for a new request",
+                [FieldProblem("Idempotency-Key", "reuse only with the identical body")],
+            )
+        replayed = _filed_result(
+            config.public_url,
+            existing.id,
+            existing.category,
+            existing.received_at,
+            existing.reply_to,
+            "",
+            "",
+            replay=True,
+        )
+        return Filed(replayed, False)
+    return None
+
+
 def file_request(
     services: Services,
     session: Session,
@@ -99,28 +122,9 @@ def file_request(
     contract.validate_input(contract.REQUEST_TOOL, arguments, max_chars=config.max_field_chars)
     digest = fingerprint(arguments)
     if idempotency_key is not None:
-        existing = session.scalars(
-            select(Request).where(Request.idempotency_key == idempotency_key)
-        ).first()
-        if existing is not None:
-            if existing.idempotency_fingerprint != digest:
-                raise Conflict(
-                    "this Idempotency-Key was already used with a different body; "
-                    "use a new key for a new request",
-                    [FieldProblem("Idempotency-Key", "reuse only with the identical body")],
-                )
-            replayed = _filed_result(
-                config.public_url,
-                existing.id,
-                existing.category,
-                existing.received_at,
-                existing.reply_to,
-                "",
-                "",
-                replay=True,
-            )
-            return Filed(replayed, False)
-
+        replayed = _replay(services, session, idempotency_key, digest)
+        if replayed is not None:
+            return replayed
     lawyers = config.lawyers_for(arguments["category"])
     if not lawyers:
         raise InvalidRequest(
@@ -134,31 +138,26 @@ def file_request(
     reply_to = arguments.get("reply_to") or None
     # Rows are inserted as statements, not ORM objects: this is the hottest write path,
     # and the unit of work's bookkeeping cost more than the inserts themselves.
-    conn = session.connection()
-    number: int = _new_id(
-        conn.execute(
-            insert(Request),
-            {
-                "category": arguments["category"],
-                "urgency": urgency,
-                "status": "recorded",
-                "fields": arguments,
-                "reply_to": reply_to,
-                "deadline_at": parse_deadline(arguments.get("deadline")),
-                "access_token_hash": hash_secret(access_token),
-                "read_capability_hash": hash_secret(capability),
-                "idempotency_key": idempotency_key,
-                "idempotency_fingerprint": digest if idempotency_key else None,
-                "api_key_name": api_key_name,
-                "received_at": now,
-                "updated_at": now,
-                "first_human_reply_at": None,
-                "reminders_sent": 0,
-                "deadline_noticed": 0,
-                "escalated": 0,
-            },
-        )
-    )
+    row = {
+        "category": arguments["category"],
+        "urgency": urgency,
+        "status": "recorded",
+        "fields": arguments,
+        "reply_to": reply_to,
+        "deadline_at": parse_deadline(arguments.get("deadline")),
+        "access_token_hash": hash_secret(access_token),
+        "read_capability_hash": hash_secret(capability),
+        "idempotency_key": idempotency_key,
+        "idempotency_fingerprint": digest if idempotency_key else None,
+        "api_key_name": api_key_name,
+        "received_at": now,
+        "updated_at": now,
+        "first_human_reply_at": None,
+        "reminders_sent": 0,
+        "deadline_noticed": 0,
+        "escalated": 0,
+    }
+    number = _new_id(session.connection().execute(insert(Request), row))
     reference = contract.reference_for(number)
     # Every other field, extra properties included, is kept on the first turn.
     first_turn(
@@ -168,6 +167,39 @@ def file_request(
         body=arguments["request"],
         data={k: v for k, v in arguments.items() if k != "request"},
     )
+    _queue_request_emails(services, session, number, reference, lawyers, now)
+    services.audit.append(
+        session,
+        "request.recorded",
+        at=now,
+        actor=f"agent:{api_key_name}" if api_key_name else "agent",
+        reference=reference,
+        details={
+            "category": arguments["category"],
+            "urgency": urgency,
+            "agent_name": arguments.get("agent_name"),
+            "api_key_name": api_key_name,
+            "recipients": list(lawyers),
+            "reply_to": reply_to,
+        },
+    )
+    filed = _filed_result(
+        config.public_url, number, arguments["category"], now, reply_to, access_token, capability
+    )
+    return Filed(filed, True)
+
+
+def _queue_request_emails(
+    services: Services,
+    session: Session,
+    number: int,
+    reference: str,
+    lawyers: tuple[str, ...],
+    now: datetime,
+) -> None:
+    """A recipient row per lawyer, and the request email to each."""
+    conn = session.connection()
+    config = services.config
     for address in lawyers:
         recipient_id: int = _new_id(
             conn.execute(
@@ -188,25 +220,6 @@ def file_request(
             payload={},
             at=now,
         )
-    services.audit.append(
-        session,
-        "request.recorded",
-        at=now,
-        actor=f"agent:{api_key_name}" if api_key_name else "agent",
-        reference=reference,
-        details={
-            "category": arguments["category"],
-            "urgency": urgency,
-            "agent_name": arguments.get("agent_name"),
-            "api_key_name": api_key_name,
-            "recipients": list(lawyers),
-            "reply_to": reply_to,
-        },
-    )
-    filed = _filed_result(
-        config.public_url, number, arguments["category"], now, reply_to, access_token, capability
-    )
-    return Filed(filed, True)
 
 
 def _new_id(result: CursorResult[Any]) -> int:
@@ -237,66 +250,6 @@ def _filed_result(
         "reply_expected_via": reply_to,
         "notice": NOTICE_REPLAYED if replay else NOTICE_FILED,
     }
-
-
-def authorize(session: Session, reference: str, access_token: str) -> Request:
-    """The request, if the token is its access token; the same NotFound otherwise."""
-    number = contract.number_from_reference(reference)
-    request = session.get(Request, number) if number is not None else None
-    stored = request.access_token_hash if request is not None else DUMMY_HASH
-    # Compared even for an unknown reference, so the timing does not tell them apart.
-    if not secret_matches(access_token, stored) or request is None:
-        raise _not_found()
-    return request
-
-
-def status_of(session: Session, request: Request) -> dict[str, Any]:
-    return _status(session, request.id, request.status, request.received_at)
-
-
-def _status(session: Session, number: int, status: str, received_at: datetime) -> dict[str, Any]:
-    turns = thread_as_json(session, number)
-    return {
-        "reference": contract.reference_for(number),
-        "status": status,
-        "human_has_replied": replied(turns),
-        "received_at": contract.iso(received_at),
-        "turns": turns,
-        "notice": contract.NOTICE_STATUS[status],
-    }
-
-
-_REQUEST_COLUMNS = Request.__table__.c
-_STATUS_HEAD = select(
-    _REQUEST_COLUMNS.status, _REQUEST_COLUMNS.received_at, _REQUEST_COLUMNS.access_token_hash
-).where(_REQUEST_COLUMNS.id == bindparam("id"))
-
-
-def check_status(session: Session, reference: str, access_token: str) -> dict[str, Any]:
-    """The thread, if the token is the request's access token; the same NotFound otherwise.
-
-    Read as rows, not ORM objects (the status read is the hottest path), with the
-    same constant-time comparison as :func:`authorize`.
-    """
-    number = contract.number_from_reference(reference)
-    row = (
-        session.connection().execute(_STATUS_HEAD, {"id": number}).first()
-        if number is not None
-        else None
-    )
-    stored = row.access_token_hash if row is not None else DUMMY_HASH
-    if not secret_matches(access_token, stored) or row is None or number is None:
-        raise _not_found()
-    return _status(session, number, row.status, row.received_at)
-
-
-def read_thread(session: Session, capability: str) -> dict[str, Any]:
-    request = session.scalars(
-        select(Request).where(Request.read_capability_hash == hash_secret(capability))
-    ).first()
-    if request is None:
-        raise NotFound("no thread at this address")
-    return status_of(session, request)
 
 
 def add_to_request(

@@ -91,6 +91,15 @@ def render(session: Session, now: datetime) -> str:
             select(InboundMessage.outcome, func.count()).group_by(InboundMessage.outcome)
         ),
     )
+    _outbox_metrics(out, session, now)
+    _first_reply_histogram(out, session)
+    head = session.get(AuditHead, 1)
+    out.family("hfa_audit_entries", "gauge", "Entries in the audit log (the head's seq).")
+    out.sample("hfa_audit_entries", head.seq if head is not None else 0)
+    return "\n".join(out.lines) + "\n"
+
+
+def _outbox_metrics(out: _Text, session: Session, now: datetime) -> None:
     out.grouped(
         "hfa_outbox_pending",
         "gauge",
@@ -131,11 +140,6 @@ def render(session: Session, now: datetime) -> str:
         )
         or 0,
     )
-    _first_reply_histogram(out, session)
-    head = session.get(AuditHead, 1)
-    out.family("hfa_audit_entries", "gauge", "Entries in the audit log (the head's seq).")
-    out.sample("hfa_audit_entries", head.seq if head is not None else 0)
-    return "\n".join(out.lines) + "\n"
 
 
 def _aware(moment: datetime) -> datetime:

@@ -64,7 +64,7 @@ async def test_concurrent_writes_share_a_commit_and_fail_alone(tmp_path: Path) -
             verdict = audit_check.verify(session, mirror=tmp_path / "audit.jsonl")
             assert not verdict.problems, verdict.problems
             events = session.scalars(select(AuditEntry.reference).order_by(AuditEntry.seq))
-            assert sorted(set(events)) == references
+            assert sorted(set(events), key=str) == references
     finally:
         services.close()
 

@@ -11,9 +11,30 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+from bench.harness import PATHS as HARNESS_PATHS
 from bench.report import ROWS
+from gateway.cli import bench as bench_command
+from gateway.cli import main
 
 
+def test_the_command_offers_the_harness_paths() -> None:
+    # `hfa bench --help` works without importing the harness, so it keeps its own list.
+    assert tuple(bench_command.PATHS) == tuple(HARNESS_PATHS)
+
+
+def test_an_installed_wheel_says_to_run_from_a_checkout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What an installed wheel sees: no bench package at all.
+    monkeypatch.setattr(bench_command, "HARNESS", "bench_not_installed.harness")
+    assert main(["bench", "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert "ships with the source, not the wheel" in err and "checkout" in err
+
+
+@pytest.mark.slow
 def test_quick_bench_prints_every_row(tmp_path: Path) -> None:
     done = subprocess.run(
         [

@@ -11,7 +11,7 @@ from gateway.replies import (
     find_bounced_message_ids,
     is_own_loop,
 )
-from tests.replies_cases import CASES, Case
+from tests.replies.cases import CASES, Case
 
 AUTO, BOUNCE = AutomaticKind.AUTO_REPLY, AutomaticKind.BOUNCE
 

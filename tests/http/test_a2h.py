@@ -37,7 +37,7 @@ async def ask_and_answer(running: Running, body: dict[str, Any], answer: str) ->
     await send(reply_to(email, answer), running.smtp_port)
     uid = body["metadata"]["uid"]
     for _ in range(200):
-        got = (await running.http.get(f"/a2h/v1alpha1/messages/{uid}")).json()
+        got: dict[str, Any] = (await running.http.get(f"/a2h/v1alpha1/messages/{uid}")).json()
         if got["status"].get("humanMessage"):
             return got
         await asyncio.sleep(0.05)

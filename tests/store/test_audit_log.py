@@ -19,6 +19,7 @@ from sqlalchemy import text
 from bench.audit import generate
 from gateway.cli import main
 from gateway.config import Config
+from gateway.contract import iso
 from gateway.services import Services
 from gateway.store import audit, audit_check
 from tests.conftest import POSTGRES_URL, make_config
@@ -135,7 +136,7 @@ def _insert_forged_after_head(services: Services) -> None:
     at = START + timedelta(hours=1)
     details = {"forged": True}
     digest = audit.entry_hash(
-        ENTRIES + 1, audit.iso(at), "reply.recorded", None, "x@y", details, head["hash"]
+        ENTRIES + 1, iso(at), "reply.recorded", None, "x@y", details, head["hash"]
     )
     cast = "CAST(:d AS JSON)" if not services.db.is_sqlite else ":d"
     sql(
@@ -209,7 +210,7 @@ def test_a_forged_entry_inserted_mid_chain_is_named_by_the_mirror(
     sql(services, "UPDATE audit_head SET seq = :s", s=ENTRIES + 1)
     four = row(services, 4)
     at = START + timedelta(minutes=4, seconds=30)
-    digest = audit.entry_hash(5, audit.iso(at), "reply.recorded", None, "x@y", {}, four["hash"])
+    digest = audit.entry_hash(5, iso(at), "reply.recorded", None, "x@y", {}, four["hash"])
     cast = "CAST('{}' AS JSON)" if not services.db.is_sqlite else "'{}'"
     sql(
         services,
@@ -320,7 +321,12 @@ def test_tail_follow_prints_entries_written_by_another_process(
     assert follower.stdout is not None
     lines: queue.Queue[str] = queue.Queue()
     stdout = follower.stdout
-    threading.Thread(target=lambda: [lines.put(x) for x in stdout], daemon=True).start()
+
+    def pump() -> None:
+        for line in stdout:
+            lines.put(line)
+
+    threading.Thread(target=pump, daemon=True).start()
 
     def next_seq() -> int:
         seq: int = json.loads(lines.get(timeout=15))["seq"]

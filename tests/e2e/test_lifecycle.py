@@ -17,6 +17,7 @@ from tests.conftest import (
     SmtpSink,
     start_running,
     stop_running,
+    wait_outcomes,
 )
 from tests.mailkit import reply_to, send
 
@@ -255,7 +256,6 @@ async def test_reply_from_another_address_is_kept_but_not_recorded(running: Runn
     filed, email = await file_and_get_email(running)
     spoof = reply_to(email, "APPROVED", sender="mallory@evil.example", display_name=LAWYER)
     await send(spoof, running.smtp_port)
-    from tests.test_smtp import wait_outcomes
 
     assert await wait_outcomes(running, 1) == ["unverified_sender"]
     thread = await running.status(filed)

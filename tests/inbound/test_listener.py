@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 from email.message import EmailMessage
 from typing import Any
@@ -12,23 +11,16 @@ import pytest
 from sqlalchemy import select
 
 from gateway.store.models import InboundMessage
-from tests.conftest import REPLY_DOMAIN, Running, SmtpSink, make_config, start_running, stop_running
+from tests.conftest import (
+    REPLY_DOMAIN,
+    Running,
+    SmtpSink,
+    make_config,
+    start_running,
+    stop_running,
+    wait_outcomes,
+)
 from tests.mailkit import reply_to
-
-
-async def wait_outcomes(running: Running, count: int, timeout: float = 10.0) -> list[str | None]:
-    def read() -> list[str | None]:
-        with running.services.db.reading() as session:
-            return list(session.scalars(select(InboundMessage.outcome).order_by(InboundMessage.id)))
-
-    deadline = asyncio.get_running_loop().time() + timeout
-    while True:
-        got = read()
-        if len(got) >= count and None not in got:
-            return got
-        if asyncio.get_running_loop().time() > deadline:
-            raise AssertionError(f"outcomes not ready: {got}")
-        await asyncio.sleep(0.05)
 
 
 def stored_count(running: Running) -> int:

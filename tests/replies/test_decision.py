@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from gateway.replies import Decision, DecisionKind, ReplyError, extract_reply, read_decision
-from tests.replies_cases import CASES, Case
+from tests.replies.cases import CASES, Case
 
 A, R, D, Q, C = (
     DecisionKind.APPROVAL,

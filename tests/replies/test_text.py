@@ -7,7 +7,7 @@ import time
 import pytest
 
 from gateway.replies import ReplyError, ReplyText, extract_reply
-from tests.replies_cases import CASES, Case
+from tests.replies.cases import CASES, Case
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])

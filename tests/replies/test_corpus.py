@@ -23,7 +23,7 @@ import pytest
 
 from gateway.replies import extract_reply
 
-_DEFAULT = Path(__file__).resolve().parents[2] / "shared/corpus/talon"
+_DEFAULT = Path(__file__).resolve().parents[3] / "shared/corpus/talon"
 CORPUS = Path(os.environ.get("HFA_TEST_CORPUS_DIR", str(_DEFAULT)))
 
 

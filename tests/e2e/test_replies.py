@@ -10,9 +10,8 @@ from typing import Any
 
 import aiosmtplib
 
-from tests.conftest import LAWYER, REPLY_DOMAIN, Running
+from tests.conftest import LAWYER, REPLY_DOMAIN, Running, wait_outcomes
 from tests.mailkit import quoted, reply_to, send
-from tests.test_smtp import wait_outcomes
 
 
 async def filed_with_email(running: Running) -> tuple[dict[str, Any], EmailMessage]:
