@@ -43,6 +43,25 @@ def _proc_kb(pid: int, field: str) -> int:
     return 0
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _private_kb(pid: int) -> int:
+    """Private_Clean + Private_Dirty of a process (its USS), from smaps_rollup."""
+    total = 0
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                total += int(line.split()[1])
+    except OSError:
+        pass
+    return total
+
+
 @dataclass
 class Child:
     """A running child process and where it logs."""
@@ -56,6 +75,14 @@ class Child:
 
     def rss_mb(self) -> float:
         return _proc_kb(self.pid, "VmRSS") / 1024
+
+    def total_rss_mb(self) -> float:
+        """This process's RSS plus what its children (hfa serve's worker) hold privately.
+
+        A forked worker shares most pages with its parent; counting its full RSS
+        again would count them twice, so only its private (unshared) memory is added.
+        """
+        return self.rss_mb() + sum(_private_kb(pid) for pid in _children(self.pid)) / 1024
 
     def peak_rss_mb(self) -> float:
         return _proc_kb(self.pid, "VmHWM") / 1024
