@@ -137,6 +137,8 @@ def db_figures(db: str, dbname: str) -> dict[str, int]:
         return {
             "recorded": one("SELECT count(*) FROM inbound WHERE outcome = 'recorded'"),
             "inbound_pending": one("SELECT count(*) FROM inbound WHERE state = 'pending'"),
+            # Given up after repeated processing errors: a reply that is not recorded.
+            "inbound_failed": one("SELECT count(*) FROM inbound WHERE outcome = 'failed'"),
             "requests_with_two_human_turns": one(
                 "SELECT count(*) FROM (SELECT request_id FROM turns WHERE author = 'human' "
                 "GROUP BY request_id HAVING count(*) > 1) t"
@@ -236,8 +238,11 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             resend_after=args.resend_after,
         )
         wait_until(
-            "every reply recorded",
-            lambda: db_figures(db, dbname)["recorded"] >= len(refs),
+            "every reply processed",
+            lambda: (
+                (f := db_figures(db, dbname))["inbound_pending"] == 0
+                and f["recorded"] + f["inbound_failed"] >= len(refs)
+            ),
             deadline,
         )
         figures = db_figures(db, dbname)
