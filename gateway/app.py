@@ -22,6 +22,7 @@ from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.inbound.listener import start_listener
 from gateway.inbound.worker import InboundWorker
+from gateway.intake import apikeys
 from gateway.outbound import push
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import mail_transport
@@ -143,6 +144,8 @@ class Gateway:
                 now=services.clock.now(),
                 within=services.config.ready_role_seconds,
             )
+            if services.config.api_keys:
+                apikeys.note_keys_exist(services, session)
 
     def _beat(self, *, stopped: bool = False) -> None:
         services = self.services
