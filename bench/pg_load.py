@@ -199,8 +199,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         HFA_PUBLIC_URL=f"http://127.0.0.1:{http_port}",
         HFA_HTTP_BIND=f"127.0.0.1:{http_port}",
         HFA_SMTP_BIND=f"127.0.0.1:{smtp_port}",
-        HFA_REMINDERS="routine=1m",
-        HFA_SCHEDULER_SECONDS="5",
+        HFA_REMINDERS=f"routine={args.reminder_every}",
+        HFA_SCHEDULER_SECONDS=str(args.scheduler_seconds),
         HFA_RATE_LIMIT_PER_MINUTE="1000000",
     )
     roles = Roles(env, work)
@@ -257,7 +257,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             **figures,
         )
         if args.kill_after:
-            result["killed_worker_held"] = len(takeover.held)
+            result["leased_at_kill"] = len(takeover.held)
             result["takeover_seconds"] = takeover.seconds()
     finally:
         roles.stop_all()
@@ -271,7 +271,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     return result
 
 
-def main(argv: list[str] | None = None) -> int:
+def options(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--admin-url", default=os.environ.get("HFA_BENCH_PG_ADMIN", ADMIN_URL))
     parser.add_argument("--requests", type=int, default=300)
@@ -286,8 +286,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--resend-after", type=float, default=2.0)
     parser.add_argument("--timeout", type=float, default=900.0)
     parser.add_argument("--keep-logs", action="store_true")
-    args = parser.parse_args(argv)
-    print(json.dumps(run(args), indent=2))
+    parser.add_argument("--reminder-every", default="1m", help="routine reminder interval")
+    parser.add_argument("--scheduler-seconds", type=float, default=5.0)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    print(json.dumps(run(options(argv)), indent=2))
     return 0
 
 
