@@ -154,7 +154,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "token_failures_per_hour",
         "20",
-        "Wrong access tokens accepted per reference per hour before checks answer 429.",
+        "Wrong access tokens one client may send per reference per hour before they answer 429 "
+        "(the right token is never refused).",
     ),
     Setting(
         "webhook_secret",
