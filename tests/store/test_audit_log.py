@@ -20,9 +20,14 @@ from bench.audit import generate
 from gateway.cli import main
 from gateway.config import Config
 from gateway.contract import iso
-from gateway.services import Services
+from gateway.services import Services, build_services
 from gateway.store import audit, audit_check
-from tests.conftest import POSTGRES_URL, make_config
+from tests.conftest import (
+    POSTGRES_URL,
+    _create_postgres_database,
+    _drop_postgres_database,
+    make_config,
+)
 
 START = datetime(2026, 11, 30, 8, 0, tzinfo=UTC)
 ENTRIES = 12
@@ -424,3 +429,37 @@ def test_a_torn_last_line_is_cut_and_written_again(services: Services) -> None:
     fill(services, 1)
     lines = mirror_path.read_text().splitlines()
     assert [json.loads(line)["seq"] for line in lines] == [1, 2, 3, 4]
+
+
+@pytest.mark.postgres
+def test_concurrent_first_writes_on_a_fresh_postgres_database_all_commit(tmp_path: Path) -> None:
+    # Each first writer used to insert the chain's head row: the losers got an
+    # IntegrityError (a 503, or 'hfa serve' exiting at start).
+    url = _create_postgres_database()
+    try:
+        services = [
+            build_services(make_config(tmp_path / str(n), database_url=url)) for n in range(5)
+        ]
+        barrier = threading.Barrier(5)
+        errors: list[BaseException] = []
+
+        def first_write(s: Services) -> None:
+            barrier.wait()
+            try:
+                with s.db.transaction() as session:
+                    s.audit.append(session, "gateway.started", at=s.clock.now())
+            except BaseException as exc:
+                errors.append(exc)
+
+        threads = [threading.Thread(target=first_write, args=(s,)) for s in services]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(60)
+        assert errors == []
+        with services[0].db.reading() as session:
+            assert audit_check.head(session)[0] == 5
+        for s in services:
+            s.close()
+    finally:
+        _drop_postgres_database(url)
