@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
@@ -14,9 +15,9 @@ from gateway.clock import FrozenClock
 from gateway.config import Config
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
 from gateway.intake.filing import file_request
-from gateway.outbound.outbox import OutboxWorker, email_deliverer
+from gateway.outbound.outbox import OutboxWorker, email_deliverer, enqueue
 from gateway.services import Services, build_services
-from gateway.store.models import AuditEntry, OutboxItem
+from gateway.store.models import AuditEntry, OutboxItem, Request
 
 
 class RecordingTransport:
@@ -233,3 +234,33 @@ async def test_webhooks_retry_for_their_period_not_a_count(clocked: Services) ->
         hook = session.scalars(select(OutboxItem).where(OutboxItem.channel == "webhook")).one()
     assert hook.state == "pending"
     assert len(calls) == clocked.config.outbox_max_attempts + 3
+
+
+async def test_a_failed_webhook_is_logged_without_its_query_secret(
+    clocked: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def refuse(services: Services, item: OutboxItem) -> str:
+        raise TransientDelivery("503 busy")
+
+    reference = file_one(clocked)
+    with clocked.db.transaction() as session:
+        request = session.scalars(select(Request)).one()
+        enqueue(
+            clocked,
+            session,
+            channel="webhook",
+            purpose="push",
+            request_id=request.id,
+            reference=reference,
+            target="https://hooks.example/in?token=s3cr3t-receiver-token",
+            message_id="msg_1",
+            payload={},
+            at=clocked.clock.now(),
+        )
+    worker = OutboxWorker(
+        clocked, {"webhook": refuse, "email": email_deliverer(RecordingTransport([]))}
+    )
+    with caplog.at_level(logging.INFO):
+        await worker.run_once()
+    assert "hooks.example/in?..." in caplog.text
+    assert "s3cr3t-receiver-token" not in caplog.text
