@@ -264,3 +264,21 @@ async def test_a_failed_webhook_is_logged_without_its_query_secret(
         await worker.run_once()
     assert "hooks.example/in?..." in caplog.text
     assert "s3cr3t-receiver-token" not in caplog.text
+
+
+def test_the_audit_shows_a_webhook_reply_to_without_its_query(clocked: Services) -> None:
+    with clocked.db.transaction() as session:
+        file_request(
+            clocked,
+            session,
+            {
+                "category": "legal_review",
+                "request": "Read it.",
+                "reply_to": "https://hooks.example/in?token=s3cr3t-receiver-token",
+            },
+        )
+    with clocked.db.reading() as session:
+        [entry] = session.scalars(select(AuditEntry).where(AuditEntry.event == "request.recorded"))
+    assert entry.details["reply_to"] == "https://hooks.example/in?..."
+    mirror = (clocked.config.data_dir / "audit.jsonl").read_text()
+    assert "s3cr3t-receiver-token" not in mirror
