@@ -51,7 +51,7 @@ def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Re
         if condition_at is None and _marker_at(found, index, LEXICON.conditions):
             condition_at = index
     if contingent_at is not None and any(
-        is_negator(word.text) for word in found[contingent_at + 1 :]
+        is_negator(word.text, everywhere=True) for word in found[contingent_at + 1 :]
     ):
         # "Approved once the board agrees, which it has not": nothing is decided.
         return Reading(unmet=True)
@@ -60,7 +60,7 @@ def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Re
     items = _list_after(region, text, sentence_end)
     if items:
         return Reading(tuple(items))
-    rest = region[after:].strip(" \t\n*_.,;:!-–—")
+    rest = region[after:].lstrip(" \t\n*_.,;:!-–—。、，：").rstrip()
     marked = contingent_at is not None or condition_at is not None
     if not marked and not _rest_has_condition(region[sentence_end:]):
         return Reading()
@@ -72,7 +72,9 @@ def _said_unmet(sentence: str, found: list[Word], marker: int) -> bool:
     marker_end = found[marker].end
     for word in found[marker + 1 :]:
         between = sentence[marker_end : word.start]
-        if any(mark in between for mark in _CLAUSE_BREAK) and is_negator(word.text):
+        if any(mark in between for mark in _CLAUSE_BREAK) and is_negator(
+            word.text, everywhere=True
+        ):
             return True
     return False
 

@@ -3,8 +3,9 @@
 An approval word (a stem such as "approv" or a whole approval phrase) counts
 as negated when a negator stands up to ``REACH_BEFORE`` words before it ("I
 do not think we can approve"), or up to ``REACH_AFTER`` words after it in the
-same sentence ("Ich genehmige das nicht", "承認しません"). Phrases such as "no
-objection" are not negations. A language's local negators (Finnish "en")
+same sentence ("Ich genehmige das nicht", "承認しません") until a clause that
+states a condition ("Approved, but do not send it" is a condition, not a
+negation). Phrases such as "no objection" are not negations. A language's local negators (Finnish "en")
 only count next to that language's own approval words.
 """
 
@@ -31,10 +32,13 @@ def exempt_positions(found: list[Word]) -> set[int]:
     return exempt
 
 
-def is_negator(word: str, language: str | None = None) -> bool:
+def is_negator(word: str, language: str | None = None, *, everywhere: bool = False) -> bool:
+    """``word`` negates; ``everywhere`` counts every language's local negators too."""
     if word in LEXICON.negators or word.endswith("n't"):
         return True
     if language is not None and word in LEXICON.local_negators.get(language, frozenset()):
+        return True
+    if everywhere and any(word in local for local in LEXICON.local_negators.values()):
         return True
     # Japanese negation is glued to the verb: "しません", "できかねます".
     return is_kana(word) and any(is_kana(n) and n in word for n in LEXICON.negators)
@@ -64,13 +68,24 @@ def negated(
     before = range(max(0, index - REACH_BEFORE), index)
     after = range(index + size, min(len(found), index + size + REACH_AFTER))
     for position in (*before, *after):
+        if position > index and _ends_reach(found, position, sentence_end):
+            break
         if position in exempt:
             continue
-        if position > index and found[position].start >= sentence_end:
-            break
         if is_negator(found[position].text, language):
             return True
     return False
+
+
+_CLAUSE_BREAK = frozenset(",;:—–-(，、；：")
+
+
+def _ends_reach(found: list[Word], position: int, sentence_end: int) -> bool:
+    """Word ``position`` (after the approval) is in another sentence or a condition clause."""
+    word = found[position]
+    if word.start >= sentence_end:
+        return True
+    return word.text in LEXICON.clause_openers and any(c in _CLAUSE_BREAK for c in word.gap)
 
 
 def has_negated_approval(text: str) -> bool:

@@ -18,8 +18,8 @@ _TOKEN = re.compile(
 )
 _KANA_WORD = re.compile(rf"^[{_KANA}]+$")
 # Where a sentence ends: ASCII marks before a space or the end, CJK marks anywhere.
-_SENTENCE_END = re.compile(r"[.!?;](?=\s|$)|[。！？；]")
-_QUESTION_END = re.compile(r"[?？]\s*$")
+_SENTENCE_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
+_QUESTION_END = re.compile(r"[?？][?？!！.…]*\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[-*•·–]|\(?\d{1,3}[.)]|\(?[a-z][.)])\s+(?P<item>\S.*)$", re.I)
 
 
@@ -28,6 +28,7 @@ class Word:
     text: str  # casefolded, with ’ written as '
     start: int
     end: int
+    gap: str = ""  # what stands between the previous word and this one, blanks removed
 
 
 def fold(text: str) -> str:
@@ -35,7 +36,13 @@ def fold(text: str) -> str:
 
 
 def words(text: str) -> list[Word]:
-    return [Word(fold(m.group()), m.start(), m.end()) for m in _TOKEN.finditer(text)]
+    found: list[Word] = []
+    previous_end = 0
+    for match in _TOKEN.finditer(text):
+        gap = "".join(text[previous_end : match.start()].split())
+        found.append(Word(fold(match.group()), match.start(), match.end(), gap))
+        previous_end = match.end()
+    return found
 
 
 def phrase(text: str) -> tuple[str, ...]:

@@ -50,6 +50,8 @@ class Lexicon:
     retractions: list[Phrase] = field(default_factory=list)
     greetings: tuple[str, ...] = ()
     alone: frozenset[Phrase] = frozenset()
+    # First words of condition phrases: after a comma they open a new clause.
+    clause_openers: frozenset[str] = frozenset()
     # Indexes for speed: phrases by their first word; single-word stems as one tuple.
     stems: tuple[str, ...] = ()
     stem_language: dict[str, str] = field(default_factory=dict)
@@ -97,7 +99,7 @@ def build(languages: list[Language]) -> Lexicon:
             bare += [(p, kind, language.code) for p in language.phrases(key) if p not in never_bare]
         marks += [(p, language.code, True) for p in language.phrases("approval_stems")]
         marks += [(p, language.code, False) for p in language.phrases("approve")]
-        marks += [(p, language.code, False) for p in language.phrases("yes") if len(p) > 1]
+        marks += [(p, language.code, False) for p in language.phrases("yes")]
         lexicon.local_negators[language.code] = frozenset(
             word for p in language.phrases("local_negators") for word in p
         )
@@ -129,6 +131,7 @@ def _index(lexicon: Lexicon) -> None:
             lexicon.marks_by_first.setdefault(wanted[0], []).append((wanted, language))
     lexicon.stems = tuple(sorted(lexicon.stem_language, key=len, reverse=True))
     lexicon.not_negating_by_first = by_first(lexicon.not_negating)
+    lexicon.clause_openers = frozenset(p[0] for p in (*lexicon.conditions, *lexicon.contingent))
     for item in lexicon.leading:
         lexicon.leading_by_first.setdefault(item[0][0], []).append(item)
 
