@@ -411,13 +411,14 @@ CASES: list[Case] = [
     ),
     Case(
         "inline_answers",
-        "Yes, German law is fine.\nNo, make it 24 months.",
+        "> 1. Is the governing law clause acceptable?\nYes, German law is fine.\n"
+        "> 2. Can we accept the 12-month term?\nNo, make it 24 months.",
         f"{GMAIL_EN}\n> 1. Is the governing law clause acceptable?\nYes, German law is fine.\n"
         "> 2. Can we accept the 12-month term?\nNo, make it 24 months.\n",
     ),
     Case(
         "inline_with_signoff",
-        "Fine.\n\nDelete it.",
+        "> Is clause 2 fine?\nFine.\n\n> And clause 3?\nDelete it.",
         f"{GMAIL_EN}\n> Is clause 2 fine?\nFine.\n\n> And clause 3?\nDelete it.\n\nRegards,\n"
         "Jane\n",
     ),
