@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.contract import iso
+from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
@@ -134,6 +134,9 @@ def record_reply(
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
+    if decision.conditions:
+        # Its own kind, so no reader takes it for a bare approval.
+        kind = CONDITIONAL_APPROVAL
     attachments = store_attachments(session, row, mail)
     data: dict[str, Any] = {
         "from": check.address,
@@ -148,16 +151,21 @@ def record_reply(
         "attachments": attachments,
         "inbound_id": row.id,
     }
+    if decision.conditions:
+        data["conditions"] = list(decision.conditions)
     if accepted_by is not None:
         # Held for ops (e.g. the lawyer's second address) and accepted by this person.
         data["accepted_by"] = accepted_by
+    late = request.status == "closed"
+    if late:
+        # A late answer on a closed thread is kept, marked, and does not reopen it.
+        data["late"] = True
     turn = add_turn(
         session, request, author="human", kind=kind, at=now, body=reply.new_text, data=data
     )
     if request.first_human_reply_at is None:
         request.first_human_reply_at = now
-    # A late answer on a closed thread is kept; it does not reopen it.
-    if request.status != "closed":
+    if not late:
         change_status(
             session,
             services.audit,
@@ -181,6 +189,8 @@ def record_reply(
             "decision": data["decision"],
             "status": request.status,
             "attachments": len(attachments),
+            "conditions": len(decision.conditions),
+            "late": late,
         },
     )
     if services.config.receipts:
@@ -213,6 +223,11 @@ def _queue_receipt(
             "body": body,
             "recorded_at": iso(now),
             "status": request.status,
+            # Shown by the receipt templates: what the approval is subject to, and
+            # whether the reply came after the request was closed.
+            "conditions": data.get("conditions", []),
+            "late": bool(data.get("late")),
+            "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
         },
     )
 

@@ -165,7 +165,8 @@ def _decision_in(region: str, text: str) -> Decision:
     first_end = next((end for _, end in spans if end > found[size - 1].start), len(region))
     if kind is not DecisionKind.QUESTION and is_question(region[:first_end]):
         return _NO_DECISION  # a question about the decision, not the decision
-    if _has_retraction(found):
+    if kind is DecisionKind.APPROVAL and _has_retraction(found):
+        # "Approved - scratch that": an approval taken back at once is none.
         return Decision(None, trigger, ambiguous=True)
     kinds = _kinds_in(region, found)
     kinds.add(kind)
