@@ -118,7 +118,9 @@ def tell(
     )
     session.flush()
     push.enqueue_for_turn(services, session, request, turn)
-    return Outcome(outcome.name, outcome.detail, request, outcome.recipient, turn.id)
+    # The row's turn stays unset: it is the recorded answer, and this message is none
+    # (the system turn names the message by ``inbound_id``).
+    return outcome
 
 
 def _notify_sender(

@@ -19,8 +19,10 @@ from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
 from gateway.replies import (
+    Decision,
     DecisionKind,
     ReplyError,
+    ReplyText,
     extract_reply,
     find_bounced_message_ids,
     read_decision,
@@ -138,21 +140,7 @@ def record_reply(
         # Its own kind, so no reader takes it for a bare approval.
         kind = CONDITIONAL_APPROVAL
     attachments = store_attachments(session, row, mail)
-    data: dict[str, Any] = {
-        "from": check.address,
-        "role": recipient.role,
-        "message_id": row.message_id,
-        "subject": mail.subject[:300],
-        "decision": decision.kind.value if decision.kind else None,
-        "decision_words": decision.trigger,
-        "decision_unclear": decision.ambiguous,
-        "elided": reply.elided,
-        "new_text_confident": reply.confident,
-        "attachments": attachments,
-        "inbound_id": row.id,
-    }
-    if decision.conditions:
-        data["conditions"] = list(decision.conditions)
+    data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
     if accepted_by is not None:
         # Held for ops (e.g. the lawyer's second address) and accepted by this person.
         data["accepted_by"] = accepted_by
@@ -197,6 +185,35 @@ def record_reply(
         _queue_receipt(services, session, request, recipient, kind, data, reply.new_text, now)
     push.enqueue_for_turn(services, session, request, turn)
     return Outcome("recorded", _recorded_detail(kind, attachments), request, recipient, turn.id)
+
+
+def _turn_data(
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient,
+    check: SenderCheck,
+    reply: ReplyText,
+    decision: Decision,
+    attachments: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What the human turn carries besides its text."""
+    data: dict[str, Any] = {
+        "from": check.address,
+        "role": recipient.role,
+        "message_id": row.message_id,
+        "subject": mail.subject[:300],
+        "decision": decision.kind.value if decision.kind else None,
+        "decision_words": decision.trigger,
+        "decision_unclear": decision.ambiguous,
+        "elided": reply.elided,
+        "new_text_confident": reply.confident,
+        "attachments": attachments,
+        "inbound_id": row.id,
+    }
+    if decision.conditions:
+        # What the approval is subject to: the agent may act only within these.
+        data["conditions"] = list(decision.conditions)
+    return data
 
 
 def _queue_receipt(

@@ -7,7 +7,9 @@ Every From that names exactly one mailbox unambiguously is read (obsolete RFC
 from __future__ import annotations
 
 from email import message_from_bytes
+from email.message import Message
 from email.policy import compat32, default
+from typing import Any
 
 import pytest
 
@@ -67,23 +69,24 @@ REFUSED = [
 ]
 
 
-def _message(headers: str, policy: object) -> object:
+def _message(headers: str, policy: Any) -> Message:
     raw = (headers + "\nSubject: x\n\nbody\n").encode("utf-8")
-    return message_from_bytes(raw, policy=policy)  # type: ignore[arg-type]
+    message: Message = message_from_bytes(raw, policy=policy)
+    return message
 
 
 @pytest.mark.parametrize("headers", ACCEPTED)
 @pytest.mark.parametrize("policy", [default, compat32], ids=["default", "compat32"])
-def test_every_unambiguous_from_is_the_lawyer(headers: str, policy: object) -> None:
-    check = verify_sender(_message(headers, policy), LAWYER, "")  # type: ignore[arg-type]
+def test_every_unambiguous_from_is_the_lawyer(headers: str, policy: Any) -> None:
+    check = verify_sender(_message(headers, policy), LAWYER, "")
     assert check.ok, check.reason
     assert check.address == LAWYER
 
 
 @pytest.mark.parametrize(("headers", "why"), REFUSED)
 @pytest.mark.parametrize("policy", [default, compat32], ids=["default", "compat32"])
-def test_an_uncertain_from_is_refused(headers: str, why: str, policy: object) -> None:
-    check = verify_sender(_message(headers, policy), LAWYER, "")  # type: ignore[arg-type]
+def test_an_uncertain_from_is_refused(headers: str, why: str, policy: Any) -> None:
+    check = verify_sender(_message(headers, policy), LAWYER, "")
     assert not check.ok
     assert why in check.reason
 
@@ -94,11 +97,11 @@ def test_the_table_is_big_enough() -> None:
 
 def test_raw_utf8_display_names_are_read() -> None:
     raw = "From: 王小明 <counsel@firm.test>\nSubject: x\n\nbody\n".encode()
-    assert from_address(message_from_bytes(raw, policy=default))[0] == LAWYER  # type: ignore[arg-type]
+    assert from_address(message_from_bytes(raw, policy=default))[0] == LAWYER
 
 
 def test_a_lawyers_other_address_is_the_lawyer() -> None:
     message = _message("From: Jane Smith <jane.smith.law@home.test>", default)
-    assert not verify_sender(message, LAWYER, "").ok  # type: ignore[arg-type]
-    check = verify_sender(message, LAWYER, "", aliases=("Jane.Smith.Law@home.test",))  # type: ignore[arg-type]
+    assert not verify_sender(message, LAWYER, "").ok
+    check = verify_sender(message, LAWYER, "", aliases=("Jane.Smith.Law@home.test",))
     assert check.ok and check.address == "jane.smith.law@home.test"
