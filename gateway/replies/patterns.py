@@ -35,6 +35,8 @@ _ATTRIBUTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("escreveu", r"em\b.{1,300}\bescreveu"),  # pt
         ("skrev", r".{1,300}\bskrev\b[^:：]{0,200}"),  # sv, da, no
         ("napisał", r".{1,300}\bnapisał(?:\(a\)|a)?"),  # pl
+        ("napsal", r".{1,300}\bnapsal(?:\(a\)|a)?"),  # cs
+        ("kirjoitti", r".{1,300}\bkirjoitti"),  # fi
         ("написал", r".{1,300}\bнаписал[аи]?"),  # ru
         ("пишет", r".{1,300}\bпишет"),  # ru
         ("пише", r".{1,300}\bпише"),  # uk, sr
@@ -114,7 +116,7 @@ _HEADER_LABELS: dict[HeaderField, tuple[str, ...]] = {
     ),
     HeaderField.SENT: (
         "sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "fecha",
-        "verzonden", "verstuurd", "inviato", "data", "skickat", "sendt", "wysłano",
+        "verzonden", "verstuurd", "inviato", "enviada em", "enviado em", "data", "skickat", "sendt", "wysłano",
         "wysłane", "отправлено", "дата", "送信日時", "日付", "发送时间", "日期", "寄件日期",
     ),
     HeaderField.TO: (

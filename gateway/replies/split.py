@@ -37,6 +37,7 @@ _ABBREVIATION_END = re.compile(r"(?:\d{1,2}|[^\W\d_]{1,4})\.$")
 # attribution closing on its own line (">:") is not a quote.
 _QUOTE_PREFIX = re.compile(r"^[ \t]*>")
 _ADDRESS_CLOSE = re.compile(r"^[ \t]*>[ \t]*[:：][ \t]*$")
+_WRAPPED_ADDRESS_END = re.compile(r"^[ \t]*>[ \t]*[^<>\n]{0,40}[:：][ \t]*$")
 _INITIALS_PREFIX = re.compile(r"^[ \t]{0,3}([A-Z]{1,3})>(?: |$)")
 # How many quoted lines above an answer are kept as its context.
 _CONTEXT_LINES = 3
@@ -60,6 +61,12 @@ def quote_flags(lines: list[str]) -> list[bool]:
     initials: "A> B is the formula" on its own is the answer's text.
     """
     flags = [is_quote_line(line) for line in lines]
+    for index in range(1, len(lines)):
+        # "... Rick Sanchez <rick@example.com" / "> a écrit :": the address wrapped.
+        if flags[index] and _WRAPPED_ADDRESS_END.match(lines[index]):
+            above = lines[index - 1]
+            if above.rfind("<") > above.rfind(">") and not flags[index - 1]:
+                flags[index] = False
     initials = [_INITIALS_PREFIX.match(line) for line in lines]
     for index, match in enumerate(initials):
         if match is None or flags[index]:

@@ -35,6 +35,46 @@ FAMILIES = [
         "Approved.\n\nOn Fri, Nov 28, 2026 at 10:12 AM HFA Legal Review Gateway <review@hfa.example.com\n"
         ">:\n" + QUOTE,
     ),
+    (
+        "fr_address_wrapped_before_a_ecrit",
+        "Approuvé.\n\nLe mer. 26 nov. 2026 à 12:32, HFA Legal Review Gateway <review@hfa.example.com\n"
+        "> a écrit :\n\n" + QUOTE,
+    ),
+    (
+        "de_gmail_address_wrapped_after_bracket",
+        "Genehmigt.\n\nAm Mo., 30. Nov. 2026 um 08:13 Uhr schrieb HFA Legal Review Gateway <\n"
+        "review@hfa.example.com>:\n\n" + QUOTE,
+    ),
+    (
+        "da_gmail_date_first_skrev",
+        "Godkendt.\n\n28. november 2026 kl. 11.00 skrev HFA Gateway <review@hfa.example.com>:\n\n"
+        + QUOTE,
+    ),
+    (
+        "pt_br_outlook_header_block",
+        "Aprovado.\n\nDe: review@hfa.example.com\nEnviada em: sexta-feira, 28 de novembro de 2026 "
+        "10:12\nPara: counsel@firm.test\nAssunto: [HFA-00001] Revisão jurídica\n\n" + HISTORY,
+    ),
+    (
+        "cs_dne_napsal_wrapped",
+        "Schvaluji.\n\nDne pá 28. lis. 2026 10:12 HFA Legal Review Gateway <review@hfa.example.com>\n"
+        "napsal(a):\n\n" + QUOTE,
+    ),
+    (
+        "sv_skrev_address_wrapped",
+        "Godkänt.\n\nDen fre 28 nov. 2026 10:12 skrev HFA Legal Review Gateway <\n"
+        "review@hfa.example.com>:\n\n" + QUOTE,
+    ),
+    (
+        "zh_full_width_rule_signature_and_unquoted_history",
+        "同意。\n\n——————————————\n\n王律师\n合伙人\n\n"
+        "HFA Gateway <review@hfa.example.com> 在 2026年11月28日 周五 10:12 写道：\n\n" + HISTORY,
+    ),
+    (
+        "fi_kirjoitti",
+        "Hyväksytty.\n\npe 28.11.2026 klo 10.12 HFA Gateway (review@hfa.example.com) kirjoitti:\n\n"
+        + QUOTE,
+    ),
     ("en_name_address_wrote_no_date", f"Approved.\n\n{ADDR} wrote:\n\n{QUOTE}"),
     ("en_address_wrote_no_date", f"Approved.\n\nreview@hfa.example.com wrote:\n{QUOTE}"),
     ("de_name_address_schrieb_no_date", f"Genehmigt.\n\n{ADDR} schrieb:\n\n{QUOTE}"),
