@@ -25,6 +25,7 @@ from tests.conftest import (
     stop_running,
     wait_outcomes,
 )
+from tests.http.test_a2h import APPROVAL_SCHEMA, ask_and_answer, message
 from tests.mailkit import reply_to, send
 from tests.outbound.test_push import Receiver, receiver
 
@@ -248,3 +249,53 @@ async def test_humanlayer_sdk_gets_approved_with_the_conditions_in_the_comment(
     assert status.comment.startswith("APPROVED WITH CONDITIONS")
     for condition in CONDITIONS:
         assert condition in status.comment
+
+
+@pytest.fixture
+async def alias_gateway(tmp_path: Path, sink: SmtpSink) -> AsyncIterator[Running]:
+    config = make_config(tmp_path, lawyers=f"{LAWYER}|dana.home@mail.example")
+    running = await start_running(config, sink)
+    yield running
+    await stop_running(running)
+
+
+async def test_a_reply_from_the_lawyers_other_address_is_the_lawyers(
+    alias_gateway: Running,
+) -> None:
+    filed, email = await file_and_mail(alias_gateway)
+    # Mail goes to the first address only.
+    assert email["To"] == LAWYER
+    await send(
+        reply_to(email, "Rejected.", sender="Dana.Home@mail.example"), alias_gateway.smtp_port
+    )
+    thread = await alias_gateway.wait_status(filed, lambda t: t["human_has_replied"])
+    turn = human_turns(thread)[0]
+    assert turn["kind"] == "rejection" and turn["from"] == "dana.home@mail.example"
+
+
+async def test_a_message_for_no_request_gets_a_notice_and_touches_no_thread(
+    gateway: Running,
+) -> None:
+    filed, _email = await file_and_mail(gateway)
+    stray = EmailMessage()
+    stray["From"] = f"Someone <{STRANGER}>"
+    stray["To"] = "gateway@hfa.example"
+    stray["Subject"] = "Approved"
+    stray["Message-ID"] = "<stray-1@elsewhere.example>"
+    stray.set_content("Approved.")
+    await send(stray, gateway.smtp_port)
+    assert await wait_outcomes(gateway, 1) == ["no_thread"]
+    [notice] = await _wait_sent(gateway, STRANGER, 1)
+    assert notice["In-Reply-To"] == "<stray-1@elsewhere.example>"
+    assert "Reply button" in plain(notice)
+    thread = await gateway.status(filed)
+    assert [t["kind"] for t in thread["turns"]] == ["request"]
+
+
+async def test_a2h_gets_approved_with_the_conditions(gateway: Running) -> None:
+    body = message("sign-1", "May I sign the Nordwind agreement?", APPROVAL_SCHEMA)
+    got = await ask_and_answer(gateway, body, CONDITIONAL)
+    response = got["status"]["response"]
+    assert response["approved"] is True
+    assert response["comment"].startswith("APPROVED WITH CONDITIONS")
+    assert got["status"]["conditions"] == CONDITIONS
