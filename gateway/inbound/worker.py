@@ -28,6 +28,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from gateway.inbound import held
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
 from gateway.inbound.match import is_duplicate, match_recipient
 from gateway.inbound.record import (
@@ -43,12 +44,11 @@ from gateway.replies import AutomaticKind, detect_automatic
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
-from gateway.store.models import InboundMessage, Request
-from gateway.store.queue import claim
+from gateway.store.models import InboundMessage, Recipient, Request
+from gateway.store.queue import claim, kept_leased
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=120)
 MAX_ATTEMPTS = 3
 BATCH = 32
 # Messages recorded per write transaction: few enough that the write lock is never held
@@ -77,7 +77,8 @@ def process(
         return Outcome("duplicate", "the same message was processed before")
     mail = parsed if parsed is not None else parse_stored(row.raw)
     if isinstance(mail, Unparseable):
-        return Outcome("unparseable", str(mail))
+        outcome = Outcome("unparseable", str(mail))
+        return held.tell(services, session, row, outcome, automatic=False, their_message_id=None)
     if isinstance(mail, Exception):
         # A bug in parsing: this message is undone and retried, like any crash.
         raise mail
@@ -90,6 +91,28 @@ def process(
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
     ):
         return record_bounce(services, session, row)
+    outcome = _answer(services, session, row, mail, recipient, automatic)
+    # A held message is never held in silence: its sender and the thread are told.
+    return held.tell(
+        services,
+        session,
+        row,
+        outcome,
+        automatic=automatic is not None,
+        their_message_id=mail.headers.get("message-id"),
+    )
+
+
+def _answer(
+    services: Services,
+    session: Session,
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient | None,
+    automatic: AutomaticKind | None,
+) -> Outcome:
+    """The outcome of a message that is not a bounce: recorded, or why it is held."""
+    config = services.config
     if recipient is None:
         return Outcome("no_thread", "no valid reply token and no reference to our mail")
     request = session.get(Request, recipient.request_id)
@@ -98,10 +121,19 @@ def process(
     if automatic is AutomaticKind.AUTO_REPLY:
         return record_auto_reply(session, row, mail, request, recipient, now)
 
-    check = verify_sender(mail.message, recipient.address, config.trusted_authserv_id)
+    check = verify_sender(
+        mail.message,
+        recipient.address,
+        config.trusted_authserv_id,
+        config.aliases_of(recipient.address),
+    )
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
-    return record_reply(services, session, row, mail, request, recipient, check, now)
+    outcome = record_reply(services, session, row, mail, request, recipient, check, now)
+    if outcome.request is None:
+        # The reply's text could not be read: held, and the thread is told.
+        return Outcome(outcome.name, outcome.detail, request, recipient)
+    return outcome
 
 
 def process_one(services: Services, inbound_id: int) -> str:
@@ -169,6 +201,10 @@ def _after_crash(services: Services, inbound_id: int) -> str:
     return "retry"
 
 
+def lease_for(services: Services) -> timedelta:
+    return timedelta(seconds=services.config.lease_seconds)
+
+
 def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
     """Lease stored messages waiting to be processed, oldest first."""
     with services.db.transaction() as session:
@@ -176,7 +212,7 @@ def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
             session,
             InboundMessage,
             now=services.clock.now(),
-            lease=LEASE,
+            lease=lease_for(services),
             limit=limit,
             skip_locked=not services.db.is_sqlite,
         )
@@ -191,8 +227,10 @@ class InboundWorker:
         services = self.services
         ids = await services.db.run(claim_pending, services)
         if ids:
-            # One commit for the whole batch: under load, many replies share one fsync.
-            await services.db.run(process_batch, services, ids)
+            lease = lease_for(services)
+            async with kept_leased(services.db, services.clock.now, InboundMessage, ids, lease):
+                # One commit for the whole batch: under load, many replies share one fsync.
+                await services.db.run(process_batch, services, ids)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:

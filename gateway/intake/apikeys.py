@@ -2,8 +2,9 @@
 
 Keys come from ``HFA_API_KEYS`` (``name:key,...``) and from ``hfa keys
 create`` (stored as SHA-256 hashes in ``api_keys``; the key is shown once).
-While no key exists at all the gateway is open: anyone who can reach it may
-file, and ``hfa serve`` says so when it starts.
+While no key has ever existed the gateway is open: anyone who can reach it may
+file, and ``hfa serve`` says so when it starts. Once one has, it stays closed
+when the last is revoked, until ``hfa keys open`` (audited) opens it again.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
 from gateway.services import Services
+from gateway.store import state
 from gateway.store.models import ApiKey
 from gateway.tokens import hash_secret, new_secret
 
@@ -38,15 +40,62 @@ class KeyInfo:
     revoked_at: datetime | None
 
 
+def live_keys(services: Services, session: Session) -> int:
+    stored = session.scalar(
+        select(func.count()).select_from(ApiKey).where(ApiKey.revoked_at.is_(None))
+    )
+    return len(services.config.api_keys) + (stored or 0)
+
+
 def keys_required(services: Services, session: Session) -> bool:
-    """True when any key exists: from then on, filing needs one."""
+    """True when any key is live, or ever was and ops have not opened the gateway since.
+
+    Revoking the last key must not open the gateway to anyone: it stays closed
+    until a new key is created or ``hfa keys open`` says, on the record, to open it.
+    """
     if services.config.api_keys:
         return True
     live = session.scalars(select(ApiKey.id).where(ApiKey.revoked_at.is_(None)).limit(1))
-    return live.first() is not None
+    if live.first() is not None:
+        return True
+    access = state.get(session, state.ACCESS)
+    return bool(access and access.get("closed"))
 
 
-class LiveKeys:
+def note_keys_exist(services: Services, session: Session) -> None:
+    """Remember that keys exist (configured or created): closed from now on."""
+    access = state.get(session, state.ACCESS)
+    if not (access and access.get("closed")):
+        state.put(session, state.ACCESS, {"closed": True}, services.clock.now())
+
+
+def open_gateway(services: Services, session: Session, by: str) -> None:
+    """Let anyone file again (no live key): an ops decision, audited."""
+    if live_keys(services, session):
+        raise Conflict(
+            "live API keys exist: revoke them first (or keep them; filing then needs one)",
+            [FieldProblem("keys", "no live key")],
+        )
+    now = services.clock.now()
+    state.put(session, state.ACCESS, {"closed": False}, now)
+    services.audit.append(session, "api_key.gateway_opened", at=now, actor=f"ops:{by}")
+    key_cache(services).forget()
+
+
+def access_state(services: Services, session: Session) -> str:
+    """One sentence on who may file now, for 'hfa keys revoke' and 'list'."""
+    live = live_keys(services, session)
+    if live:
+        return f"{live} live key(s): filing needs one of them"
+    if keys_required(services, session):
+        return (
+            "no live keys: the gateway stays CLOSED to filing until a key is created "
+            "('hfa keys create NAME') or it is opened to anyone ('hfa keys open')"
+        )
+    return "no live keys: the gateway is OPEN, anyone who can reach it may file requests"
+
+
+class KeyCache:
     """The live stored keys, read at most once per ``ttl`` seconds, and the check of a key.
 
     Every filing asks whether keys are required and whose key was presented;
@@ -64,22 +113,24 @@ class LiveKeys:
         self.ttl = ttl
         self._now = now
         self._lock = threading.Lock()
+        self._required = False
         self._stored: dict[str, str] = {}
         self._read_at: float | None = None
 
-    def _snapshot(self) -> dict[str, str]:
+    def _snapshot(self) -> tuple[bool, dict[str, str]]:
         with self._lock:
             if self._read_at is not None and self._now() - self._read_at < self.ttl:
-                return self._stored
+                return self._required, self._stored
         read_at = self._now()
         with self.services.db.reading() as session:
             rows = session.execute(
                 select(ApiKey.key_hash, ApiKey.name).where(ApiKey.revoked_at.is_(None))
             )
             stored = {key_hash: name for key_hash, name in rows}
+            required = keys_required(self.services, session)
         with self._lock:
-            self._stored, self._read_at = stored, read_at
-        return stored
+            self._required, self._stored, self._read_at = required, stored, read_at
+        return required, stored
 
     def forget(self) -> None:
         """Read the keys again on the next check (after a change made in this process)."""
@@ -88,8 +139,7 @@ class LiveKeys:
 
     def check(self, presented: str | None) -> tuple[bool, str | None]:
         """(keys are required, the name of the presented live key or None)."""
-        stored = self._snapshot()
-        required = bool(self.services.config.api_keys) or bool(stored)
+        required, stored = self._snapshot()
         if presented is None:
             return required, None
         digest = hash_secret(presented)
@@ -103,9 +153,9 @@ class LiveKeys:
         return required, found if found is not None else stored.get(digest)
 
 
-def live_keys(services: Services) -> LiveKeys:
+def key_cache(services: Services) -> KeyCache:
     """The one key cache of these services."""
-    return services.shared(LiveKeys)
+    return services.shared(KeyCache)
 
 
 def _check_name(name: str) -> str:
@@ -132,8 +182,9 @@ def create_key(services: Services, session: Session, name: str) -> str:
     key = new_secret(KEY_PREFIX)
     now = services.clock.now()
     session.add(ApiKey(name=name, key_hash=hash_secret(key), created_at=now, revoked_at=None))
+    note_keys_exist(services, session)
     services.audit.append(session, "api_key.created", at=now, actor="ops", details={"name": name})
-    live_keys(services).forget()
+    key_cache(services).forget()
     return key
 
 
@@ -144,7 +195,7 @@ def revoke_key(services: Services, session: Session, name: str) -> None:
     now = services.clock.now()
     row.revoked_at = now
     services.audit.append(session, "api_key.revoked", at=now, actor="ops", details={"name": name})
-    live_keys(services).forget()
+    key_cache(services).forget()
 
 
 def list_keys(services: Services, session: Session) -> list[KeyInfo]:
