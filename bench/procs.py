@@ -102,7 +102,8 @@ class Child:
                 self.process.wait(timeout=STOP_TIMEOUT)
 
 
-def _spawn(argv: list[str], log: Path, env: dict[str, str] | None = None) -> Child:
+def spawn(argv: list[str], log: Path, env: dict[str, str] | None = None) -> Child:
+    """Start ``argv`` with its output in ``log`` and ``env`` over this environment."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as out:
         # Our own interpreter and modules, with arguments the harness built.
@@ -179,7 +180,7 @@ def gateway(
     argv = [sys.executable, "-m", "gateway", "serve"]
     for role in roles:
         argv += ["--role", role]
-    child = _spawn(argv, log, gateway_env(data_dir, ports, relay_port, **extra))
+    child = spawn(argv, log, gateway_env(data_dir, ports, relay_port, **extra))
     try:
         _wait_for(log, child)
         yield child, ports
@@ -196,7 +197,7 @@ def reference(kind: str, work: Path, **options: Path) -> Iterator[tuple[Child, i
     argv += ["--ready", str(ready)]
     for key, value in options.items():
         argv += [f"--{key}", str(value)]
-    child = _spawn(argv, work / f"reference-{kind}-{port}.log")
+    child = spawn(argv, work / f"reference-{kind}-{port}.log")
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while not ready.exists():
