@@ -136,6 +136,7 @@ class Database:
             # One snapshot per read: under READ COMMITTED a request's status and its
             # turns, read by two statements, could straddle a commit and disagree.
             reader = reader.execution_options(isolation_level="REPEATABLE READ")
+        self._reader = reader
         self._read_sessions = sessionmaker(reader, expire_on_commit=False)
         self._writer_lock: WriterLock | None = None
         if self.is_sqlite:
@@ -157,6 +158,16 @@ class Database:
                     yield session
             except SQLAlchemyError as exc:
                 raise StorageError(f"database error: {type(exc).__name__}") from exc
+
+    @contextmanager
+    def reading_rows(self) -> Iterator[Connection]:
+        """A read-only transaction on a bare connection, for the hot reads written as Core
+        statements: the same snapshot as :meth:`reading`, without an ORM session."""
+        try:
+            with self._reader.connect() as conn, conn.begin():
+                yield conn
+        except SQLAlchemyError as exc:
+            raise StorageError(f"database error: {type(exc).__name__}") from exc
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
