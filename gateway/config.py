@@ -61,7 +61,32 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "smtp_relay_tls",
         "none",
-        "TLS towards the relay: none, starttls or tls.",
+        "TLS towards the relay: none, starttls or tls. With TLS the relay's certificate "
+        "and name are always verified.",
+    ),
+    Setting(
+        "smtp_relay_ca_file",
+        "",
+        "PEM file of the CA(s) that verify the relay's certificate. Empty: the system's CAs.",
+    ),
+    Setting(
+        "smtp_tls_cert_file",
+        "",
+        "PEM certificate chain for STARTTLS on the SMTP listener. Empty: no STARTTLS "
+        "(the MTA in front does TLS).",
+    ),
+    Setting("smtp_tls_key_file", "", "PEM private key of HFA_SMTP_TLS_CERT_FILE."),
+    Setting(
+        "dkim_selector",
+        "",
+        "DKIM selector that signs outgoing mail (key in DNS at SELECTOR._domainkey.DOMAIN). "
+        "Empty: mail is not signed.",
+    ),
+    Setting("dkim_domain", "", "DKIM signing domain (d=). Empty: the domain of HFA_MAIL_FROM."),
+    Setting(
+        "dkim_private_key_file",
+        "",
+        "PEM file of the DKIM private key (RSA), readable only by the gateway's user.",
     ),
     Setting(
         "lawyers",
@@ -273,6 +298,12 @@ class Config:
     smtp_relay_username: str
     smtp_relay_password: str = field(repr=False)
     smtp_relay_tls: str
+    smtp_relay_ca_file: Path | None
+    smtp_tls_cert_file: Path | None
+    smtp_tls_key_file: Path | None
+    dkim_selector: str
+    dkim_domain: str
+    dkim_private_key_file: Path | None
     lawyers: Mapping[str, tuple[str, ...]]
     secret_keys: tuple[str, ...] = field(repr=False)
     max_request_bytes: int
@@ -337,6 +368,11 @@ def _float(values: Mapping[str, str], name: str) -> float:
         ) from None
 
 
+def _path(values: Mapping[str, str], name: str) -> Path | None:
+    text = values[name].strip()
+    return Path(text).expanduser() if text else None
+
+
 def read_config_file(path: Path) -> dict[str, str]:
     """Read a TOML file whose keys are setting names (``reply_domain = "x"``)."""
     try:
@@ -386,6 +422,18 @@ def load_config(
         raise ConfigError("HFA_LAWYERS: at least one lawyer address is required")
     reply_domain = values["reply_domain"].strip().lower()
     public_url = values["public_url"].strip().rstrip("/") or f"http://{http_host}:{http_port}"
+    mail_from = values["mail_from"].strip() or f"hfa-gateway@{reply_domain}"
+    tls_cert, tls_key = _path(values, "smtp_tls_cert_file"), _path(values, "smtp_tls_key_file")
+    if (tls_cert is None) != (tls_key is None):
+        raise ConfigError("HFA_SMTP_TLS_CERT_FILE and HFA_SMTP_TLS_KEY_FILE go together: set both")
+    dkim_selector, dkim_key = (
+        values["dkim_selector"].strip(),
+        _path(values, "dkim_private_key_file"),
+    )
+    if bool(dkim_selector) != (dkim_key is not None):
+        raise ConfigError(
+            "HFA_DKIM_SELECTOR and HFA_DKIM_PRIVATE_KEY_FILE go together: set both to sign mail"
+        )
     return Config(
         raw=values,
         data_dir=data_dir,
@@ -398,11 +446,17 @@ def load_config(
         smtp_hostname=values["smtp_hostname"].strip(),
         public_url=public_url,
         reply_domain=reply_domain,
-        mail_from=values["mail_from"].strip() or f"hfa-gateway@{reply_domain}",
+        mail_from=mail_from,
         smtp_relay=_split_host_port(relay, "HFA_SMTP_RELAY") if relay else None,
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
         smtp_relay_tls=tls,
+        smtp_relay_ca_file=_path(values, "smtp_relay_ca_file"),
+        smtp_tls_cert_file=tls_cert,
+        smtp_tls_key_file=tls_key,
+        dkim_selector=dkim_selector,
+        dkim_domain=values["dkim_domain"].strip().lower() or mail_from.rpartition("@")[2].lower(),
+        dkim_private_key_file=dkim_key,
         lawyers=lawyers,
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),

@@ -19,6 +19,7 @@ import uvicorn
 from gateway import __version__
 from gateway.http.app import build_app
 from gateway.inbound import InboundWorker
+from gateway.outbound.dkim import signing
 from gateway.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.services import Services
 from gateway.smtp import start_listener
@@ -32,15 +33,17 @@ ROLES = ("http", "smtp", "worker")
 def mail_transport(services: Services) -> MailTransport:
     config = services.config
     if config.smtp_relay is None:
-        return MaildirTransport(config.data_dir / "maildir")
+        return signing(MaildirTransport(config.data_dir / "maildir"), config)
     host, port = config.smtp_relay
-    return SmtpRelay(
+    relay = SmtpRelay(
         host,
         port,
         username=config.smtp_relay_username,
         password=config.smtp_relay_password,
         tls=config.smtp_relay_tls,
+        ca_file=str(config.smtp_relay_ca_file) if config.smtp_relay_ca_file else None,
     )
+    return signing(relay, config)
 
 
 def deliverers(services: Services) -> dict[str, Deliverer]:

@@ -8,6 +8,7 @@ Library errors are translated here into TransientDelivery / PermanentDelivery.
 from __future__ import annotations
 
 import mailbox
+import ssl
 from pathlib import Path
 from typing import Protocol
 
@@ -33,11 +34,13 @@ class SmtpRelay:
         username: str = "",
         password: str = "",
         tls: str = "none",
+        ca_file: str | None = None,
         timeout: float = 30.0,
     ) -> None:
         self.host, self.port = host, port
         self.username, self.password = username, password
         self.tls = tls
+        self.ca_file = ca_file
         self.timeout = timeout
 
     async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
@@ -52,6 +55,10 @@ class SmtpRelay:
                 password=self.password or None,
                 use_tls=self.tls == "tls",
                 start_tls=self.tls == "starttls",
+                # Certificate and host name are checked whenever TLS is used; a private CA
+                # is added with HFA_SMTP_RELAY_CA_FILE, never by turning the check off.
+                validate_certs=True,
+                cert_bundle=self.ca_file,
                 timeout=self.timeout,
             )
         except aiosmtplib.SMTPRecipientsRefused as exc:
@@ -65,6 +72,11 @@ class SmtpRelay:
             if exc.code >= 500:
                 raise PermanentDelivery(detail) from exc
             raise TransientDelivery(detail) from exc
+        except ssl.SSLCertVerificationError as exc:
+            raise TransientDelivery(
+                f"relay {self.host}:{self.port} certificate not trusted ({exc.verify_message}); "
+                "name its CA in HFA_SMTP_RELAY_CA_FILE"
+            ) from exc
         except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             raise TransientDelivery(
                 f"relay {self.host}:{self.port} unreachable: {type(exc).__name__}"
