@@ -12,10 +12,22 @@ import sys
 from collections.abc import Sequence
 
 from gateway import __version__
-from gateway.cli import audit, bench, common, inbound, keys, mail, mcp, outbox, requests, run
+from gateway.cli import (
+    audit,
+    backup,
+    bench,
+    common,
+    inbound,
+    keys,
+    mail,
+    mcp,
+    outbox,
+    requests,
+    run,
+)
 from gateway.errors import ConfigError, GatewayError
 
-GROUPS = [run, requests, outbox, inbound, audit, mail, keys, mcp, bench, common]
+GROUPS = [run, requests, outbox, inbound, audit, backup, mail, keys, mcp, bench, common]
 
 
 def build_parser() -> argparse.ArgumentParser:
