@@ -7,13 +7,14 @@
 # and may be run again (with the same or new values). Then: postfix check && postfix reload.
 #
 # usage: setup.sh [-c CONFIG_DIR] --reply-domain DOMAIN [--gateway HOST:PORT]
-#                 [--submission HOST:PORT] [--max-message-bytes N]
+#                 [--submission HOST:PORT] [--submission-clients CIDR] [--max-message-bytes N]
 set -eu
 
 config_dir=""
 reply_domain=""
 gateway="127.0.0.1:2525"          # HFA_SMTP_BIND
 submission="127.0.0.1:10587"      # HFA_SMTP_RELAY
+submission_clients="127.0.0.0/8"  # who may send through it: the gateway's hosts only
 max_message_bytes=26214400        # HFA_MAX_MESSAGE_BYTES
 # Room for the Received header (and any other trace header) Postfix adds on the way.
 trace_headroom=65536
@@ -25,6 +26,7 @@ while [ $# -gt 0 ]; do
     --reply-domain) reply_domain="$2"; shift 2 ;;
     --gateway) gateway="$2"; shift 2 ;;
     --submission) submission="$2"; shift 2 ;;
+    --submission-clients) submission_clients="$2"; shift 2 ;;
     --max-message-bytes) max_message_bytes="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "setup.sh: unknown argument $1" >&2; usage ;;
@@ -67,8 +69,11 @@ add_to_list smtpd_recipient_restrictions \
 pc -e "unverified_recipient_reject_code = 550"
 limit=$((max_message_bytes - trace_headroom))
 pc -e "message_size_limit = $limit"
+# Postfix refuses to start when a mailbox limit is below message_size_limit.
+# (-n: only what main.cf sets; computing every default can stall on DNS for seconds.)
 for mailbox_limit in mailbox_size_limit virtual_mailbox_limit; do
-  current=$(pc -h "$mailbox_limit")
+  current=$(pc -nh "$mailbox_limit" 2>/dev/null || true)
+  current=${current:-51200000}
   if [ "$current" != 0 ] && [ "$current" -lt "$limit" ]; then pc -e "$mailbox_limit = $limit"; fi
 done
 
@@ -80,7 +85,7 @@ pc -M 2>/dev/null | awk '/^[^ #].* inet / && /postfix\/hfa-submission/ {print $1
   while read -r old; do [ "$old" = "$submission" ] || pc -MX "$old/inet"; done
 pc -M "$submission/inet=$submission inet n - n - - smtpd"
 pc -P "$submission/inet/syslog_name=postfix/hfa-submission" \
-      "$submission/inet/mynetworks=127.0.0.0/8" \
+      "$submission/inet/mynetworks=$submission_clients" \
       "$submission/inet/smtpd_client_restrictions=permit_mynetworks,reject" \
       "$submission/inet/smtpd_relay_restrictions=permit_mynetworks,reject" \
       "$submission/inet/smtpd_recipient_restrictions="

@@ -23,7 +23,7 @@ def write_dkim_key(directory: Path) -> tuple[Path, bytes]:
     path.write_bytes(
         key.private_bytes(
             serialization.Encoding.PEM,
-            serialization.PrivateFormat.TraditionalOpenSSL,
+            serialization.PrivateFormat.PKCS8,  # as dkimpy's dknewkey writes it
             serialization.NoEncryption(),
         )
     )
