@@ -1,8 +1,8 @@
 """DKIM signatures on outgoing mail (RFC 6376), made with dkimpy.
 
-Signing wraps the transport, so every email the gateway sends (requests,
-reminders, receipts, answers pushed to an email ``reply_to``) is signed at the
-moment it leaves, whatever relay carries it. dkimpy is the DKIM library of the
+The transport signs (``transports.mail_transport``), so every email the gateway
+sends (requests, reminders, receipts, answers pushed to an email ``reply_to``)
+is signed at the moment it leaves, whatever relay carries it. dkimpy is the DKIM library of the
 Python ecosystem (also behind dkimpy-milter); it signs with the pure-Python RSA
 it ships, so no C extension is needed.
 """
@@ -17,7 +17,6 @@ from dkim.crypto import UnparsableKeyError, parse_pem_private_key
 
 from gateway.config import Config
 from gateway.errors import ConfigError
-from gateway.transports import MailTransport
 
 # Headers a receiver shows or threads by. Each one is signed when present, and
 # From is also signed once more than present ("oversigned"), so a second From
@@ -81,17 +80,6 @@ class DkimSigner:
         return self.signature(message) + message
 
 
-class SigningTransport:
-    """A :class:`MailTransport` that signs each message, then hands it to the next one."""
-
-    def __init__(self, inner: MailTransport, signer: DkimSigner) -> None:
-        self.inner = inner
-        self.signer = signer
-
-    async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
-        return await self.inner.send(self.signer.sign(message), sender, recipients)
-
-
 def load_signer(config: Config) -> DkimSigner | None:
     """The signer the settings ask for, or None when DKIM is off; a bad key fails at start."""
     if not config.dkim_selector or config.dkim_private_key_file is None:
@@ -107,9 +95,3 @@ def load_signer(config: Config) -> DkimSigner | None:
     except UnicodeEncodeError:
         raise ConfigError("HFA_DKIM_SELECTOR and HFA_DKIM_DOMAIN must be ASCII") from None
     return DkimSigner(config.dkim_selector, domain, key)
-
-
-def signing(transport: MailTransport, config: Config) -> MailTransport:
-    """``transport`` itself, or wrapped so that it signs when DKIM is configured."""
-    signer = load_signer(config)
-    return transport if signer is None else SigningTransport(transport, signer)

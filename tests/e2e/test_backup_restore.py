@@ -15,7 +15,7 @@ import pytest
 
 from gateway.cli import main
 from gateway.config import Config
-from gateway.server import Gateway
+from gateway.app import Gateway
 from gateway.services import build_services
 from tests.conftest import (
     Running,

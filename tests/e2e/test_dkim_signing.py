@@ -8,7 +8,7 @@ import dkim
 import pytest
 
 from gateway.errors import ConfigError
-from gateway.server import mail_transport
+from gateway.outbound.transports import mail_transport
 from gateway.services import build_services
 from tests.conftest import REPLY_DOMAIN, SmtpSink, make_config, start_running, stop_running
 from tests.e2e.deploykit import SELECTOR, dns_for, write_dkim_key
@@ -68,6 +68,6 @@ def test_unsigned_without_settings_and_clear_errors_for_bad_ones(tmp_path: Path)
         services = build_services(config)
         try:
             with pytest.raises(ConfigError, match=message):
-                mail_transport(services)
+                mail_transport(services.config)
         finally:
             services.close()

@@ -38,8 +38,8 @@ import pytest
 from sqlalchemy import select
 
 from gateway.config import Config
-from gateway.models import InboundMessage
-from gateway.server import Gateway
+from gateway.store.models import InboundMessage
+from gateway.app import Gateway
 from gateway.services import Services, build_services
 from tests.conftest import LAWYER, REPLY_DOMAIN, make_config
 from tests.e2e.deploykit import SELECTOR, dns_for, write_dkim_key
