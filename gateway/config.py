@@ -224,6 +224,27 @@ def _path(values: Mapping[str, str], name: str) -> Path | None:
     return Path(text).expanduser() if text else None
 
 
+def _mail_security(values: Mapping[str, str], mail_from: str) -> dict[str, Any]:
+    """TLS files and DKIM signing: each pair set together or not at all (no half setup)."""
+    tls_cert, tls_key = _path(values, "smtp_tls_cert_file"), _path(values, "smtp_tls_key_file")
+    if (tls_cert is None) != (tls_key is None):
+        raise ConfigError("HFA_SMTP_TLS_CERT_FILE and HFA_SMTP_TLS_KEY_FILE go together: set both")
+    selector, key = values["dkim_selector"].strip(), _path(values, "dkim_private_key_file")
+    if bool(selector) != (key is not None):
+        raise ConfigError(
+            "HFA_DKIM_SELECTOR and HFA_DKIM_PRIVATE_KEY_FILE go together: set both to sign mail"
+        )
+    domain = values["dkim_domain"].strip().lower() or mail_from.rpartition("@")[2].lower()
+    return {
+        "smtp_relay_ca_file": _path(values, "smtp_relay_ca_file"),
+        "smtp_tls_cert_file": tls_cert,
+        "smtp_tls_key_file": tls_key,
+        "dkim_selector": selector,
+        "dkim_domain": domain,
+        "dkim_private_key_file": key,
+    }
+
+
 def read_config_file(path: Path) -> dict[str, str]:
     """Read a TOML file whose keys are setting names (``reply_domain = "x"``)."""
     try:
@@ -274,14 +295,6 @@ def load_config(
     reply_domain = values["reply_domain"].strip().lower()
     public_url = values["public_url"].strip().rstrip("/") or f"http://{http_host}:{http_port}"
     mail_from = values["mail_from"].strip() or f"hfa-gateway@{reply_domain}"
-    tls_cert, tls_key = _path(values, "smtp_tls_cert_file"), _path(values, "smtp_tls_key_file")
-    if (tls_cert is None) != (tls_key is None):
-        raise ConfigError("HFA_SMTP_TLS_CERT_FILE and HFA_SMTP_TLS_KEY_FILE go together: set both")
-    dkim_selector, dkim_key = values["dkim_selector"].strip(), _path(values, "dkim_private_key_file")
-    if bool(dkim_selector) != (dkim_key is not None):
-        raise ConfigError(
-            "HFA_DKIM_SELECTOR and HFA_DKIM_PRIVATE_KEY_FILE go together: set both to sign mail"
-        )
     return Config(
         raw=values,
         data_dir=data_dir,
@@ -299,12 +312,7 @@ def load_config(
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
         smtp_relay_tls=tls,
-        smtp_relay_ca_file=_path(values, "smtp_relay_ca_file"),
-        smtp_tls_cert_file=tls_cert,
-        smtp_tls_key_file=tls_key,
-        dkim_selector=dkim_selector,
-        dkim_domain=values["dkim_domain"].strip().lower() or mail_from.rpartition("@")[2].lower(),
-        dkim_private_key_file=dkim_key,
+        **_mail_security(values, mail_from),
         lawyers=lawyers,
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),

@@ -13,9 +13,9 @@ from typing import Any
 import httpx
 import pytest
 
+from gateway.app import Gateway
 from gateway.cli import main
 from gateway.config import Config
-from gateway.app import Gateway
 from gateway.services import build_services
 from tests.conftest import (
     Running,

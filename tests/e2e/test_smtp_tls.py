@@ -13,9 +13,9 @@ from aiosmtpd.smtp import SMTP
 from sqlalchemy import select
 
 from gateway.errors import ConfigError
-from gateway.store.models import AuditEntry
-from gateway.services import build_services
 from gateway.inbound.listener import tls_context
+from gateway.services import build_services
+from gateway.store.models import AuditEntry
 from tests.conftest import SmtpSink, make_config, start_running, stop_running
 from tests.e2e.deploykit import write_certificate
 from tests.mailkit import reply_to
