@@ -157,6 +157,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
     if sqlite_path is not None and not sqlite_path.is_file():
         return fail(f"no database at {sqlite_path}: nothing to back up", EXIT_USAGE)
     dest.mkdir(mode=0o700, parents=True, exist_ok=True)
+    # Everything in a backup is as private as the data: files 0600, whatever the caller's umask.
+    os.umask(0o077)
     try:
         if sqlite_path is not None:
             seq, digest, revision = _backup_sqlite(sqlite_path, dest)
