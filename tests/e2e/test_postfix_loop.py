@@ -294,3 +294,20 @@ async def test_over_the_gateways_limit_is_refused_at_postfix(site: Site) -> None
     thread = await site.answered(filed)
     (human,) = [t for t in thread["turns"] if t["author"] == "human"]
     assert human["body"].startswith("Approved, see the attachment.")
+
+
+async def test_while_the_gateway_is_down_postfix_answers_450_so_the_sender_retries(
+    postfix: PrivatePostfix,
+) -> None:
+    # No gateway on its port: the probe cannot connect, and that is not a refusal.
+    address = f"reply+{'b' * 31}@{REPLY_DOMAIN}"
+
+    def rcpt() -> tuple[int, bytes]:
+        with smtplib.SMTP("127.0.0.1", postfix.inbound_port, timeout=60) as client:
+            client.ehlo("lawfirm.example")
+            client.mail(LAWYER)
+            return client.rcpt(address)
+
+    code, text = await asyncio.to_thread(rcpt)
+    assert code == 450 and b"4.1.1" in text, (code, text)
+    assert postfix.queued() == []
