@@ -116,36 +116,36 @@ class _Exec:
         return self.conn.execute(text(sql))
 
 
-def _complete_lines(path: Path) -> list[str]:
-    if not path.is_file():
-        return []
-    data = path.read_text(encoding="utf-8", errors="replace")
-    # A line still being appended has no newline yet: it is not part of the copy.
-    return data.splitlines(keepends=True)[: data.count("\n")]
-
-
-def _copy_mirror(source: Path, dest: Path, head_seq: int) -> tuple[int, bool]:
-    """Copy the mirror's lines up to ``head_seq``; waits briefly for entries not written yet."""
-    deadline = time.monotonic() + MIRROR_WAIT_SECONDS
-    while True:
-        kept: list[str] = []
-        seen = 0
-        for line in _complete_lines(source):
+def _copy_lines(source: Path, target: Path, head_seq: int) -> tuple[int, int]:
+    """Stream the mirror's complete lines up to ``head_seq`` into ``target``: (lines, last seq)."""
+    kept = seen = 0
+    with source.open("rb") as src, target.open("wb") as out:
+        for line in src:
+            if not line.endswith(b"\n"):
+                break  # still being appended: not part of the copy
             try:
                 seq = int(json.loads(line)["seq"])
             except (ValueError, KeyError, TypeError):
-                kept.append(line)  # kept as found: verify will name it
-                continue
-            seen = max(seen, seq)
-            if seq <= head_seq:
-                kept.append(line)
-        caught_up = seen >= head_seq
-        if caught_up or not source.is_file() or time.monotonic() > deadline:
-            break
+                seq = None  # kept as found: verify will name it
+            if seq is not None:
+                seen = max(seen, seq)
+                if seq > head_seq:
+                    continue
+            out.write(line)
+            kept += 1
+    return kept, seen
+
+
+def _copy_mirror(source: Path, dest: Path, head_seq: int) -> tuple[int, bool]:
+    """Copy the mirror up to ``head_seq``; waits briefly for entries not written yet."""
+    if not source.is_file():
+        return 0, True
+    deadline = time.monotonic() + MIRROR_WAIT_SECONDS
+    while True:
+        kept, seen = _copy_lines(source, dest / MIRROR, head_seq)
+        if seen >= head_seq or time.monotonic() > deadline:
+            return kept, seen >= head_seq
         time.sleep(0.1)  # the mirror is written just after each commit
-    if source.is_file():
-        (dest / MIRROR).write_text("".join(kept), encoding="utf-8")
-    return len(kept), caught_up
 
 
 def cmd_backup(args: argparse.Namespace) -> int:

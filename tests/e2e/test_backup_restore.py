@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -17,6 +18,7 @@ from gateway.app import Gateway
 from gateway.cli import main
 from gateway.config import Config
 from gateway.services import build_services
+from gateway.store import audit_check
 from tests.conftest import (
     Running,
     _create_postgres_database,
@@ -54,6 +56,12 @@ async def answered_request(running: Running) -> dict[str, Any]:
     return filed
 
 
+async def keep_filing(running: Running, count: int) -> None:
+    for _ in range(count):
+        await running.file(request="Another question while the backup runs.")
+        await asyncio.sleep(0.05)
+
+
 async def read_thread(config: Config, filed: dict[str, Any]) -> dict[str, Any]:
     services = build_services(config)
     try:
@@ -83,13 +91,21 @@ async def test_backup_restore_verify_and_the_thread_reads_the_same(
     config = running.services.config
     backup = tmp_path / "backup"
 
-    # Online: the gateway keeps running (and writing) while the copy is taken.
+    # Online: agents keep filing while the copy is taken, in another thread.
     use_settings(monkeypatch, config)
-    code, out = hfa(capsys, "backup", str(backup))
+    filing = asyncio.create_task(keep_filing(running, 30))
+    code, out = await asyncio.to_thread(hfa, capsys, "backup", str(backup))
+    await filing
     assert code == 0, out
     assert stat.S_IMODE(backup.stat().st_mode) == 0o700
     manifest = json.loads((backup / "backup.json").read_text())
-    assert manifest["audit_head"]["seq"] > 0
+    # The mirror is cut exactly at the database's head: no entry more, no entry less.
+    assert manifest["mirror_lines"] == manifest["audit_head"]["seq"] > 0
+    with running.services.db.reading() as session:
+        live_seq, _ = audit_check.head(session)
+    live_lines = (config.data_dir / "audit.jsonl").read_text().count("\n")
+    # Entries written after the snapshot are in the live mirror, and not in the copy.
+    assert live_seq > manifest["audit_head"]["seq"] and live_lines > manifest["mirror_lines"]
 
     # A fresh data directory (and, on PostgreSQL, a fresh database loaded from the dump).
     fresh = tmp_path / "restored"

@@ -9,6 +9,9 @@ postconf -e "compatibility_level = 3.6" "myhostname = $MAIL_HOSTNAME" "mydestina
   "mynetworks = 127.0.0.0/8" "smtp_tls_security_level = may" \
   "smtp_tls_CAfile = /etc/ssl/certs/ca-certificates.crt" "relayhost = ${RELAYHOST:-}"
 postconf -M "postlog/unix-dgram=postlog unix-dgram n - n - 1 postlogd"
+# No chroot: Debian's init script, which copies resolv.conf and friends into the chroot,
+# does not run in a container, and the container is the confinement.
+postconf -F '*/*/chroot = n'
 sh /usr/local/sbin/hfa-postfix-setup --reply-domain "$HFA_REPLY_DOMAIN" \
   --gateway "${HFA_GATEWAY:-smtp:2525}" \
   --submission "${HFA_SUBMISSION:-0.0.0.0:10587}" \
