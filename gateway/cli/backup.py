@@ -156,9 +156,10 @@ def cmd_backup(args: argparse.Namespace) -> int:
     sqlite_path = _sqlite_path(config)
     if sqlite_path is not None and not sqlite_path.is_file():
         return fail(f"no database at {sqlite_path}: nothing to back up", EXIT_USAGE)
+    # The directory is 0700 from the start, so its files are never readable by others, and
+    # each file is made 0600 too (not by umask: that would change it for the whole process).
     dest.mkdir(mode=0o700, parents=True, exist_ok=True)
-    # Everything in a backup is as private as the data: files 0600, whatever the caller's umask.
-    os.umask(0o077)
+    dest.chmod(0o700)
     try:
         if sqlite_path is not None:
             seq, digest, revision = _backup_sqlite(sqlite_path, dest)
@@ -171,6 +172,8 @@ def cmd_backup(args: argparse.Namespace) -> int:
     for name in KEY_FILES:
         if (config.data_dir / name).is_file():
             shutil.copy2(config.data_dir / name, dest / name)
+    for path in dest.iterdir():
+        path.chmod(0o600)
     files = {p.name: _sha256(p) for p in sorted(dest.iterdir())}
     manifest = {
         "format": 1,
@@ -183,6 +186,7 @@ def cmd_backup(args: argparse.Namespace) -> int:
         "files": files,
     }
     (dest / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
+    (dest / MANIFEST).chmod(0o600)
     print(f"backup in {dest}: audit head {seq}:{digest}, schema {revision}, {lines} mirror lines")
     if not caught_up and (config.data_dir / MIRROR).is_file():
         print("warning: the mirror lacks entries the database has; verify will say which")

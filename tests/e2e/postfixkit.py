@@ -102,6 +102,9 @@ def run_postfix(config_dir: Path, action: str) -> subprocess.CompletedProcess[st
     # log file (maillog_file) says what went wrong, and the test shows it.
     return subprocess.run(
         ["postfix", "-c", str(config_dir), action],
+        # Postfix creates its queue directories with the caller's umask; whatever the test
+        # process has, they must be readable by mail_owner.
+        umask=0o022,
         capture_output=True,
         text=True,
         timeout=60,
