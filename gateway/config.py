@@ -27,11 +27,34 @@ def _split_host_port(value: str, setting: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _primary(entry: str) -> str:
+    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases."""
+    return entry.split("|", 1)[0].strip()
+
+
+def parse_aliases(value: str) -> dict[str, frozenset[str]]:
+    """{lawyer address: the lawyer's other addresses}, from ``a@x|a2@y|a3@z`` entries.
+
+    A reply from an alias is the lawyer's; requests are only ever sent to the first.
+    """
+    aliases: dict[str, set[str]] = {}
+    for part in value.split(";"):
+        addrs = part.partition("=")[2] if "=" in part else part
+        for entry in addrs.split(","):
+            names = [a.strip().lower() for a in entry.split("|") if a.strip()]
+            if len(names) > 1:
+                aliases.setdefault(names[0], set()).update(names[1:])
+    return {primary: frozenset(others) for primary, others in aliases.items()}
+
+
 def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
-    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}."""
+    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}.
+
+    An entry may carry the lawyer's other addresses after ``|`` (see ``parse_aliases``).
+    """
     table: dict[str, tuple[str, ...]] = {}
     if "=" not in value:
-        table["*"] = tuple(a.strip() for a in value.split(",") if a.strip())
+        table["*"] = tuple(_primary(a) for a in value.split(",") if _primary(a))
         return table
     for part in value.split(";"):
         if not part.strip():
@@ -43,7 +66,7 @@ def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
                 f"HFA_LAWYERS: expected CATEGORY=addr,addr;... with CATEGORY one of "
                 f"{', '.join(CATEGORIES)} or *, got {part!r}"
             )
-        table[key] = tuple(a.strip() for a in addrs.split(",") if a.strip())
+        table[key] = tuple(_primary(a) for a in addrs.split(",") if _primary(a))
     return table
 
 
@@ -91,9 +114,14 @@ def _parse_duration(text: str, setting: str) -> float | None:
     return seconds
 
 
+# What HFA_REMINDERS names replaces the default for that urgency only: 'routine=1d'
+# must not switch off the blocking and soon reminders.
+_DEFAULT_REMINDERS: dict[str, float | None] = {"blocking": 7200.0, "soon": 86400.0, "routine": None}
+
+
 def _parse_reminders(value: str) -> dict[str, float | None]:
     """``blocking=2h,soon=24h,routine=off`` -> {urgency: seconds or None}."""
-    table: dict[str, float | None] = {"blocking": None, "soon": None, "routine": None}
+    table = dict(_DEFAULT_REMINDERS)
     for part in (p.strip() for p in value.split(",")):
         if not part:
             continue
@@ -146,8 +174,14 @@ class Config:
     max_request_bytes: int
     max_field_chars: int
     max_message_bytes: int
+    outbox_retry_seconds: float
     outbox_max_attempts: int
     outbox_backoff_seconds: float
+    outbox_max_backoff_seconds: float
+    outbox_delay_notice_seconds: float
+    lease_seconds: float
+    heartbeat_seconds: float
+    ready_role_seconds: float
     worker_poll_seconds: float
     trusted_authserv_id: str
     receipts: bool
@@ -164,12 +198,17 @@ class Config:
     webhook_allow_private: bool
     webhook_retry_seconds: float
     webhook_timeout_seconds: float
+    # A lawyer's other addresses (HFA_LAWYERS and HFA_ESCALATION ``a@x|a2@y`` entries).
+    lawyer_aliases: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def lawyers_for(self, category: str) -> tuple[str, ...]:
         return self.lawyers.get(category) or self.lawyers.get("*", ())
 
     def escalation_for(self, category: str) -> tuple[str, ...]:
         return self.escalation.get(category) or self.escalation.get("*", ())
+
+    def aliases_of(self, address: str) -> frozenset[str]:
+        return self.lawyer_aliases.get(address.strip().lower(), frozenset())
 
     def all_lawyers(self) -> frozenset[str]:
         return frozenset(a.lower() for addrs in self.lawyers.values() for a in addrs)
@@ -295,7 +334,7 @@ def load_config(
     reply_domain = values["reply_domain"].strip().lower()
     public_url = values["public_url"].strip().rstrip("/") or f"http://{http_host}:{http_port}"
     mail_from = values["mail_from"].strip() or f"hfa-gateway@{reply_domain}"
-    return Config(
+    config = Config(
         raw=values,
         data_dir=data_dir,
         database_url=values["database_url"].strip()
@@ -314,12 +353,22 @@ def load_config(
         smtp_relay_tls=tls,
         **_mail_security(values, mail_from),
         lawyers=lawyers,
+        lawyer_aliases={
+            **parse_aliases(values["escalation"]),
+            **parse_aliases(values["lawyers"]),
+        },
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
         max_message_bytes=_int(values, "max_message_bytes"),
+        outbox_retry_seconds=_float(values, "outbox_retry_seconds"),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
         outbox_backoff_seconds=_float(values, "outbox_backoff_seconds"),
+        outbox_max_backoff_seconds=_float(values, "outbox_max_backoff_seconds"),
+        outbox_delay_notice_seconds=_float(values, "outbox_delay_notice_seconds"),
+        lease_seconds=_float(values, "lease_seconds"),
+        heartbeat_seconds=_float(values, "heartbeat_seconds"),
+        ready_role_seconds=_float(values, "ready_role_seconds"),
         worker_poll_seconds=_float(values, "worker_poll_seconds"),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
         receipts=_flag(values, "receipts"),
@@ -337,6 +386,24 @@ def load_config(
         webhook_retry_seconds=_float(values, "webhook_retry_seconds"),
         webhook_timeout_seconds=_float(values, "webhook_timeout_seconds"),
     )
+    _check_timing(config)
+    return config
+
+
+def _check_timing(config: Config) -> None:
+    for name in (
+        "lease_seconds",
+        "heartbeat_seconds",
+        "ready_role_seconds",
+        "outbox_retry_seconds",
+    ):
+        if getattr(config, name) <= 0:
+            raise ConfigError(f"{_BY_NAME[name].env}: expected a number above 0")
+    if config.heartbeat_seconds * 2 > config.ready_role_seconds:
+        raise ConfigError(
+            "HFA_HEARTBEAT_SECONDS must be at most half of HFA_READY_ROLE_SECONDS, or a live "
+            "process would be taken for a dead one between two heartbeats"
+        )
 
 
 def setting_names() -> list[str]:

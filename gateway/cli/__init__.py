@@ -17,6 +17,8 @@ from gateway.cli import (
     backup,
     bench,
     common,
+    db,
+    health,
     inbound,
     keys,
     mail,
@@ -27,7 +29,7 @@ from gateway.cli import (
 )
 from gateway.errors import ConfigError, GatewayError
 
-GROUPS = [run, requests, outbox, inbound, audit, backup, mail, keys, mcp, bench, common]
+GROUPS = [run, db, health, requests, outbox, inbound, audit, backup, mail, keys, mcp, bench, common]
 
 
 def build_parser() -> argparse.ArgumentParser:
