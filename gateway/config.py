@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
+from gateway.mail_auth import mail_auth_fields
 from gateway.settings import CATEGORIES, SETTINGS
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -258,32 +259,6 @@ def _flag(values: Mapping[str, str], name: str) -> bool:
     raise ConfigError(f"{_BY_NAME[name].env}: expected 1 or 0 (true/false, yes/no), got {value!r}")
 
 
-def _path(values: Mapping[str, str], name: str) -> Path | None:
-    text = values[name].strip()
-    return Path(text).expanduser() if text else None
-
-
-def _mail_security(values: Mapping[str, str], mail_from: str) -> dict[str, Any]:
-    """TLS files and DKIM signing: each pair set together or not at all (no half setup)."""
-    tls_cert, tls_key = _path(values, "smtp_tls_cert_file"), _path(values, "smtp_tls_key_file")
-    if (tls_cert is None) != (tls_key is None):
-        raise ConfigError("HFA_SMTP_TLS_CERT_FILE and HFA_SMTP_TLS_KEY_FILE go together: set both")
-    selector, key = values["dkim_selector"].strip(), _path(values, "dkim_private_key_file")
-    if bool(selector) != (key is not None):
-        raise ConfigError(
-            "HFA_DKIM_SELECTOR and HFA_DKIM_PRIVATE_KEY_FILE go together: set both to sign mail"
-        )
-    domain = values["dkim_domain"].strip().lower() or mail_from.rpartition("@")[2].lower()
-    return {
-        "smtp_relay_ca_file": _path(values, "smtp_relay_ca_file"),
-        "smtp_tls_cert_file": tls_cert,
-        "smtp_tls_key_file": tls_key,
-        "dkim_selector": selector,
-        "dkim_domain": domain,
-        "dkim_private_key_file": key,
-    }
-
-
 def read_config_file(path: Path) -> dict[str, str]:
     """Read a TOML file whose keys are setting names (``reply_domain = "x"``)."""
     try:
@@ -351,25 +326,15 @@ def load_config(
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
         smtp_relay_tls=tls,
-        **_mail_security(values, mail_from),
+        **mail_auth_fields(values, mail_from),
         lawyers=lawyers,
-        lawyer_aliases={
-            **parse_aliases(values["escalation"]),
-            **parse_aliases(values["lawyers"]),
-        },
+        lawyer_aliases=_aliases(values),
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
         max_message_bytes=_int(values, "max_message_bytes"),
-        outbox_retry_seconds=_float(values, "outbox_retry_seconds"),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
-        outbox_backoff_seconds=_float(values, "outbox_backoff_seconds"),
-        outbox_max_backoff_seconds=_float(values, "outbox_max_backoff_seconds"),
-        outbox_delay_notice_seconds=_float(values, "outbox_delay_notice_seconds"),
-        lease_seconds=_float(values, "lease_seconds"),
-        heartbeat_seconds=_float(values, "heartbeat_seconds"),
-        ready_role_seconds=_float(values, "ready_role_seconds"),
-        worker_poll_seconds=_float(values, "worker_poll_seconds"),
+        **_timing(values),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
         receipts=_flag(values, "receipts"),
         reminders=_parse_reminders(values["reminders"]),
@@ -388,6 +353,27 @@ def load_config(
     )
     _check_timing(config)
     return config
+
+
+# Seconds the outbox, leases and heartbeats run by, each read as a number.
+_TIMING = (
+    "outbox_retry_seconds",
+    "outbox_backoff_seconds",
+    "outbox_max_backoff_seconds",
+    "outbox_delay_notice_seconds",
+    "lease_seconds",
+    "heartbeat_seconds",
+    "ready_role_seconds",
+    "worker_poll_seconds",
+)
+
+
+def _timing(values: Mapping[str, str]) -> dict[str, Any]:
+    return {name: _float(values, name) for name in _TIMING}
+
+
+def _aliases(values: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    return {**parse_aliases(values["escalation"]), **parse_aliases(values["lawyers"])}
 
 
 def _check_timing(config: Config) -> None:
