@@ -274,19 +274,12 @@ def read_config_file(path: Path) -> dict[str, str]:
     return out
 
 
-def load_config(
-    env: Mapping[str, str] | None = None, file_values: Mapping[str, str] | None = None
-) -> Config:
-    """Resolve every setting: environment over file over default."""
-    env = os.environ if env is None else env
+def _raw_values(env: Mapping[str, str], file_values: Mapping[str, str]) -> dict[str, str]:
+    """Each setting's text: environment over file over default; unknown HFA_* names refused."""
     values: dict[str, str] = {}
     for s in SETTINGS:
-        value = s.default
-        if file_values and s.name in file_values:
-            value = file_values[s.name]
-        if s.env in env:
-            value = env[s.env]
-        values[s.name] = value
+        value = file_values.get(s.name, s.default)
+        values[s.name] = env.get(s.env, value)
     for key in env:
         if (
             key.startswith("HFA_")
@@ -295,7 +288,14 @@ def load_config(
         ):
             # A typo in a setting name would otherwise be silently ignored.
             raise ConfigError(f"unknown setting {key}; see 'hfa settings' for the list")
+    return values
 
+
+def load_config(
+    env: Mapping[str, str] | None = None, file_values: Mapping[str, str] | None = None
+) -> Config:
+    """Resolve every setting: environment over file over default."""
+    values = _raw_values(os.environ if env is None else env, file_values or {})
     data_dir = Path(values["data_dir"]).expanduser()
     http_host, http_port = _split_host_port(values["http_bind"], "HFA_HTTP_BIND")
     smtp_host, smtp_port = _split_host_port(values["smtp_bind"], "HFA_SMTP_BIND")
