@@ -8,6 +8,7 @@ Library errors are translated here into TransientDelivery / PermanentDelivery.
 from __future__ import annotations
 
 import mailbox
+import ssl
 from pathlib import Path
 from typing import Protocol
 
@@ -15,6 +16,7 @@ import aiosmtplib
 
 from gateway.config import Config
 from gateway.errors import PermanentDelivery, TransientDelivery
+from gateway.outbound.dkim import DkimSigner, load_signer
 
 
 class MailTransport(Protocol):
@@ -34,11 +36,13 @@ class SmtpRelay:
         username: str = "",
         password: str = "",
         tls: str = "none",
+        ca_file: str | None = None,
         timeout: float = 30.0,
     ) -> None:
         self.host, self.port = host, port
         self.username, self.password = username, password
         self.tls = tls
+        self.ca_file = ca_file
         self.timeout = timeout
 
     async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
@@ -53,6 +57,10 @@ class SmtpRelay:
                 password=self.password or None,
                 use_tls=self.tls == "tls",
                 start_tls=self.tls == "starttls",
+                # Certificate and host name are checked whenever TLS is used; a private CA
+                # is added with HFA_SMTP_RELAY_CA_FILE, never by turning the check off.
+                validate_certs=True,
+                cert_bundle=self.ca_file,
                 timeout=self.timeout,
             )
         except aiosmtplib.SMTPRecipientsRefused as exc:
@@ -66,6 +74,11 @@ class SmtpRelay:
             if exc.code >= 500:
                 raise PermanentDelivery(detail) from exc
             raise TransientDelivery(detail) from exc
+        except ssl.SSLCertVerificationError as exc:
+            raise TransientDelivery(
+                f"relay {self.host}:{self.port} certificate not trusted ({exc.verify_message}); "
+                "name its CA in HFA_SMTP_RELAY_CA_FILE"
+            ) from exc
         except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             raise TransientDelivery(
                 f"relay {self.host}:{self.port} unreachable: {type(exc).__name__}"
@@ -104,15 +117,35 @@ def read_maildir(path: Path) -> list[tuple[str, bytes]]:
     return sorted((key, box.get_bytes(key)) for key in box.keys())  # noqa: SIM118 (iterating a Maildir yields messages)
 
 
+class SigningTransport:
+    """Signs each message with DKIM, then hands it to the transport it wraps."""
+
+    def __init__(self, inner: MailTransport, signer: DkimSigner) -> None:
+        self.inner = inner
+        self.signer = signer
+
+    async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+        return await self.inner.send(self.signer.sign(message), sender, recipients)
+
+
 def mail_transport(config: Config) -> MailTransport:
-    """The relay when one is configured, else the Maildir under the data directory."""
+    """The relay when one is configured, else the Maildir under the data directory.
+
+    Signed with DKIM when configured, so every email is signed as it leaves, whichever
+    way it goes; a DKIM key that cannot be used fails here, at start (ConfigError).
+    """
+    transport: MailTransport
     if config.smtp_relay is None:
-        return MaildirTransport(config.data_dir / "maildir")
-    host, port = config.smtp_relay
-    return SmtpRelay(
-        host,
-        port,
-        username=config.smtp_relay_username,
-        password=config.smtp_relay_password,
-        tls=config.smtp_relay_tls,
-    )
+        transport = MaildirTransport(config.data_dir / "maildir")
+    else:
+        host, port = config.smtp_relay
+        transport = SmtpRelay(
+            host,
+            port,
+            username=config.smtp_relay_username,
+            password=config.smtp_relay_password,
+            tls=config.smtp_relay_tls,
+            ca_file=str(config.smtp_relay_ca_file) if config.smtp_relay_ca_file else None,
+        )
+    signer = load_signer(config)
+    return transport if signer is None else SigningTransport(transport, signer)
