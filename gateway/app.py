@@ -25,7 +25,7 @@ from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
 from gateway.outbound import notices, push
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
-from gateway.outbound.transports import MaildirTransport, MailTransport, SmtpRelay, mail_transport
+from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
 from gateway.store import heartbeats
@@ -73,7 +73,7 @@ class Gateway:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _smtp: asyncio.Server | None = None
     _http: uvicorn.Server | None = None
-    _mail: SmtpRelay | MaildirTransport | None = None
+    _mail: MailTransport | None = None
     _process: str = field(default_factory=heartbeats.process_name)
 
     async def start(self) -> None:
@@ -216,7 +216,7 @@ class Gateway:
         if self._mail is not None:
             # Relay connections kept open for reuse are closed with a QUIT.
             with contextlib.suppress(Exception):
-                await asyncio.wait_for(self._mail.close(), timeout=5)
+                await asyncio.wait_for(close_transport(self._mail), timeout=5)
         with contextlib.suppress(Exception):
             await self.services.db.run(self._audit_stop)
         with contextlib.suppress(Exception):
