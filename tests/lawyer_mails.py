@@ -122,7 +122,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
         "status": "answered",
         "reply_message_id": "<lawyer-reply-1@lawfirm.example>",
     },
-    "closed": {"by": "ops:alice", "reason": "Duplicate of HFA-00003. " + HOSTILE_TEXT},
+    "closed": {"by": "ops:alice", "reason": "Duplicate of HFA-00003; handled by phone."},
     "deadline_passed": {"closes": False},
     "escalated_notice": {"to": ["gc@lawfirm.example"], "reminders": 2},
     "answered_by_other": {

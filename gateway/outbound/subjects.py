@@ -51,7 +51,7 @@ def gist(text: str) -> str:
         word = match.group().casefold().strip("'’-")
         return "" if word.startswith(_DECISION_STEMS) else match.group()
 
-    flat = _SPACES.sub(" ", _WORD.sub(keep, flat)).strip(" -–—:;,.!")
+    flat = _SPACES.sub(" ", _WORD.sub(keep, flat)).lstrip(" -–—:;,.!?").rstrip(" -–—:;,")
     while True:
         # Punctuation may precede a decision word, so it is stripped with it.
         lead = re.match(r"[\W_]*([\w'’-]+)", flat)

@@ -135,7 +135,7 @@ def subject_of(
     prefixes = {
         "follow_up": "Follow-up from the agent: ",
         "withdrawal": "Withdrawn - no answer needed: ",
-        "closed": "Closed - no answer needed: ",
+        "closed": "Request closed - no answer needed: ",
         "deadline_passed": "Deadline passed: ",
         "escalated_notice": "Also sent to escalation: ",
         "answered_by_other": "Answered by another lawyer: ",
