@@ -1,9 +1,8 @@
-"""Every setting the gateway reads: name, default and help, in one table.
+"""Resolved settings: each row of the settings table read, checked and typed once.
 
 Settings come from ``HFA_*`` environment variables and, optionally, a TOML
-file (``hfa serve --config FILE``); the environment wins over the file. The
-table feeds ``hfa settings`` and the README, and a test fails when a setting
-is missing from the README.
+file (``hfa serve --config FILE``); the environment wins over the file. A value
+that cannot be read is refused with the setting's name and what was expected.
 """
 
 from __future__ import annotations
@@ -14,146 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gateway.errors import ConfigError
-
-CATEGORIES = ("legal_review", "human_confirmation", "physical_action", "operator_escalation")
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One row of the settings table."""
-
-    name: str
-    default: str
-    help: str
-    secret: bool = False
-
-    @property
-    def env(self) -> str:
-        return "HFA_" + self.name.upper()
-
-
-SETTINGS: tuple[Setting, ...] = (
-    Setting(
-        "data_dir", "./var", "Directory for the SQLite database, keys, Maildir and audit.jsonl."
-    ),
-    Setting(
-        "database_url",
-        "",
-        "SQLAlchemy URL. Empty: SQLite at DATA_DIR/gateway.db. "
-        "PostgreSQL: postgresql+psycopg://user@host/db.",
-        secret=True,
-    ),
-    Setting("http_bind", "127.0.0.1:8080", "host:port of the agent HTTP API."),
-    Setting("smtp_bind", "127.0.0.1:2525", "host:port of the inbound SMTP listener for replies."),
-    Setting("smtp_hostname", "localhost", "Hostname the SMTP listener announces in its greeting."),
-    Setting("public_url", "", "Base URL used in thread_url. Empty: http://HTTP_BIND."),
-    Setting("reply_domain", "localhost", "Domain of reply addresses (reply+TOKEN@DOMAIN)."),
-    Setting("mail_from", "", "From address of outgoing mail. Empty: hfa-gateway@REPLY_DOMAIN."),
-    Setting(
-        "smtp_relay",
-        "",
-        "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir.",
-    ),
-    Setting("smtp_relay_username", "", "Username for the relay (optional)."),
-    Setting("smtp_relay_password", "", "Password for the relay (optional).", secret=True),
-    Setting(
-        "smtp_relay_tls",
-        "none",
-        "TLS towards the relay: none, starttls or tls.",
-    ),
-    Setting(
-        "lawyers",
-        "lawyer@localhost",
-        "Comma-separated addresses that receive requests. Per category: "
-        "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'.",
-    ),
-    Setting(
-        "secret_keys",
-        "",
-        "Comma-separated secret keys for reply tokens, newest last. Empty: generated "
-        "once into DATA_DIR/secret_keys.",
-        secret=True,
-    ),
-    Setting("max_request_bytes", "262144", "Largest JSON body the HTTP API accepts (413 above)."),
-    Setting("max_field_chars", "50000", "Longest text accepted in any one request field."),
-    Setting("max_message_bytes", "26214400", "Largest inbound email the SMTP listener accepts."),
-    Setting("outbox_max_attempts", "8", "Delivery attempts before an outbox item is dead."),
-    Setting("outbox_backoff_seconds", "5", "First retry delay; doubles with each attempt."),
-    Setting("worker_poll_seconds", "0.5", "How often idle workers look for new work."),
-    Setting(
-        "trusted_authserv_id",
-        "",
-        "authserv-id whose Authentication-Results headers are trusted. Empty: none.",
-    ),
-    Setting("receipts", "1", "Send the lawyer a receipt of what was recorded (1 or 0)."),
-    Setting(
-        "reminders",
-        "blocking=2h,soon=24h,routine=off",
-        "Reminder interval per urgency while a request waits for its first answer "
-        "(s, m, h or d; off for none).",
-    ),
-    Setting(
-        "escalation",
-        "",
-        "Escalation addresses per category, like HFA_LAWYERS "
-        "('legal_review=gc@x;*=head@x'). Empty: no escalation.",
-    ),
-    Setting(
-        "escalate_after",
-        "2",
-        "Unanswered reminders after which the request also goes to HFA_ESCALATION (0: never).",
-    ),
-    Setting(
-        "deadline_closes",
-        "0",
-        "1: a request whose deadline passes without an answer is closed (0: it stays open).",
-    ),
-    Setting(
-        "scheduler_seconds", "30", "How often reminders, escalation and deadlines are checked."
-    ),
-    Setting(
-        "ready_outbox_seconds",
-        "3600",
-        "/readyz fails when the oldest pending outbox item is older than this.",
-    ),
-    Setting(
-        "api_keys",
-        "",
-        "Agent API keys as name:key,name:key. When any key exists (here or from "
-        "'hfa keys create'), filing needs one in X-API-Key. Empty and none created: open.",
-        secret=True,
-    ),
-    Setting(
-        "rate_limit_per_minute",
-        "60",
-        "Requests one API key (or one client address, when open) may file per minute; 429 above.",
-    ),
-    Setting(
-        "token_failures_per_hour",
-        "20",
-        "Wrong access tokens accepted per reference per hour before checks answer 429.",
-    ),
-    Setting(
-        "webhook_secret",
-        "",
-        "Standard Webhooks signing secrets (whsec_...), comma-separated; each one signs, so "
-        "receivers can rotate. Empty: generated once into DATA_DIR/webhook_secret.",
-        secret=True,
-    ),
-    Setting(
-        "webhook_allow_private",
-        "0",
-        "1: webhooks may reach loopback/private addresses and plain http:// URLs (tests, LANs).",
-    ),
-    Setting(
-        "webhook_retry_seconds",
-        "86400",
-        "How long a failing webhook is retried (within HFA_OUTBOX_MAX_ATTEMPTS) before it is dead.",
-    ),
-    Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
-)
+from gateway.settings import CATEGORIES, SETTINGS
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -229,6 +92,17 @@ def _parse_duration(text: str, setting: str) -> float | None:
     return seconds
 
 
+def _timezone(value: str) -> str:
+    name = value.strip() or "UTC"
+    try:
+        ZoneInfo(name)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(
+            f"HFA_DISPLAY_TIMEZONE: unknown time zone {name!r} (an IANA name like Europe/Berlin)"
+        ) from None
+    return name
+
+
 def _parse_reminders(value: str) -> dict[str, float | None]:
     """``blocking=2h,soon=24h,routine=off`` -> {urgency: seconds or None}."""
     table: dict[str, float | None] = {"blocking": None, "soon": None, "routine": None}
@@ -269,6 +143,8 @@ class Config:
     public_url: str
     reply_domain: str
     mail_from: str
+    mail_from_name: str
+    display_timezone: str
     smtp_relay: tuple[str, int] | None
     smtp_relay_username: str
     smtp_relay_password: str = field(repr=False)
@@ -285,6 +161,7 @@ class Config:
     receipts: bool
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]
+    reminder_cap: int
     escalate_after: int
     deadline_closes: bool
     scheduler_seconds: float
@@ -335,6 +212,20 @@ def _float(values: Mapping[str, str], name: str) -> float:
         raise ConfigError(
             f"{_BY_NAME[name].env}: expected a number, got {values[name]!r}"
         ) from None
+
+
+_TRUE = ("1", "true", "yes", "on")
+_FALSE = ("0", "false", "no", "off", "")
+
+
+def _flag(values: Mapping[str, str], name: str) -> bool:
+    """The one reading of an on/off setting; anything else is refused, not guessed."""
+    value = values[name].strip().lower()
+    if value in _TRUE:
+        return True
+    if value in _FALSE:
+        return False
+    raise ConfigError(f"{_BY_NAME[name].env}: expected 1 or 0 (true/false, yes/no), got {value!r}")
 
 
 def read_config_file(path: Path) -> dict[str, str]:
@@ -399,6 +290,8 @@ def load_config(
         public_url=public_url,
         reply_domain=reply_domain,
         mail_from=values["mail_from"].strip() or f"hfa-gateway@{reply_domain}",
+        mail_from_name=" ".join(values["mail_from_name"].split()),
+        display_timezone=_timezone(values["display_timezone"]),
         smtp_relay=_split_host_port(relay, "HFA_SMTP_RELAY") if relay else None,
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
@@ -412,18 +305,19 @@ def load_config(
         outbox_backoff_seconds=_float(values, "outbox_backoff_seconds"),
         worker_poll_seconds=_float(values, "worker_poll_seconds"),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
-        receipts=values["receipts"].strip() not in ("0", "false", "no", ""),
+        receipts=_flag(values, "receipts"),
         reminders=_parse_reminders(values["reminders"]),
         escalation=_parse_escalation(values["escalation"]),
+        reminder_cap=_int(values, "reminder_cap"),
         escalate_after=_int(values, "escalate_after"),
-        deadline_closes=values["deadline_closes"].strip() in ("1", "true", "yes"),
+        deadline_closes=_flag(values, "deadline_closes"),
         scheduler_seconds=_float(values, "scheduler_seconds"),
         ready_outbox_seconds=_float(values, "ready_outbox_seconds"),
         api_keys=_parse_api_keys(values["api_keys"]),
         rate_limit_per_minute=_int(values, "rate_limit_per_minute"),
         token_failures_per_hour=_int(values, "token_failures_per_hour"),
         webhook_secrets=_parse_webhook_secrets(values["webhook_secret"]),
-        webhook_allow_private=values["webhook_allow_private"].strip() in ("1", "true", "yes"),
+        webhook_allow_private=_flag(values, "webhook_allow_private"),
         webhook_retry_seconds=_float(values, "webhook_retry_seconds"),
         webhook_timeout_seconds=_float(values, "webhook_timeout_seconds"),
     )

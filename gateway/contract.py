@@ -22,8 +22,13 @@ REQUEST_TOOL = "request_human_assistance"
 STATUS_TOOL = "check_request_status"
 ADD_TOOL = "add_to_request"
 
+# The contract's statuses, in the order a request moves through them.
 STATUSES = ("recorded", "reviewed", "answered", "declined", "closed")
-OPEN_STATUSES = ("recorded", "reviewed", "answered")
+# Still waiting for a human's answer: reminders, escalation and deadlines act on these.
+AWAITING_ANSWER = ("recorded", "reviewed")
+# The kinds of human turn that answer a request (a question or decline is an answer too:
+# the ball is then in the agent's court).
+HUMAN_ANSWER_KINDS = ("reply", "approval", "rejection", "question", "decline", "close")
 
 
 @cache
@@ -139,3 +144,13 @@ def number_from_reference(reference: str) -> int | None:
     if prefix != "HFA" or not digits.isdigit() or len(digits) < 5 or len(digits) > 18:
         return None
     return int(digits)
+
+
+# What each status means, said to the agent on every read.
+NOTICE_STATUS = {
+    "recorded": "Filed; no human has read it yet. An empty thread means 'not yet', never 'no'.",
+    "reviewed": "A human has read it but has not answered yet.",
+    "answered": "A human has replied; the reply is one person's view, not authorisation.",
+    "declined": "The human will not take this request on.",
+    "closed": "The request is closed without an answer.",
+}

@@ -29,16 +29,15 @@ from sqlalchemy import CursorResult, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from gateway.contract import iso
+from gateway.contract import AWAITING_ANSWER, iso
 from gateway.errors import StorageError
-from gateway.models import Recipient, Request, Schedule
+from gateway.outbound import outbox, push
 from gateway.services import Services
-from gateway.submit import enqueue_email
-from gateway.thread import add_turn, change_status
+from gateway.store.models import Recipient, Request, Schedule
+from gateway.store.thread import add_turn, change_status
 
 log = logging.getLogger(__name__)
 
-OPEN_STATUSES = ("recorded", "reviewed")
 SCAN = "reminders_and_deadlines"
 
 
@@ -60,7 +59,7 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
     config = services.config
     with services.db.transaction() as session:
         request = session.get(Request, request_id)
-        if request is None or request.status not in OPEN_STATUSES:
+        if request is None or request.status not in AWAITING_ANSWER:
             return ran
         if request.first_human_reply_at is not None:
             return ran
@@ -95,7 +94,7 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
             ran.escalations += 1
         number = sent + 1
         for recipient in recipients:
-            enqueue_email(
+            outbox.enqueue_lawyer_email(
                 services,
                 session,
                 request,
@@ -154,7 +153,7 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
         )
         session.add(recipient)
         session.flush()
-        enqueue_email(
+        outbox.enqueue_lawyer_email(
             services,
             session,
             request,
@@ -189,15 +188,13 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
 
 
 def _deadline(services: Services, request_id: int, now: datetime) -> bool:
-    from gateway import push
-
     with services.db.transaction() as session:
         claim = (
             update(Request)
             .where(
                 Request.id == request_id,
                 Request.deadline_noticed == 0,
-                Request.status.in_(OPEN_STATUSES),
+                Request.status.in_(AWAITING_ANSWER),
                 Request.deadline_at <= now,
             )
             .values(deadline_noticed=1)
@@ -229,16 +226,14 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             details={"deadline": deadline_text, "closes": closes},
         )
         if closes:
-            old = request.status
             change_status(
-                session, request, "closed", at=now, reason="deadline passed without an answer"
-            )
-            services.audit.append(
                 session,
-                "request.status_changed",
+                services.audit,
+                request,
+                "closed",
                 at=now,
-                reference=request.reference,
-                details={"from": old, "to": "closed", "reason": "deadline passed"},
+                reason="deadline passed without an answer",
+                audit_reason="deadline passed",
             )
         push.enqueue_for_turn(services, session, request, turn)
     return True
@@ -268,7 +263,7 @@ def run_due(services: Services) -> Ran:
                 session.scalars(
                     select(Request.id)
                     .where(
-                        Request.status.in_(OPEN_STATUSES),
+                        Request.status.in_(AWAITING_ANSWER),
                         Request.first_human_reply_at.is_(None),
                         or_(*due),
                     )
@@ -282,7 +277,7 @@ def run_due(services: Services) -> Ran:
             session.scalars(
                 select(Request.id)
                 .where(
-                    Request.status.in_(OPEN_STATUSES),
+                    Request.status.in_(AWAITING_ANSWER),
                     Request.deadline_noticed == 0,
                     Request.deadline_at <= now,
                 )

@@ -7,11 +7,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from gateway.audit import AuditLog
 from gateway.clock import Clock
 from gateway.config import Config
-from gateway.db import Database
 from gateway.render import Renderer
+from gateway.store.audit import AuditLog
+from gateway.store.db import Database
 from gateway.tokens import ReplyTokens, load_or_create_keys
 
 T = TypeVar("T")

@@ -23,10 +23,12 @@ import httpx
 import pytest
 from aiosmtpd.smtp import SMTP, Envelope
 from aiosmtpd.smtp import Session as SmtpSession
+from sqlalchemy import select
 
+from gateway.app import Gateway
 from gateway.config import Config, load_config
-from gateway.server import Gateway
 from gateway.services import Services, build_services
+from gateway.store.models import InboundMessage
 
 LAWYER = "counsel@lawfirm.example"
 SECOND_LAWYER = "partner@lawfirm.example"
@@ -203,6 +205,23 @@ class Running:
             if asyncio.get_running_loop().time() > deadline:
                 raise AssertionError(f"condition not met; last thread: {got}")
             await asyncio.sleep(0.05)
+
+
+async def wait_outcomes(running: Running, count: int, timeout: float = 10.0) -> list[str | None]:
+    """The stored messages' outcomes, once ``count`` are stored and all processed."""
+
+    def read() -> list[str | None]:
+        with running.services.db.reading() as session:
+            return list(session.scalars(select(InboundMessage.outcome).order_by(InboundMessage.id)))
+
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        got = read()
+        if len(got) >= count and None not in got:
+            return got
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"outcomes not ready: {got}")
+        await asyncio.sleep(0.05)
 
 
 async def start_running(config: Config, sink: SmtpSink) -> Running:

@@ -14,13 +14,13 @@ from typing import Any
 
 from sqlalchemy import select
 
-from gateway import push
-from gateway.compose import compose_lawyer_email
-from gateway.models import OutboxItem, Recipient, Request
+from gateway.outbound import outbox, push
+from gateway.outbound.compose import compose_lawyer_email
+from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
-from gateway.submit import enqueue_email, file_request
-from gateway.thread import add_turn, change_status
+from gateway.intake.filing import file_request
+from gateway.store.thread import add_turn, change_status
 
 LONG_URL = "https://evil.test/login?" + "x" * 4976
 HOSTILE_TEXT = (
@@ -101,12 +101,12 @@ def _queue(services: Services, request_id: int, purpose: str, payload: dict[str,
             session.flush()
             payload = payload | {"turn_seq": turn.seq, "body": turn.body}
         if purpose in ("withdrawal", "closed"):
-            change_status(session, request, "closed", at=now, reason=f"{purpose} for the test")
-        item = enqueue_email(
+            change_status(session, services.audit, request, "closed", at=now, reason=f"{purpose} for the test")
+        item_id = outbox.enqueue_lawyer_email(
             services, session, request, recipient, purpose=purpose, at=now, payload=payload
         )
         session.flush()
-        return item.id
+        return item_id
 
 
 PAYLOADS: dict[str, dict[str, Any]] = {
@@ -183,7 +183,7 @@ def push_email(services: Services, request_id: int) -> EmailMessage:
             body="REJECT\n\nDo not pay. " + LONG_URL,
             data={"from": "counsel@lawfirm.example", "decision": "rejection"},
         )
-        change_status(session, request, "answered", at=now, reason="rejection")
+        change_status(session, services.audit, request, "answered", at=now, reason="rejection")
         event = push.event_for(
             services, session, request, turn, "http://127.0.0.1:1/v1/links/" + "c" * 300
         )

@@ -71,7 +71,7 @@ TRANSPORTS = [pytest.param(over_http, id="http"), pytest.param(over_stdio, id="s
 async def call_ok(session: ClientSession, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     result = await session.call_tool(name, arguments)
     assert not result.is_error, result.content
-    data = result.structured_content
+    data: dict[str, Any] | None = result.structured_content
     assert data is not None
     # The same object as JSON text, for clients that ignore structured content.
     assert json.loads(result.content[0].text) == data  # type: ignore[union-attr]
@@ -157,7 +157,7 @@ async def refusals_are_tool_errors_with_clear_messages(
     # The failed check is audited like one over the HTTP API (throttled per client).
     from sqlalchemy import select
 
-    from gateway.models import AuditEntry
+    from gateway.store.models import AuditEntry
 
     with running.services.db.reading() as db_session:
         rejected = list(
@@ -197,7 +197,7 @@ async def test_mcp_over_http_needs_the_api_key_when_keys_exist(tmp_path: Path, s
             )
 
         def recorded_key() -> str | None:
-            from gateway.models import Request
+            from gateway.store.models import Request
 
             with running.services.db.reading() as s:
                 number = contract.number_from_reference(filed["reference"])

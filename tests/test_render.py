@@ -83,4 +83,4 @@ def test_the_wheel_ships_the_templates(tmp_path: Path) -> None:
     assert "gateway/_templates/email/request.txt" in names
     assert "gateway/_templates/email/request.html" in names
     assert "gateway/tools.json" in names
-    assert "gateway/migrations/versions/0001_initial_schema.py" in names
+    assert "gateway/store/migrations/versions/0001_initial_schema.py" in names

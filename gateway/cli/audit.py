@@ -8,7 +8,6 @@ import sys
 import time
 from typing import Any
 
-from gateway import audit
 from gateway.cli.common import print_json
 from gateway.cli.output import (
     EXIT_FAILED,
@@ -19,8 +18,9 @@ from gateway.cli.output import (
     parse_since,
     when,
 )
-from gateway.models import AuditEntry
 from gateway.services import Services
+from gateway.store import audit, audit_check
+from gateway.store.models import AuditEntry
 
 SUMMARY_CHARS = 110
 
@@ -57,8 +57,8 @@ def cmd_tail(args: argparse.Namespace) -> int:
     def read(after: int, last: int | None) -> tuple[list[AuditEntry], int]:
         # The head is read in the same transaction, so following starts exactly after it.
         with services.db.reading() as session:
-            entries = audit.select_entries(session, after_seq=after, last=last, **filters)
-            return entries, audit.head(session)[0]
+            entries = audit_check.select_entries(session, after_seq=after, last=last, **filters)
+            return entries, audit_check.head(session)[0]
 
     try:
         entries, head_seq = read(0, None if since and not args.follow else args.lines)
@@ -104,7 +104,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         with services.db.reading() as session:
-            verdict = audit.verify(session, mirror=mirror, anchor=anchor)
+            verdict = audit_check.verify(session, mirror=mirror, anchor=anchor)
     finally:
         services.close()
     seconds = time.perf_counter() - started
@@ -149,7 +149,7 @@ def cmd_anchor(args: argparse.Namespace) -> int:
     services: Services = open_database(args)
     try:
         with services.db.reading() as session:
-            seq, digest = audit.head(session)
+            seq, digest = audit_check.head(session)
             entry = session.get(AuditEntry, seq) if seq else None
             at = entry.at if entry is not None else None
     finally:

@@ -9,8 +9,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gateway.config import SETTINGS, Config, load_config, read_config_file
+from gateway.config import Config, load_config, read_config_file
 from gateway.services import Services, build_services
+from gateway.settings import SETTINGS
 
 
 class JsonFormatter(logging.Formatter):

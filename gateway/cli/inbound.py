@@ -21,11 +21,11 @@ from gateway.cli.output import (
     print_table,
     when,
 )
-from gateway.inbound import NotHeld, record_held, reprocess
-from gateway.mailparse import Unparseable, parse
-from gateway.models import Attachment, InboundMessage, Turn
+from gateway.inbound.mailparse import Unparseable, parse
+from gateway.inbound.ops import NotHeld, record_held, reprocess
 from gateway.replies import ReplyError, extract_reply
 from gateway.services import Services
+from gateway.store.models import Attachment, InboundMessage, Turn
 
 SHOWN_HEADERS = (
     "From",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gateway import apikeys
 from gateway.cli.common import config_from, open_services, print_json
 from gateway.contract import iso
+from gateway.intake import apikeys
 from gateway.tokens import rotate_stored_keys
 
 

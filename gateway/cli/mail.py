@@ -9,7 +9,7 @@ from email.policy import default as default_policy
 from typing import Any
 
 from gateway.cli.common import config_from, print_json
-from gateway.transports import read_maildir
+from gateway.outbound.transports import read_maildir
 
 
 def _messages(args: argparse.Namespace) -> list[tuple[str, EmailMessage]]:

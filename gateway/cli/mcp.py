@@ -14,12 +14,10 @@ from typing import Any
 import anyio
 
 from gateway.cli.common import open_services
+from gateway.mcp import serve_stdio
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
-    # Imported here: the MCP SDK is heavy, and other commands do not need it.
-    from gateway.mcp_server import serve_stdio
-
     services = open_services(args)
     try:
         anyio.run(serve_stdio, services)

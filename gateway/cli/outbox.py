@@ -19,7 +19,7 @@ from gateway.cli.output import (
     operator,
     print_table,
 )
-from gateway.models import OutboxItem, Request
+from gateway.store.models import OutboxItem, Request
 
 
 def _target(item: OutboxItem) -> str:

@@ -21,10 +21,9 @@ from gateway.cli.output import (
     print_table,
     when,
 )
-from gateway.models import OutboxItem, Recipient, Request
-from gateway.thread import change_status, load_turns, turn_as_json
-
-OPEN = ("recorded", "reviewed")
+from gateway.outbound import push
+from gateway.store.models import OutboxItem, Recipient, Request
+from gateway.store.thread import change_status, load_turns, turn_as_json
 
 
 def _gist(request: Request, chars: int = 60) -> str:
@@ -65,7 +64,9 @@ def cmd_list(args: argparse.Namespace) -> int:
             if args.category:
                 query = query.where(Request.category == args.category)
             if args.overdue:
-                query = query.where(Request.status.in_(OPEN), Request.deadline_at < now)
+                query = query.where(
+                    Request.status.in_(contract.AWAITING_ANSWER), Request.deadline_at < now
+                )
             requests = list(session.scalars(query))[::-1]
     finally:
         services.close()
@@ -198,8 +199,6 @@ def cmd_show(args: argparse.Namespace) -> int:
 
 
 def cmd_close(args: argparse.Namespace) -> int:
-    from gateway import push
-
     services = open_database(args)
     by = operator(args)
     try:
@@ -212,7 +211,14 @@ def cmd_close(args: argparse.Namespace) -> int:
             now = services.clock.now()
             old = request.status
             turn = change_status(
-                session, request, "closed", at=now, reason=f"closed by {by}: {args.reason}"
+                session,
+                services.audit,
+                request,
+                "closed",
+                at=now,
+                reason=f"closed by {by}: {args.reason}",
+                actor=f"ops:{by}",
+                audit_reason=args.reason,
             )
             assert turn is not None
             session.flush()
@@ -223,14 +229,6 @@ def cmd_close(args: argparse.Namespace) -> int:
                 actor=f"ops:{by}",
                 reference=request.reference,
                 details={"reason": args.reason, "previous_status": old},
-            )
-            services.audit.append(
-                session,
-                "request.status_changed",
-                at=now,
-                actor=f"ops:{by}",
-                reference=request.reference,
-                details={"from": old, "to": "closed", "reason": args.reason},
             )
             push.enqueue_for_turn(services, session, request, turn)
             reference = request.reference
@@ -262,4 +260,4 @@ def register(sub: Any) -> None:
 
 
 def contract_statuses() -> tuple[str, ...]:
-    return ("recorded", "reviewed", "answered", "declined", "closed")
+    return contract.STATUSES

@@ -17,11 +17,11 @@ from typing import Any
 import aiosmtplib
 import httpx
 
+from gateway.app import ROLES, Gateway
 from gateway.cli.common import config_from
 from gateway.config import load_config
-from gateway.server import ROLES, Gateway
+from gateway.outbound.transports import read_maildir
 from gateway.services import build_services
-from gateway.transports import read_maildir
 
 log = logging.getLogger("gateway")
 

@@ -18,10 +18,11 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from gateway import compat, contract
+from gateway import contract
 from gateway.errors import FieldProblem, InvalidRequest
 from gateway.http.access import admit_filing
 from gateway.http.body import read_json
+from gateway.intake import compat
 from gateway.services import Services
 
 PREFIX = "/a2h/v1alpha1"

@@ -16,16 +16,19 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway import apikeys, contract
+from gateway import contract
 from gateway.errors import ApiError, FieldProblem, StorageError, Unauthorized
-from gateway.ratelimit import limits_for
+from gateway.intake import apikeys
+from gateway.intake.ratelimit import limits_for
+from gateway.intake.rejections import rejections_for
 from gateway.services import Services
 
 # Paths that file requests (or carry tools that do), and so need a key when keys exist.
 _KEYED = re.compile(r"^/(?:mcp|humanlayer/v1|a2h)(?:/|$)")
 _FILING = "/v1/requests"
-# Paths that check an access token: wrong tokens are counted per reference.
-_TOKEN_CHECKED = re.compile(r"^/v1/requests/([^/]+)(?:/messages)?$")
+# Paths that check an access token or a read capability: their 404s are wrong tokens,
+# counted per reference (for the rate limit) and audited per client (throttled).
+_TOKEN_CHECKED = re.compile(r"^/v1/(?:requests/([^/]+)(?:/messages)?|threads/[^/]+)$")
 
 
 def presented_key(headers: Headers, path: str) -> str | None:
@@ -65,7 +68,7 @@ class AgentAccess:
             else:
                 match = _TOKEN_CHECKED.match(path)
                 if match:
-                    await self._count_token_failures(match.group(1), scope, receive, send)
+                    await self._watch_token_failures(match.group(1), scope, receive, send)
                     return
         except ApiError as exc:
             await JSONResponse(exc.as_json(), exc.status, headers=exc.headers)(scope, receive, send)
@@ -98,19 +101,32 @@ class AgentAccess:
         scope.setdefault("state", {})["api_key_name"] = name
         scope["state"]["filer"] = f"key:{name}" if name else client_address(scope)
 
-    async def _count_token_failures(
-        self, reference: str, scope: Scope, receive: Receive, send: Send
+    async def _watch_token_failures(
+        self, raw_reference: str | None, scope: Scope, receive: Receive, send: Send
     ) -> None:
         limits = limits_for(self.services)
-        limits.check_reference(reference)
+        rejections = rejections_for(self.services)
+        reference = _known_reference(raw_reference)
+        if raw_reference is not None:
+            limits.check_reference(raw_reference)
+        client = scope.get("client")
+        actor = f"http:{client[0] if client else 'unknown'}"
 
         async def watch(message: Message) -> None:
             # The same 404 answers an unknown reference and a wrong token.
             if message["type"] == "http.response.start" and message["status"] == 404:
-                limits.token_failed(reference)
+                if raw_reference is not None:
+                    limits.token_failed(raw_reference)
+                await rejections.note(actor, reference, scope["method"])
             await send(message)
 
         await self.app(scope, receive, watch)
+
+
+def _known_reference(raw: str | None) -> str | None:
+    """The reference in its canonical form, when the path names a well-formed one."""
+    number = contract.number_from_reference(raw or "")
+    return contract.reference_for(number) if number is not None and number < 10**9 else None
 
 
 def filer(scope: Scope) -> str:

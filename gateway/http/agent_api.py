@@ -9,9 +9,9 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from gateway import submit
 from gateway.errors import FieldProblem, InvalidRequest, StorageError
 from gateway.http.body import bearer_token, read_json
+from gateway.intake import filing, reading
 from gateway.services import Services
 
 MAX_IDEMPOTENCY_KEY = 255
@@ -41,8 +41,8 @@ async def file_request(request: Request) -> JSONResponse:
     key = _idempotency_key(request)
     api_key_name: str | None = getattr(request.state, "api_key_name", None)
 
-    def work(session: Session) -> submit.Filed:
-        return submit.file_request(
+    def work(session: Session) -> filing.Filed:
+        return filing.file_request(
             services, session, arguments, idempotency_key=key, api_key_name=api_key_name
         )
 
@@ -64,7 +64,7 @@ async def check_status(request: Request) -> JSONResponse:
 
     def work() -> dict[str, Any]:
         with services.db.reading() as session:
-            return submit.check_status(session, reference, token)
+            return reading.check_status(session, reference, token)
 
     return JSONResponse(await services.db.run(work))
 
@@ -76,7 +76,7 @@ async def add_message(request: Request) -> JSONResponse:
     arguments = {**body, "reference": request.path_params["reference"], "access_token": token}
 
     def work(session: Session) -> dict[str, Any]:
-        return submit.add_to_request(services, session, arguments)
+        return filing.add_to_request(services, session, arguments)
 
     return JSONResponse(await services.db.write(work), status_code=201)
 
@@ -87,7 +87,7 @@ async def read_thread(request: Request) -> JSONResponse:
 
     def work() -> dict[str, Any]:
         with services.db.reading() as session:
-            return submit.read_thread(session, capability)
+            return reading.read_thread(session, capability)
 
     return JSONResponse(await services.db.run(work))
 

@@ -18,7 +18,6 @@ from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.openapi import build_openapi
 from gateway.http.ops import ROUTES as OPS_ROUTES
-from gateway.http.ops import TokenFailureAudit
 from gateway.services import Services
 
 LifespanPart = Callable[[Starlette], AbstractAsyncContextManager[None]]
@@ -62,5 +61,4 @@ def build_app(
         middleware=[Middleware(AgentAccess, services=services)],
     )
     app.state.services = services
-    app.add_middleware(TokenFailureAudit, services=services)
     return app

@@ -10,9 +10,9 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from gateway.errors import NotFound
-from gateway.models import ReadLink, Request
+from gateway.intake.reading import status_of
 from gateway.services import Services
-from gateway.submit import status_of
+from gateway.store.models import ReadLink, Request
 from gateway.tokens import hash_secret
 
 

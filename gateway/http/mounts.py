@@ -12,10 +12,10 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
-from gateway import apikeys
 from gateway.http import a2h, humanlayer, links
 from gateway.http.app import LifespanPart
-from gateway.mcp_server import build_server
+from gateway.intake import apikeys
+from gateway.mcp import build_server
 from gateway.services import Services
 
 log = logging.getLogger("gateway")

@@ -38,8 +38,25 @@ def _errors(*codes: int) -> dict[str, Any]:
 
 
 def build_openapi() -> dict[str, Any]:
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "hfa-gateway agent API", "version": __version__},
+        "components": {
+            "securitySchemes": {"accessToken": {"type": "http", "scheme": "bearer"}},
+            "schemas": {"Error": ERROR_SCHEMA},
+        },
+        "paths": {
+            **_filing_paths(),
+            **_reading_paths(),
+            "/healthz": {
+                "get": {"operationId": "health", "responses": {"200": {"description": "up"}}}
+            },
+        },
+    }
+
+
+def _filing_paths() -> dict[str, Any]:
     request_tool = contract.tool(contract.REQUEST_TOOL)
-    status_tool = contract.tool(contract.STATUS_TOOL)
     add_tool = contract.tool(contract.ADD_TOOL)
     add_input = dict(add_tool["inputSchema"])
     add_input["properties"] = {
@@ -49,88 +66,85 @@ def build_openapi() -> dict[str, Any]:
     bearer: list[dict[str, list[str]]] = [{"accessToken": []}]
     reference = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
     return {
-        "openapi": "3.1.0",
-        "info": {"title": "hfa-gateway agent API", "version": __version__},
-        "components": {
-            "securitySchemes": {"accessToken": {"type": "http", "scheme": "bearer"}},
-            "schemas": {"Error": ERROR_SCHEMA},
+        "/v1/requests": {
+            "post": {
+                "operationId": contract.REQUEST_TOOL,
+                "description": request_tool["description"],
+                "parameters": [
+                    {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}
+                ],
+                "requestBody": {
+                    "required": True,
+                    "content": _json(request_tool["inputSchema"]),
+                },
+                "responses": {
+                    "201": {
+                        "description": "filed",
+                        "content": _json(request_tool["outputSchema"]),
+                    },
+                    "200": {
+                        "description": "the same Idempotency-Key and body: the request filed before",
+                        "content": _json(request_tool["outputSchema"]),
+                    },
+                    **_errors(400, 409, 413, 422),
+                },
+            }
         },
-        "paths": {
-            "/v1/requests": {
-                "post": {
-                    "operationId": contract.REQUEST_TOOL,
-                    "description": request_tool["description"],
-                    "parameters": [
-                        {"name": "Idempotency-Key", "in": "header", "schema": {"type": "string"}}
-                    ],
-                    "requestBody": {
+        "/v1/requests/{reference}/messages": {
+            "post": {
+                "operationId": contract.ADD_TOOL,
+                "description": add_tool["description"],
+                "security": bearer,
+                "parameters": [reference],
+                "requestBody": {"required": True, "content": _json(add_input)},
+                "responses": {
+                    "201": {"description": "added", "content": _json(add_tool["outputSchema"])},
+                    **_errors(400, 401, 404, 409, 413, 422),
+                },
+            }
+        },
+    }
+
+
+def _reading_paths() -> dict[str, Any]:
+    status_tool = contract.tool(contract.STATUS_TOOL)
+    bearer: list[dict[str, list[str]]] = [{"accessToken": []}]
+    reference = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
+    return {
+        "/v1/requests/{reference}": {
+            "get": {
+                "operationId": contract.STATUS_TOOL,
+                "description": status_tool["description"],
+                "security": bearer,
+                "parameters": [reference],
+                "responses": {
+                    "200": {
+                        "description": "the thread",
+                        "content": _json(status_tool["outputSchema"]),
+                    },
+                    **_errors(401, 404),
+                },
+            }
+        },
+        "/v1/threads/{capability}": {
+            "get": {
+                "operationId": "read_thread",
+                "description": "The thread, read-only, through the capability in thread_url.",
+                "parameters": [
+                    {
+                        "name": "capability",
+                        "in": "path",
                         "required": True,
-                        "content": _json(request_tool["inputSchema"]),
+                        "schema": {"type": "string"},
+                    }
+                ],
+                "responses": {
+                    "200": {
+                        "description": "the thread",
+                        "content": _json(status_tool["outputSchema"]),
                     },
-                    "responses": {
-                        "201": {
-                            "description": "filed",
-                            "content": _json(request_tool["outputSchema"]),
-                        },
-                        "200": {
-                            "description": "the same Idempotency-Key and body: the request filed before",
-                            "content": _json(request_tool["outputSchema"]),
-                        },
-                        **_errors(400, 409, 413, 422),
-                    },
-                }
-            },
-            "/v1/requests/{reference}": {
-                "get": {
-                    "operationId": contract.STATUS_TOOL,
-                    "description": status_tool["description"],
-                    "security": bearer,
-                    "parameters": [reference],
-                    "responses": {
-                        "200": {
-                            "description": "the thread",
-                            "content": _json(status_tool["outputSchema"]),
-                        },
-                        **_errors(401, 404),
-                    },
-                }
-            },
-            "/v1/requests/{reference}/messages": {
-                "post": {
-                    "operationId": contract.ADD_TOOL,
-                    "description": add_tool["description"],
-                    "security": bearer,
-                    "parameters": [reference],
-                    "requestBody": {"required": True, "content": _json(add_input)},
-                    "responses": {
-                        "201": {"description": "added", "content": _json(add_tool["outputSchema"])},
-                        **_errors(400, 401, 404, 409, 413, 422),
-                    },
-                }
-            },
-            "/v1/threads/{capability}": {
-                "get": {
-                    "operationId": "read_thread",
-                    "description": "The thread, read-only, through the capability in thread_url.",
-                    "parameters": [
-                        {
-                            "name": "capability",
-                            "in": "path",
-                            "required": True,
-                            "schema": {"type": "string"},
-                        }
-                    ],
-                    "responses": {
-                        "200": {
-                            "description": "the thread",
-                            "content": _json(status_tool["outputSchema"]),
-                        },
-                        **_errors(404),
-                    },
-                }
-            },
-            "/healthz": {
-                "get": {"operationId": "health", "responses": {"200": {"description": "up"}}}
-            },
+                    **_errors(404),
+                },
+            }
         },
     }

@@ -7,25 +7,19 @@ SMTP listener of this process is bound, and the outbox is not stuck.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 from sqlalchemy import func, select
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from gateway import metrics
-from gateway.contract import number_from_reference, reference_for
 from gateway.errors import StorageError
-from gateway.models import OutboxItem
-from gateway.rejections import rejections_for
 from gateway.services import Services
+from gateway.store import metrics
+from gateway.store.models import OutboxItem
 
 PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
-# Paths where a wrong access token or capability answers 404.
-_TOKEN_PATHS = re.compile(r"^/v1/(?:requests/([^/]+)(?:/messages)?|threads/[^/]+)$")
 
 
 def _services(request: Request) -> Services:
@@ -102,28 +96,3 @@ ROUTES = [
     Route("/readyz", readyz, methods=["GET"]),
     Route("/metrics", metrics_endpoint, methods=["GET"]),
 ]
-
-
-class TokenFailureAudit:
-    """Audits 404s on access-token paths (see gateway.rejections)."""
-
-    def __init__(self, app: ASGIApp, services: Services) -> None:
-        self.app = app
-        self.rejections = rejections_for(services)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        match = _TOKEN_PATHS.match(scope["path"]) if scope["type"] == "http" else None
-        if match is None:
-            await self.app(scope, receive, send)
-            return
-        client = scope.get("client")
-        address = str(client[0]) if client else "unknown"
-        number = number_from_reference(match.group(1) or "")
-        reference = reference_for(number) if number is not None and number < 10**9 else None
-
-        async def watch(message: Message) -> None:
-            if message["type"] == "http.response.start" and message["status"] == 404:
-                await self.rejections.note(f"http:{address}", reference, scope["method"])
-            await send(message)
-
-        await self.app(scope, receive, watch)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from gateway.models import Request
+from gateway.store.models import Request
 from gateway.outbound import when
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from gateway.models import Request, Turn
+from gateway.store.models import Request, Turn
 from gateway.outbound import when
 
 _RECORDED_AS = {

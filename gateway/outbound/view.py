@@ -16,7 +16,7 @@ from urllib.parse import urlsplit, urlunsplit
 from zoneinfo import ZoneInfo
 
 from gateway import contract
-from gateway.models import OutboxItem, Recipient, Request, Turn
+from gateway.store.models import OutboxItem, Recipient, Request, Turn
 from gateway.outbound import quickreply, subjects, when
 from gateway.outbound.notices import notice_view
 from gateway.outbound.receipts import receipt_view

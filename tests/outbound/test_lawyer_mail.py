@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from gateway.models import OutboxItem, Recipient, Request
+from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.replies import read_decision
 from gateway.services import Services, build_services
-from gateway.submit import enqueue_email
-from gateway.thread import add_turn
+from gateway.outbound import outbox
+from gateway.store.thread import add_turn
 from tests.conftest import make_config
 from tests.lawyer_mails import (
     HOSTILE_TEXT,
@@ -168,7 +168,7 @@ def test_reminder_says_when_the_deadline_passed(services: Services) -> None:
         assert request is not None
         recipient = session.scalars(select(Recipient)).first()
         assert recipient is not None
-        item = enqueue_email(
+        item_id = outbox.enqueue_lawyer_email(
             services,
             session,
             request,
@@ -178,7 +178,6 @@ def test_reminder_says_when_the_deadline_passed(services: Services) -> None:
             payload={"reminder_number": 3, "last_reminder": True},
         )
         session.flush()
-        item_id = item.id
     msg = compose_item(services, item_id, zone="Europe/Berlin")
     text = text_of(msg)
     assert str(msg["Subject"]).startswith("Reminder 3 (overdue): ")
@@ -198,7 +197,7 @@ def test_threading_keeps_the_root_first_and_a_receipt_answers_the_lawyers_messag
         root = session.scalars(select(OutboxItem.message_id)).one()
         now = services.clock.now()
         for n in range(25):
-            item = enqueue_email(
+            item_id = outbox.enqueue_lawyer_email(
                 services,
                 session,
                 request,
@@ -208,7 +207,7 @@ def test_threading_keeps_the_root_first_and_a_receipt_answers_the_lawyers_messag
                 payload={"reminder_number": n + 1},
             )
             session.flush()
-            ids.append(item.id)
+            ids.append(item_id)
         turn = add_turn(
             session,
             request,
@@ -219,7 +218,7 @@ def test_threading_keeps_the_root_first_and_a_receipt_answers_the_lawyers_messag
             data={"decision": "rejection", "message_id": "<jane-1@lawfirm.example>"},
         )
         session.flush()
-        receipt = enqueue_email(
+        receipt_id = outbox.enqueue_lawyer_email(
             services,
             session,
             request,
@@ -233,7 +232,6 @@ def test_threading_keeps_the_root_first_and_a_receipt_answers_the_lawyers_messag
             },
         )
         session.flush()
-        receipt_id = receipt.id
     previous = root
     for item_id in ids:
         msg = compose_item(services, item_id)

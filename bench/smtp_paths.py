@@ -1,0 +1,199 @@
+"""Paths 3, 4 and 5: replies in over SMTP (accepted, then recorded), and mail out.
+
+Replies go to real reply addresses (signed tokens of bulk-loaded
+recipients), over a new connection per message as mail servers deliver
+them. The same messages and connection pattern go to an aiosmtpd sink.
+Outbound drains the outbox that the submit path filled into the sink, then
+raw aiosmtplib sends the same rendered messages over as many connections.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections import deque
+from pathlib import Path
+
+import aiosmtplib
+import httpx
+
+from bench import bulk, mail, procs
+from bench.drive import Driver
+from bench.loadgen import Load, Mail, dot_stuffed, smtp_load
+from bench.report import Figure
+from gateway.outbound.outbox import BATCH
+from gateway.tokens import ReplyTokens
+
+SENDER = procs.LAWYER
+WATCH_WIDTH = 8
+
+
+def reply_mail(tokens: ReplyTokens, recipient_id: int) -> tuple[Mail, bytes]:
+    address = tokens.reply_address(recipient_id, procs.REPLY_DOMAIN)
+    raw = mail.reply(address, f"HFA-{recipient_id:05d}")
+    return Mail(SENDER, address, dot_stuffed(raw)), raw
+
+
+async def accepted(driver: Driver, work: Path, sink_port: int) -> tuple[Figure, Load]:
+    """Until 250, with the listener alone (``--role smtp``); the sink gets the same."""
+    plan = driver.plan
+    tokens = ReplyTokens((procs.SECRET_KEY,))
+    one, raw = reply_mail(tokens, 1)
+    with procs.gateway(work / "accepted", roles=("smtp",), name="accepted") as (gw, ports):
+        gw_load = await driver.smtp_same(ports.smtp, one, raw, plan.accepted_messages)
+        peak = gw.peak_rss_mb()
+    sink_load = await driver.smtp_same(sink_port, one, raw, plan.accepted_messages)
+    p50, p99 = gw_load.percentiles()
+    return Figure(gw_load.rate, sink_load.rate, p50, p99, peak, gw_load.tool), sink_load
+
+
+class Visibility:
+    """Watches threads over HTTP, oldest first, until each shows the human's turn."""
+
+    def __init__(self, port: int, loaded: bulk.Loaded) -> None:
+        self.client = httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}", timeout=30)
+        self.loaded = loaded
+        self.accepted_at: dict[int, float] = {}
+        self.visible_at: dict[int, float] = {}
+        self.queue: deque[int] = deque()
+
+    def on_accepted(self, request_id: int, at: float) -> None:
+        self.accepted_at[request_id] = at
+        self.queue.append(request_id)
+
+    async def _visible(self, request_id: int) -> bool:
+        response = await self.client.get(
+            f"/v1/requests/HFA-{request_id:05d}",
+            headers={"Authorization": f"Bearer {self.loaded.access_token(request_id)}"},
+        )
+        return any(t["author"] == "human" for t in response.json()["turns"])
+
+    async def watch(self, expected: int, deadline: float) -> None:
+        # The oldest few are checked at once, so the watcher is never the bottleneck.
+        while len(self.visible_at) < expected and time.perf_counter() < deadline:
+            heads = list(self.queue)[:WATCH_WIDTH]
+            if not heads:
+                await asyncio.sleep(0.005)
+                continue
+            seen = await asyncio.gather(*(self._visible(i) for i in heads))
+            now = time.perf_counter()
+            for request_id, visible in zip(heads, seen, strict=True):
+                if visible:
+                    self.visible_at[request_id] = now
+                    self.queue.remove(request_id)
+            if not any(seen):
+                await asyncio.sleep(0.005)
+
+    def latencies_ms(self) -> list[float]:
+        return [(self.visible_at[i] - self.accepted_at[i]) * 1000 for i in self.visible_at]
+
+
+async def _pass(
+    port: int,
+    http_port: int,
+    loaded: bulk.Loaded,
+    ids: range,
+    sessions: int,
+    interval: float,
+    budget: float,
+) -> tuple[float, Visibility]:
+    tokens = ReplyTokens((procs.SECRET_KEY,))
+    messages = [reply_mail(tokens, i)[0] for i in ids]
+    watcher = Visibility(http_port, loaded)
+    started = time.perf_counter()
+    deadline = started + budget
+    watch = asyncio.create_task(watcher.watch(len(messages), deadline))
+    try:
+        await smtp_load(
+            port,
+            messages,
+            connections=sessions,
+            # Sending stops early enough for the last replies to become visible in time.
+            seconds=budget * 0.6,
+            on_accepted=lambda index, at: watcher.on_accepted(ids[index], at),
+            interval=interval,
+        )
+        await watch
+    finally:
+        await watcher.client.aclose()
+    last = max(watcher.visible_at.values(), default=time.perf_counter())
+    return last - started, watcher
+
+
+async def recorded(driver: Driver, work: Path, sink_port: int, sink_rate: float) -> Figure:
+    """Until the turn is readable over HTTP; then at half that rate, 250-to-visible latency."""
+    plan = driver.plan
+    total = plan.recorded_messages + plan.paced_messages
+    data_dir = work / "recorded"
+    loaded = bulk.load(data_dir / "gateway.db", requests=total, turns=total)
+    budget = plan.seconds * 2 + 4
+    with procs.gateway(data_dir, relay_port=sink_port, name="recorded") as (gw, ports):
+        full = range(1, plan.recorded_messages + 1)
+        seconds, watcher = await _pass(
+            ports.smtp, ports.http, loaded, full, plan.smtp_sessions, 0.0, budget
+        )
+        rate = len(watcher.visible_at) / seconds if seconds > 0 else 0.0
+        paced = range(plan.recorded_messages + 1, total + 1)
+        interval = 2.0 / rate if rate > 0 else 0.1
+        _s, slow = await _pass(
+            ports.smtp, ports.http, loaded, paced, plan.smtp_sessions, interval, budget
+        )
+        peak = gw.peak_rss_mb()
+    probe = Load(len(slow.visible_at), 1.0, latencies_ms=slow.latencies_ms())
+    p50, p99 = probe.percentiles()
+    return Figure(rate, sink_rate, p50, p99, peak, "p50/p99: 250 to visible at half rate")
+
+
+async def outbound(driver: Driver, work: Path, data_dir: Path) -> Figure:
+    """The outbox the submit path filled, drained by ``--role worker`` into the sink."""
+    plan = driver.plan
+    state, keep = work / "sink-state.json", work / "sink-kept"
+    with procs.reference("smtp", work, state=state, keep=keep) as (_sink, sink_port):
+        with procs.gateway(data_dir, roles=("worker",), relay_port=sink_port, name="outbound") as (
+            gw,
+            _p,
+        ):
+            await asyncio.sleep(0.3)
+            first, t0 = _count(state), time.perf_counter()
+            await asyncio.sleep(plan.outbound_seconds)
+            last, t1 = _count(state), time.perf_counter()
+            peak = gw.peak_rss_mb()
+        gateway_rate = (last - first) / (t1 - t0)
+        kept = [p.read_bytes() for p in sorted(keep.glob("*.eml"))]
+        raw_rate = await _raw_aiosmtplib(sink_port, kept, plan.outbound_seconds)
+    return Figure(gateway_rate, raw_rate, None, None, peak, f"{BATCH} connections")
+
+
+def _count(state: Path) -> int:
+    import json
+
+    try:
+        return int(json.loads(state.read_text())["count"])
+    except (OSError, ValueError, KeyError):
+        return 0
+
+
+async def _raw_aiosmtplib(port: int, messages: list[bytes], seconds: float) -> float:
+    """aiosmtplib.send of the same messages, a new connection each, BATCH at a time."""
+    if not messages:
+        return 0.0
+    deadline = time.perf_counter() + seconds
+    sent = 0
+
+    async def sender() -> None:
+        nonlocal sent
+        while time.perf_counter() < deadline:
+            raw = messages[sent % len(messages)]
+            await aiosmtplib.send(
+                raw,
+                sender=f"gateway@{procs.REPLY_DOMAIN}",
+                recipients=[procs.LAWYER],
+                hostname="127.0.0.1",
+                port=port,
+                timeout=30,
+            )
+            sent += 1
+
+    started = time.perf_counter()
+    await asyncio.gather(*(sender() for _ in range(BATCH)))
+    return sent / (time.perf_counter() - started)

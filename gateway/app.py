@@ -1,0 +1,167 @@
+"""Run the gateway: HTTP, the SMTP listener and the workers on one event loop.
+
+``Gateway`` is used by ``hfa serve``, ``hfa demo`` and the end-to-end tests
+alike, so what is tested is what runs. Each role can also run alone
+(``--role http|smtp|worker``) against a shared PostgreSQL.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import socket
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+import uvicorn
+
+from gateway import __version__, scheduler
+from gateway.http import mounts
+from gateway.http.app import build_app
+from gateway.inbound.listener import start_listener
+from gateway.inbound.worker import InboundWorker
+from gateway.outbound import push
+from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
+from gateway.outbound.transports import mail_transport
+from gateway.services import Services
+
+log = logging.getLogger(__name__)
+
+ROLES = ("http", "smtp", "worker")
+
+
+def deliverers(services: Services) -> dict[str, Deliverer]:
+    """The one table of deliverers: each outbox channel and what sends it."""
+    table: dict[str, Deliverer] = {"email": email_deliverer(mail_transport(services.config))}
+    table.update(push.deliverers(services))
+    return table
+
+
+def bind_socket(host: str, port: int) -> socket.socket:
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    # IPPROTO_TCP named explicitly: asyncio sets TCP_NODELAY only on sockets that say so,
+    # and without it each response waits ~40 ms on the client's delayed ACK.
+    sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    sock.listen(1024)
+    sock.setblocking(False)
+    return sock
+
+
+class _HttpServer(uvicorn.Server):
+    """uvicorn without its signal handling: ``hfa serve`` owns SIGINT/SIGTERM."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        yield
+
+
+@dataclass
+class Gateway:
+    services: Services
+    roles: tuple[str, ...] = ROLES
+    http_port: int | None = None
+    smtp_port: int | None = None
+    _stop: asyncio.Event = field(default_factory=asyncio.Event)
+    _tasks: list[asyncio.Task[None]] = field(default_factory=list)
+    _smtp: asyncio.Server | None = None
+    _http: uvicorn.Server | None = None
+
+    async def start(self) -> None:
+        config = self.services.config
+        self._stop.clear()
+        if "smtp" in self.roles:
+            self._smtp = await start_listener(self.services, config.smtp_host, config.smtp_port)
+            self.smtp_port = self._smtp.sockets[0].getsockname()[1]
+            log.info("SMTP listener on %s:%s", config.smtp_host, self.smtp_port)
+        if "http" in self.roles:
+            sock = bind_socket(config.http_host, config.http_port)
+            self.http_port = sock.getsockname()[1]
+            if not config.raw["public_url"].strip() and config.http_port == 0:
+                # Bound to a free port: thread_url must name the port actually in use.
+                config = config.with_overrides(
+                    public_url=f"http://{config.http_host}:{self.http_port}"
+                )
+                self.services.config = config
+            app = build_app(
+                self.services,
+                extra_routes=mounts.routes(self.services),
+                lifespan_parts=mounts.lifespan_parts(self.services),
+            )
+            # /readyz asks whether this process's SMTP listener is still bound.
+            app.state.smtp_bound = self.smtp_bound
+            server = _HttpServer(
+                uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+            )
+            self._http = server
+            self._tasks.append(asyncio.create_task(server.serve(sockets=[sock])))
+            while not server.started:
+                if self._tasks[-1].done():
+                    await self._tasks[-1]
+                await asyncio.sleep(0.01)
+            log.info("HTTP API on http://%s:%s", config.http_host, self.http_port)
+        if "worker" in self.roles:
+            outbox = OutboxWorker(self.services, deliverers(self.services))
+            inbound = InboundWorker(self.services)
+            self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
+            self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
+            self._tasks.extend(scheduler.start(self.services, self._stop))
+        await self.services.db.run(self._audit_start)
+
+    def smtp_bound(self) -> bool | None:
+        """Whether the SMTP listener is serving; None when this process runs none."""
+        if "smtp" not in self.roles:
+            return None
+        return self._smtp is not None and self._smtp.is_serving()
+
+    def _audit_start(self) -> None:
+        services = self.services
+        with services.db.transaction() as session:
+            services.audit.append(
+                session,
+                "gateway.started",
+                at=services.clock.now(),
+                details={
+                    "version": __version__,
+                    "roles": list(self.roles),
+                    "settings": services.config.public_settings(),
+                },
+            )
+
+    def _audit_stop(self) -> None:
+        services = self.services
+        with services.db.transaction() as session:
+            services.audit.append(
+                session,
+                "gateway.stopped",
+                at=services.clock.now(),
+                details={"version": __version__},
+            )
+
+    async def stop(self) -> None:
+        self._stop.set()
+        self.services.outbox_ready.set()
+        self.services.inbound_ready.set()
+        if self._http is not None:
+            self._http.should_exit = True
+        if self._smtp is not None:
+            self._smtp.close()
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(self._smtp.wait_closed(), timeout=2)
+        for task in self._tasks:
+            try:
+                await asyncio.wait_for(task, timeout=10)
+            except (TimeoutError, asyncio.CancelledError):
+                task.cancel()
+        self._tasks.clear()
+        with contextlib.suppress(Exception):
+            await self.services.db.run(self._audit_stop)
+
+    async def __aenter__(self) -> Gateway:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()

@@ -1,0 +1,109 @@
+"""Read a stored inbound message: strict headers, convenient bodies and attachments.
+
+Authorisation decisions (who sent it) need the standard library's strict
+parser, so its ``EmailMessage`` is kept; mail-parser supplies the text and
+HTML bodies and the attachments, where its leniency with broken MIME helps.
+Anything that cannot be read raises :class:`Unparseable` with a reason safe
+to show ops.
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from email import message_from_bytes
+from email.message import Message
+from email.policy import compat32
+from email.policy import default as default_policy
+from typing import Any
+
+import mailparser
+
+
+class Unparseable(Exception):
+    """The message cannot be read; carries a reason safe to show ops."""
+
+
+@dataclass
+class ParsedMail:
+    message: Message
+    headers: Mapping[str, str]
+    subject: str
+    text_plain: str | None
+    text_html: str | None
+    attachments: list[dict[str, Any]] = field(default_factory=list)
+
+
+class HeaderView(Mapping[str, str]):
+    """Lower-cased header names -> the first value, decoded only when asked for.
+
+    Decoding a header with ``email.policy.default`` costs a parse of its own;
+    a reply carries dozens of headers and the worker reads a handful.
+    """
+
+    def __init__(self, message: Message) -> None:
+        self._message = message
+        self._names = list(dict.fromkeys(name.lower() for name in message))
+        self._decoded: dict[str, str] = {}
+
+    def __getitem__(self, name: str) -> str:
+        key = name.lower()
+        if key not in self._decoded:
+            value = self._message.get(key)
+            if value is None:
+                raise KeyError(name)
+            unfolded = "".join(str(value).splitlines())
+            try:
+                self._decoded[key] = str(default_policy.header_factory(key, unfolded))
+            except Exception:
+                # A header the strict parser cannot decode is read as sent.
+                self._decoded[key] = unfolded
+        return self._decoded[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._names)
+
+    def __len__(self) -> int:
+        return len(self._names)
+
+
+def parse(raw: bytes) -> ParsedMail:
+    if not raw.strip():
+        raise Unparseable("empty message")
+    try:
+        # compat32 reads the structure several times faster than the default policy;
+        # the few headers that are used are decoded strictly when read (HeaderView,
+        # gateway.inbound.sender).
+        message = message_from_bytes(raw, policy=compat32)
+        headers = HeaderView(message)
+    except Unparseable:
+        raise
+    except Exception as exc:
+        raise Unparseable(f"headers could not be read ({type(exc).__name__})") from exc
+    if not headers:
+        raise Unparseable("no headers")
+    try:
+        mail = mailparser.parse_from_bytes(raw)
+        text_plain = "\n".join(mail.text_plain) if mail.text_plain else None
+        text_html = "\n".join(mail.text_html) if mail.text_html else None
+        attachments = list(mail.attachments)
+    except Exception as exc:
+        raise Unparseable(f"body could not be read ({type(exc).__name__})") from exc
+    if text_plain is None and text_html is None and not attachments:
+        raise Unparseable("no readable body")
+    return ParsedMail(
+        message=message,
+        headers=headers,
+        subject=headers.get("subject", ""),
+        text_plain=text_plain,
+        text_html=text_html,
+        attachments=attachments,
+    )
+
+
+def attachment_bytes(att: dict[str, Any]) -> bytes:
+    payload = att.get("payload", "")
+    if att.get("binary"):
+        return base64.b64decode(payload)
+    return str(payload).encode("utf-8", "replace")

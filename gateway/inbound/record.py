@@ -1,0 +1,281 @@
+"""Recording a message's outcome: a human turn, a bounce, an auto-reply, the row's outcome.
+
+Each stored message gets exactly one outcome, written in the same transaction as
+whatever it adds to a thread (see ``worker`` for the list).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gateway.contract import iso
+from gateway.inbound.mailparse import ParsedMail, attachment_bytes
+from gateway.inbound.sender import SenderCheck
+from gateway.outbound import outbox, push
+from gateway.replies import (
+    DecisionKind,
+    ReplyError,
+    extract_reply,
+    find_bounced_message_ids,
+    read_decision,
+)
+from gateway.services import Services
+from gateway.store.models import Attachment, InboundMessage, OutboxItem, Recipient, Request
+from gateway.store.thread import add_turn, change_status
+
+MAX_ATTACHMENTS = 20
+MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
+
+# decision -> (turn kind, new status)
+DECISION_EFFECT: dict[DecisionKind | None, tuple[str, str]] = {
+    None: ("reply", "answered"),
+    DecisionKind.APPROVAL: ("approval", "answered"),
+    DecisionKind.REJECTION: ("rejection", "answered"),
+    DecisionKind.DECLINE: ("decline", "declined"),
+    DecisionKind.QUESTION: ("question", "reviewed"),
+    DecisionKind.CLOSE: ("close", "closed"),
+}
+
+
+@dataclass
+class Outcome:
+    name: str
+    detail: str = ""
+    request: Request | None = None
+    recipient: Recipient | None = None
+    turn_id: int | None = None
+
+
+def record_auto_reply(
+    session: Session,
+    row: InboundMessage,
+    mail: ParsedMail,
+    request: Request,
+    recipient: Recipient,
+    now: datetime,
+) -> Outcome:
+    """An out-of-office or other automatic reply: a system turn, never an answer."""
+    turn = add_turn(
+        session,
+        request,
+        author="system",
+        kind="auto_reply",
+        at=now,
+        body=f"Auto-reply from the lawyer ({recipient.address}): {mail.subject}"[:500],
+        data={"from": recipient.address, "inbound_id": row.id},
+    )
+    session.flush()
+    return Outcome("auto_reply", mail.subject[:200], request, recipient, turn.id)
+
+
+def record_bounce(services: Services, session: Session, row: InboundMessage) -> Outcome:
+    """A delivery failure: the outbound email it names is marked failed, on the thread."""
+    now = services.clock.now()
+    ids = find_bounced_message_ids(row.raw)
+    items = (
+        list(session.scalars(select(OutboxItem).where(OutboxItem.message_id.in_(ids))))
+        if ids
+        else []
+    )
+    if not items:
+        return Outcome("bounce", "delivery failure for a message we cannot identify")
+    item = items[0]
+    item.state = "dead"
+    item.last_error = f"bounced (inbound message {row.id})"
+    request = session.get(Request, item.request_id) if item.request_id else None
+    turn_id = None
+    if request is not None:
+        turn = add_turn(
+            session,
+            request,
+            author="system",
+            kind="email_bounced",
+            at=now,
+            body=f"The {item.purpose.replace('_', ' ')} email to {item.target} bounced; "
+            "the lawyer did not receive it.",
+            data={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
+        )
+        session.flush()
+        turn_id = turn.id
+    services.audit.append(
+        session,
+        "email.bounced",
+        at=now,
+        reference=request.reference if request else None,
+        details={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
+    )
+    return Outcome("bounce", f"outbox item {item.id} marked failed", request, None, turn_id)
+
+
+def record_reply(
+    services: Services,
+    session: Session,
+    row: InboundMessage,
+    mail: ParsedMail,
+    request: Request,
+    recipient: Recipient,
+    check: SenderCheck,
+    now: datetime,
+    accepted_by: str | None = None,
+) -> Outcome:
+    """The human's answer: a turn with its decision, the status moved, a receipt, a push."""
+    try:
+        reply = extract_reply(mail.text_plain, mail.text_html)
+    except ReplyError as exc:
+        return Outcome("unparseable", f"reply text could not be read: {exc}")
+    decision = read_decision(reply.new_text, mail.subject)
+    kind, new_status = DECISION_EFFECT[decision.kind]
+    if decision.ambiguous:
+        # Conflicting decision words: recorded as read, never as an answer either way.
+        new_status = "reviewed"
+    attachments = store_attachments(session, row, mail)
+    data: dict[str, Any] = {
+        "from": check.address,
+        "role": recipient.role,
+        "message_id": row.message_id,
+        "subject": mail.subject[:300],
+        "decision": decision.kind.value if decision.kind else None,
+        "decision_words": decision.trigger,
+        "decision_unclear": decision.ambiguous,
+        "elided": reply.elided,
+        "new_text_confident": reply.confident,
+        "attachments": attachments,
+        "inbound_id": row.id,
+    }
+    if accepted_by is not None:
+        # Held for ops (e.g. the lawyer's second address) and accepted by this person.
+        data["accepted_by"] = accepted_by
+    turn = add_turn(
+        session, request, author="human", kind=kind, at=now, body=reply.new_text, data=data
+    )
+    if request.first_human_reply_at is None:
+        request.first_human_reply_at = now
+    # A late answer on a closed thread is kept; it does not reopen it.
+    if request.status != "closed":
+        change_status(
+            session,
+            services.audit,
+            request,
+            new_status,
+            at=now,
+            reason=f"{kind} from {check.address}",
+            actor=check.address,
+            audit_reason=kind,
+        )
+    session.flush()
+    services.audit.append(
+        session,
+        "reply.recorded",
+        at=now,
+        actor=check.address,
+        reference=request.reference,
+        details={
+            "inbound_id": row.id,
+            "kind": kind,
+            "decision": data["decision"],
+            "status": request.status,
+            "attachments": len(attachments),
+        },
+    )
+    if services.config.receipts:
+        _queue_receipt(services, session, request, recipient, kind, data, reply.new_text, now)
+    push.enqueue_for_turn(services, session, request, turn)
+    return Outcome("recorded", _recorded_detail(kind, attachments), request, recipient, turn.id)
+
+
+def _queue_receipt(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    kind: str,
+    data: dict[str, Any],
+    body: str,
+    now: datetime,
+) -> None:
+    """Tell the lawyer what was recorded from their reply."""
+    outbox.enqueue_lawyer_email(
+        services,
+        session,
+        request,
+        recipient,
+        purpose="receipt",
+        at=now,
+        payload={
+            "kind_label": kind.replace("_", " "),
+            "decision": data["decision"],
+            "body": body,
+            "recorded_at": iso(now),
+            "status": request.status,
+        },
+    )
+
+
+def _recorded_detail(kind: str, attachments: list[dict[str, Any]]) -> str:
+    skipped = sum(1 for a in attachments if a.get("stored") is False)
+    if not skipped:
+        return kind
+    return (
+        f"{kind}; {skipped} attachment(s) over the limits ({MAX_ATTACHMENTS} files, "
+        f"{MAX_ATTACHMENT_BYTES // 1048576} MB each) kept only in the raw message"
+    )
+
+
+def store_attachments(
+    session: Session, row: InboundMessage, mail: ParsedMail
+) -> list[dict[str, Any]]:
+    """Each attachment stored apart (within the limits) and listed on the turn."""
+    listed: list[dict[str, Any]] = []
+    for index, att in enumerate(mail.attachments):
+        content = attachment_bytes(att)
+        meta = {
+            "name": str(att.get("filename") or f"attachment-{index + 1}")[:255],
+            "type": str(att.get("mail_content_type") or "application/octet-stream")[:255],
+            "size": len(content),
+            "sha256": hashlib.sha256(content).hexdigest(),
+        }
+        if index >= MAX_ATTACHMENTS or len(content) > MAX_ATTACHMENT_BYTES:
+            # Still in the raw message; listed without a separate stored copy.
+            meta["stored"] = False
+            listed.append(meta)
+            continue
+        session.add(
+            Attachment(
+                inbound_id=row.id,
+                filename=meta["name"],
+                content_type=meta["type"],
+                size=meta["size"],
+                sha256=meta["sha256"],
+                content=content,
+            )
+        )
+        listed.append(meta)
+    return listed
+
+
+def finish(services: Services, session: Session, row: InboundMessage, outcome: Outcome) -> None:
+    now = services.clock.now()
+    row.state = "done"
+    row.outcome = outcome.name
+    row.outcome_detail = outcome.detail[:2000]
+    row.processed_at = now
+    row.lease_until = None
+    if outcome.request is not None:
+        row.request_id = outcome.request.id
+    if outcome.recipient is not None:
+        row.recipient_id = outcome.recipient.id
+    row.turn_id = outcome.turn_id
+    services.audit.append(
+        session,
+        "inbound.processed",
+        at=now,
+        actor=f"smtp:{row.peer}",
+        reference=outcome.request.reference if outcome.request else None,
+        details={"inbound_id": row.id, "outcome": outcome.name, "detail": outcome.detail[:300]},
+    )

@@ -1,0 +1,168 @@
+"""The inbound worker: parse -> match -> verify -> understand -> record.
+
+Each stored message gets exactly one outcome, written in the same
+transaction as whatever it adds to a thread:
+
+    recorded           a human turn was added (and the status moved)
+    duplicate          the same message (Message-ID, or bytes) was processed before
+    auto_reply         an out-of-office or other automatic reply: a system turn only
+    bounce             a delivery failure: the outbound email is marked failed
+    loop               our own mail came back
+    unverified_sender  From is not the lawyer the token was issued to: held for ops
+    no_thread          no reply token and no reference to our mail
+    unparseable        the bytes could not be read as an email
+    failed             processing crashed repeatedly; kept for ``hfa inbound reprocess``
+
+Authorisation (who sent it, how many From headers) is read with the
+standard library's strict parser; mail-parser is used for bodies and
+attachments, where its leniency helps.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import timedelta
+
+from sqlalchemy.orm import Session
+
+from gateway.inbound.mailparse import Unparseable, parse
+from gateway.inbound.match import is_duplicate, match_recipient
+from gateway.inbound.record import (
+    Outcome,
+    finish,
+    record_auto_reply,
+    record_bounce,
+    record_reply,
+)
+from gateway.inbound.sender import verify_sender
+from gateway.outbound.compose import LOOP_HEADER
+from gateway.replies import AutomaticKind, detect_automatic
+from gateway.runner import run_until_stopped
+from gateway.services import Services
+from gateway.store.db import in_savepoint
+from gateway.store.models import InboundMessage, Request
+from gateway.store.queue import claim
+
+log = logging.getLogger(__name__)
+
+LEASE = timedelta(seconds=120)
+MAX_ATTEMPTS = 3
+BATCH = 32
+
+
+def process(services: Services, session: Session, row: InboundMessage) -> Outcome:
+    """Decide the outcome of one stored message and record it."""
+    config = services.config
+    if is_duplicate(session, row):
+        return Outcome("duplicate", "the same message was processed before")
+    try:
+        mail = parse(row.raw)
+    except Unparseable as exc:
+        return Outcome("unparseable", str(exc))
+    if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
+        return Outcome("loop", "our own mail came back")
+
+    recipient = match_recipient(services, session, row, mail)
+    automatic = detect_automatic(mail.headers, mail.subject, mail.headers.get("content-type"))
+    if automatic is AutomaticKind.BOUNCE or (
+        recipient is None and row.mail_from in ("", "<>") and automatic is not None
+    ):
+        return record_bounce(services, session, row)
+    if recipient is None:
+        return Outcome("no_thread", "no valid reply token and no reference to our mail")
+    request = session.get(Request, recipient.request_id)
+    assert request is not None
+    now = services.clock.now()
+    if automatic is AutomaticKind.AUTO_REPLY:
+        return record_auto_reply(session, row, mail, request, recipient, now)
+
+    check = verify_sender(mail.message, recipient.address, config.trusted_authserv_id)
+    if not check.ok:
+        return Outcome("unverified_sender", check.reason, request, recipient)
+    return record_reply(services, session, row, mail, request, recipient, check, now)
+
+
+def process_one(services: Services, inbound_id: int) -> str:
+    """Process one stored message; returns its outcome."""
+    return process_batch(services, [inbound_id])[0]
+
+
+def process_batch(services: Services, ids: list[int]) -> list[str]:
+    """Process stored messages in one transaction (one commit), each in its own savepoint.
+
+    A message whose processing raises is undone alone and retried later (up to
+    MAX_ATTEMPTS, then kept as ``failed``); the others are recorded.
+    """
+    outcomes: dict[int, str] = {}
+    crashed: list[int] = []
+
+    def one(inbound_id: int) -> Callable[[Session], str]:
+        def work(session: Session) -> str:
+            row = session.get(InboundMessage, inbound_id)
+            assert row is not None
+            outcome = process(services, session, row)
+            finish(services, session, row, outcome)
+            return outcome.name
+
+        return work
+
+    with services.db.transaction() as session:
+        for inbound_id in ids:
+            try:
+                outcomes[inbound_id] = in_savepoint(session, one(inbound_id))
+            except Exception:
+                log.exception("inbound %s: processing failed", inbound_id)
+                crashed.append(inbound_id)
+    for inbound_id in crashed:
+        outcomes[inbound_id] = _after_crash(services, inbound_id)
+    return [outcomes[i] for i in ids]
+
+
+def _after_crash(services: Services, inbound_id: int) -> str:
+    with services.db.transaction() as session:
+        row = session.get(InboundMessage, inbound_id)
+        assert row is not None
+        if row.attempts >= MAX_ATTEMPTS:
+            finish(services, session, row, Outcome("failed", "processing failed repeatedly"))
+            return "failed"
+        row.lease_until = None
+    return "retry"
+
+
+def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
+    """Lease stored messages waiting to be processed, oldest first."""
+    with services.db.transaction() as session:
+        rows = claim(
+            session,
+            InboundMessage,
+            now=services.clock.now(),
+            lease=LEASE,
+            limit=limit,
+            skip_locked=not services.db.is_sqlite,
+        )
+        return [r.id for r in rows]
+
+
+class InboundWorker:
+    def __init__(self, services: Services) -> None:
+        self.services = services
+
+    async def run_once(self) -> int:
+        services = self.services
+        ids = await services.db.run(claim_pending, services)
+        if ids:
+            # One commit for the whole batch: under load, many replies share one fsync.
+            await services.db.run(process_batch, services, ids)
+        return len(ids)
+
+    async def run_forever(self, stop: asyncio.Event) -> None:
+        services = self.services
+        await run_until_stopped(
+            "inbound",
+            self.run_once,
+            services.inbound_ready,
+            services.config.worker_poll_seconds,
+            stop,
+        )

@@ -1,0 +1,187 @@
+"""What the compatibility APIs (HumanLayer, A2H) share: calls kept under the caller's id.
+
+A compat call is an ordinary request, filed with ``filing.file_request``
+(so it is mailed, recorded and audited like any other), plus a row that
+maps the caller's id (``call_id``, ``metadata.uid``) to it and keeps the
+caller's object to echo back. The answer is read from the thread each time.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gateway.contract import HUMAN_ANSWER_KINDS, iso
+from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
+from gateway.intake import filing
+from gateway.outbound import outbox
+from gateway.services import Services
+from gateway.store.models import CompatCall, Recipient, Request, Turn
+from gateway.store.thread import add_turn, load_turns
+
+MAX_ID = 255
+# Human turns that answer, and those that give a yes or no.
+REFUSAL_KINDS = ("rejection", "decline", "close")
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The first human answer on a thread, as the compat APIs need it."""
+
+    text: str
+    kind: str
+    at: datetime
+    approved: bool | None
+
+
+@dataclass(frozen=True)
+class Loaded:
+    document: dict[str, Any]
+    request: Request
+    answer: Answer | None
+    decision: Answer | None
+
+
+def require_id(value: Any, field: str) -> str:
+    if not isinstance(value, str) or not value.strip() or len(value) > MAX_ID:
+        raise InvalidRequest(
+            f"{field} must be a string of 1 to {MAX_ID} characters",
+            [FieldProblem(field, f"a string of 1 to {MAX_ID} characters")],
+        )
+    return value
+
+
+def check_lawyer(services: Services, category: str, address: Any, field: str) -> None:
+    """Agents never choose recipients: a named address must be a configured lawyer."""
+    lawyers = services.config.lawyers_for(category)
+    if not isinstance(address, str) or address.strip().lower() not in {a.lower() for a in lawyers}:
+        raise InvalidRequest(
+            f"{field} must be one of the lawyers configured for {category} "
+            f"({', '.join(lawyers)}); the gateway does not send to other addresses",
+            [FieldProblem(field, f"one of: {', '.join(lawyers)}")],
+        )
+
+
+def file_call(
+    services: Services,
+    session: Session,
+    *,
+    protocol: str,
+    external_id: str,
+    arguments: dict[str, Any],
+    document: dict[str, Any],
+    api_key_name: str | None,
+) -> tuple[CompatCall, bool]:
+    """File the request for a compat call once; a repeat of the same id returns the first."""
+    existing = _find(session, protocol, external_id, api_key_name)
+    if existing is not None:
+        return existing, False
+    filed = filing.file_request(services, session, arguments, api_key_name=api_key_name)
+    number = int(filed.result["reference"].split("-")[1])
+    call = CompatCall(
+        protocol=protocol,
+        external_id=external_id,
+        request_id=number,
+        api_key_name=api_key_name,
+        document=document,
+        created_at=services.clock.now(),
+    )
+    session.add(call)
+    session.flush()
+    return call, True
+
+
+def _find(
+    session: Session, protocol: str, external_id: str, api_key_name: str | None
+) -> CompatCall | None:
+    call = session.scalars(
+        select(CompatCall).where(
+            CompatCall.protocol == protocol, CompatCall.external_id == external_id
+        )
+    ).first()
+    if call is not None and call.api_key_name is not None and call.api_key_name != api_key_name:
+        # Another key's call: the same answer as an unknown id.
+        return None
+    return call
+
+
+def escalate(
+    services: Services,
+    session: Session,
+    *,
+    protocol: str,
+    external_id: str,
+    api_key_name: str | None,
+    message: str,
+) -> None:
+    """Remind the lawyers of a call, with the agent's message, in the same mail thread."""
+    call = _find(session, protocol, external_id, api_key_name)
+    request = session.get(Request, call.request_id) if call is not None else None
+    if call is None or request is None:
+        raise NotFound(f"no {protocol.replace('_', ' ')} with id {external_id[:MAX_ID]!r}")
+    if request.status in ("closed", "declined"):
+        raise Conflict(
+            f"{request.reference} is {request.status}; file a new call instead",
+            [FieldProblem("call_id", "a call whose request is still open")],
+        )
+    now = services.clock.now()
+    add_turn(
+        session,
+        request,
+        author="sender",
+        kind="message",
+        at=now,
+        body=message,
+        data={"escalation": True, "via": protocol},
+    )
+    for recipient in session.scalars(select(Recipient).where(Recipient.request_id == request.id)):
+        outbox.enqueue_lawyer_email(
+            services,
+            session,
+            request,
+            recipient,
+            purpose="follow_up",
+            at=now,
+            payload={"message": message, "recorded_at": iso(now)},
+        )
+    services.audit.append(
+        session,
+        "request.follow_up_recorded",
+        at=now,
+        actor=f"agent:{api_key_name}" if api_key_name else "agent",
+        reference=request.reference,
+        details={"chars": len(message), "escalation": True},
+    )
+
+
+def _first_answer(turns: list[Turn], kinds: tuple[str, ...]) -> Answer | None:
+    for turn in turns:
+        if turn.author == "human" and turn.kind in kinds:
+            approved = (
+                True if turn.kind == "approval" else False if turn.kind in REFUSAL_KINDS else None
+            )
+            text = turn.body.strip() or turn.kind.replace("_", " ")
+            return Answer(text=text, kind=turn.kind, at=turn.at, approved=approved)
+    return None
+
+
+def load_call(
+    services: Services, protocol: str, external_id: str, api_key_name: str | None
+) -> Loaded:
+    with services.db.reading() as session:
+        call = _find(session, protocol, external_id, api_key_name)
+        request = session.get(Request, call.request_id) if call is not None else None
+        if call is None or request is None:
+            raise NotFound(f"no {protocol.replace('_', ' ')} with id {external_id[:MAX_ID]!r}")
+        turns = load_turns(session, request.id)
+        session.expunge(request)
+        return Loaded(
+            document=dict(call.document),
+            request=request,
+            answer=_first_answer(turns, HUMAN_ANSWER_KINDS),
+            decision=_first_answer(turns, ("approval", *REFUSAL_KINDS)),
+        )

@@ -1,0 +1,321 @@
+"""What agents do: file a request, add to it, read it back. One transaction each.
+
+Filing writes the request, its first turn, one recipient and one outbox
+email per lawyer, and the audit entry together, so a request that was
+acknowledged is always one whose email will be sent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import UTC, date, datetime, time
+from typing import Any
+
+from sqlalchemy import insert, select
+from sqlalchemy.engine import CursorResult
+from sqlalchemy.orm import Session
+
+from gateway import contract
+from gateway.errors import Conflict, FieldProblem, InvalidRequest
+from gateway.intake.reading import authorize
+from gateway.outbound import outbox
+from gateway.services import Services
+from gateway.store.models import Recipient, Request
+from gateway.store.thread import add_turn, change_status, first_turn
+from gateway.tokens import hash_secret, new_secret
+
+# The contract's own fields; anything else an agent sends is an extra property, kept too.
+KNOWN_FIELDS = contract.request_fields()
+
+NOTICE_FILED = (
+    "Recorded. A human lawyer will read this at human speed (hours or days). This is not "
+    "approval, legal advice or authorisation to proceed. Keep the reference and access_token: "
+    "they are not shown again and are the only way to read the answer."
+)
+NOTICE_REPLAYED = (
+    "This Idempotency-Key was already used with the same request: this is that request. "
+    "The access_token and thread_url were shown only in the first response and are not "
+    "shown again."
+)
+NOTICE_ADDED = (
+    "Added to the record; the human is notified. Nothing here pauses your task or "
+    "authorises you to proceed."
+)
+NOTICE_WITHDRAWN = "Withdrawn and closed; the human is told that no answer is needed."
+
+
+def fingerprint(arguments: dict[str, Any]) -> str:
+    canonical = json.dumps(arguments, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode()).hexdigest()
+
+
+def parse_deadline(value: str | None) -> datetime | None:
+    """An ISO date or date-time becomes a moment; free text is kept but not scheduled."""
+    if not value:
+        return None
+    text = value.strip()
+    if len(text) == 10:
+        # A bare date (which fromisoformat would read as midnight) means the end of that day.
+        try:
+            return datetime.combine(date.fromisoformat(text), time(23, 59, 59), tzinfo=UTC)
+        except ValueError:
+            return None
+    try:
+        moment = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        try:
+            # A bare date means the end of that day, UTC.
+            moment = datetime.combine(date.fromisoformat(text), time(23, 59, 59))
+        except ValueError:
+            return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC)
+
+
+@dataclass(frozen=True)
+class Filed:
+    result: dict[str, Any]
+    created: bool
+
+
+def _replay(
+    services: Services, session: Session, idempotency_key: str, digest: str
+) -> Filed | None:
+    """The request filed earlier with this Idempotency-Key, if any (same body only)."""
+    config = services.config
+    existing = session.scalars(
+        select(Request).where(Request.idempotency_key == idempotency_key)
+    ).first()
+    if existing is not None:
+        if existing.idempotency_fingerprint != digest:
+            raise Conflict(
+                "this Idempotency-Key was already used with a different body; "
+                "use a new key for a new request",
+                [FieldProblem("Idempotency-Key", "reuse only with the identical body")],
+            )
+        replayed = _filed_result(
+            config.public_url,
+            existing.id,
+            existing.category,
+            existing.received_at,
+            existing.reply_to,
+            "",
+            "",
+            replay=True,
+        )
+        return Filed(replayed, False)
+    return None
+
+
+def file_request(
+    services: Services,
+    session: Session,
+    arguments: dict[str, Any],
+    *,
+    idempotency_key: str | None = None,
+    api_key_name: str | None = None,
+) -> Filed:
+    config = services.config
+    contract.validate_input(contract.REQUEST_TOOL, arguments, max_chars=config.max_field_chars)
+    digest = fingerprint(arguments)
+    if idempotency_key is not None:
+        replayed = _replay(services, session, idempotency_key, digest)
+        if replayed is not None:
+            return replayed
+    lawyers = config.lawyers_for(arguments["category"])
+    if not lawyers:
+        raise InvalidRequest(
+            f"no lawyer is configured for category {arguments['category']!r}",
+            [FieldProblem("category", "a category with a configured lawyer (HFA_LAWYERS)")],
+        )
+    now = services.clock.now()
+    access_token = new_secret("hfat_")
+    capability = new_secret("hfar_")
+    urgency = arguments.get("urgency", "routine")
+    reply_to = arguments.get("reply_to") or None
+    # Rows are inserted as statements, not ORM objects: this is the hottest write path,
+    # and the unit of work's bookkeeping cost more than the inserts themselves.
+    row = {
+        "category": arguments["category"],
+        "urgency": urgency,
+        "status": "recorded",
+        "fields": arguments,
+        "reply_to": reply_to,
+        "deadline_at": parse_deadline(arguments.get("deadline")),
+        "access_token_hash": hash_secret(access_token),
+        "read_capability_hash": hash_secret(capability),
+        "idempotency_key": idempotency_key,
+        "idempotency_fingerprint": digest if idempotency_key else None,
+        "api_key_name": api_key_name,
+        "received_at": now,
+        "updated_at": now,
+        "first_human_reply_at": None,
+        "reminders_sent": 0,
+        "deadline_noticed": 0,
+        "escalated": 0,
+    }
+    number = _new_id(session.connection().execute(insert(Request), row))
+    reference = contract.reference_for(number)
+    # Every other field, extra properties included, is kept on the first turn.
+    first_turn(
+        session,
+        number,
+        at=now,
+        body=arguments["request"],
+        data={k: v for k, v in arguments.items() if k != "request"},
+    )
+    _queue_request_emails(services, session, number, reference, lawyers, now)
+    services.audit.append(
+        session,
+        "request.recorded",
+        at=now,
+        actor=f"agent:{api_key_name}" if api_key_name else "agent",
+        reference=reference,
+        details={
+            "category": arguments["category"],
+            "urgency": urgency,
+            "agent_name": arguments.get("agent_name"),
+            "api_key_name": api_key_name,
+            "recipients": list(lawyers),
+            "reply_to": reply_to,
+        },
+    )
+    filed = _filed_result(
+        config.public_url, number, arguments["category"], now, reply_to, access_token, capability
+    )
+    return Filed(filed, True)
+
+
+def _queue_request_emails(
+    services: Services,
+    session: Session,
+    number: int,
+    reference: str,
+    lawyers: tuple[str, ...],
+    now: datetime,
+) -> None:
+    """A recipient row per lawyer, and the request email to each."""
+    conn = session.connection()
+    config = services.config
+    for address in lawyers:
+        recipient_id: int = _new_id(
+            conn.execute(
+                insert(Recipient),
+                {"request_id": number, "address": address, "role": "lawyer", "created_at": now},
+            )
+        )
+        outbox.enqueue(
+            services,
+            session,
+            channel="email",
+            purpose="request",
+            request_id=number,
+            reference=reference,
+            recipient_id=recipient_id,
+            target=address,
+            message_id=services.tokens.message_id(recipient_id, config.reply_domain),
+            payload={},
+            at=now,
+        )
+
+
+def _new_id(result: CursorResult[Any]) -> int:
+    key = result.inserted_primary_key
+    assert key is not None
+    return int(key[0])
+
+
+def _filed_result(
+    public_url: str,
+    number: int,
+    category: str,
+    received_at: datetime,
+    reply_to: str | None,
+    access_token: str,
+    capability: str,
+    *,
+    replay: bool = False,
+) -> dict[str, Any]:
+    return {
+        "reference": contract.reference_for(number),
+        "access_token": access_token,
+        "thread_url": f"{public_url}/v1/threads/{capability}" if capability else "",
+        "status": "recorded",
+        "category": category,
+        "received_at": contract.iso(received_at),
+        "human_has_reviewed": False,
+        "reply_expected_via": reply_to,
+        "notice": NOTICE_REPLAYED if replay else NOTICE_FILED,
+    }
+
+
+def add_to_request(
+    services: Services, session: Session, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    config = services.config
+    contract.validate_input(contract.ADD_TOOL, arguments, max_chars=config.max_field_chars)
+    withdraw = arguments.get("withdraw", False)
+    if not isinstance(withdraw, bool):
+        raise InvalidRequest(
+            "withdraw must be true or false",
+            [FieldProblem("withdraw", f"expected a boolean, got {type(withdraw).__name__}")],
+        )
+    request = authorize(session, arguments["reference"], arguments["access_token"])
+    if request.status == "closed":
+        raise Conflict(
+            f"{request.reference} is closed; file a new request instead",
+            [FieldProblem("reference", "a request that is not closed")],
+        )
+    now = services.clock.now()
+    message = arguments["message"]
+    extra = {
+        k: v for k, v in arguments.items() if k not in ("reference", "access_token", "message")
+    }
+    add_turn(
+        session,
+        request,
+        author="sender",
+        kind="withdrawal" if withdraw else "message",
+        at=now,
+        body=message,
+        data=extra,
+    )
+    if withdraw:
+        change_status(
+            session,
+            services.audit,
+            request,
+            "closed",
+            at=now,
+            reason="withdrawn by the agent",
+            actor="agent",
+        )
+    recipients = session.scalars(select(Recipient).where(Recipient.request_id == request.id))
+    for recipient in recipients:
+        outbox.enqueue_lawyer_email(
+            services,
+            session,
+            request,
+            recipient,
+            purpose="withdrawal" if withdraw else "follow_up",
+            at=now,
+            payload={"message": message, "recorded_at": contract.iso(now)},
+        )
+    services.audit.append(
+        session,
+        "request.withdrawn" if withdraw else "request.follow_up_recorded",
+        at=now,
+        actor="agent",
+        reference=request.reference,
+        details={"chars": len(message)},
+    )
+    return {
+        "reference": request.reference,
+        "status": "recorded",
+        "recorded_at": contract.iso(now),
+        "thread_status": request.status,
+        "notice": NOTICE_WITHDRAWN if withdraw else NOTICE_ADDED,
+    }

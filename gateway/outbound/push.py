@@ -1,0 +1,229 @@
+"""Answers pushed to the agent's reply_to channel (email or signed webhook).
+
+``enqueue_for_turn`` is called in the same transaction that records a human
+turn or a closing status, so a push is queued exactly when the record is.
+What is queued is a snapshot (the event as JSON), so every retry sends the
+same body under the same ``webhook-id`` or Message-ID.
+
+reply_to is read as:
+
+- an email address -> an email (channel ``push_email``) with the reference,
+  status, the human's text and decision and a read-only thread link;
+- an ``https://`` URL -> a Standard Webhooks POST (channel ``webhook``);
+- anything else (``slack:#legal``, a phone number) -> kept on the request,
+  shown to the lawyer and echoed as ``reply_expected_via``, not delivered.
+
+The access token is never part of a push.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import secrets
+import uuid
+from datetime import timedelta
+from email.message import EmailMessage
+from email.utils import format_datetime
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gateway import contract
+from gateway.errors import PermanentDelivery
+from gateway.outbound import outbox
+from gateway.outbound.compose import LOOP_HEADER, header_safe
+from gateway.outbound.outbox import Deliverer
+from gateway.outbound.transports import mail_transport
+from gateway.outbound.webhooks import WebhookSender, load_or_create_secrets
+from gateway.services import Services
+from gateway.store.models import OutboxItem, ReadLink, Request, Turn
+from gateway.store.thread import human_has_replied, load_turns, turn_as_json
+from gateway.tokens import hash_secret, new_secret
+
+WEBHOOK = "webhook"
+PUSH_EMAIL = "push_email"
+_EMAIL = re.compile(r"^[^@\s<>(),;:\"\[\]]{1,64}@[A-Za-z0-9.-]{1,253}\.[A-Za-z]{2,63}$")
+
+
+def channel_for(services: Services, reply_to: str | None) -> str | None:
+    """``push_email``, ``webhook`` or None (kept and shown, but not delivered)."""
+    if not reply_to:
+        return None
+    value = reply_to.strip()
+    lowered = value.lower()
+    if lowered.startswith("https://") or (
+        lowered.startswith("http://") and services.config.webhook_allow_private
+    ):
+        return WEBHOOK
+    address = lowered.removeprefix("mailto:")
+    if _EMAIL.match(address):
+        if address.endswith("@" + services.config.reply_domain):
+            # Our own reply addresses would only loop back to us.
+            return None
+        return PUSH_EMAIL
+    return None
+
+
+def _target(reply_to: str) -> str:
+    value = reply_to.strip()
+    return value[7:] if value.lower().startswith("mailto:") else value
+
+
+def mint_read_link(services: Services, session: Session, request: Request) -> str:
+    """A fresh read-only thread URL for a push (the filing's own link is not stored)."""
+    capability = new_secret("hfar_")
+    session.add(
+        ReadLink(
+            request_id=request.id,
+            capability_hash=hash_secret(capability),
+            created_at=services.clock.now(),
+        )
+    )
+    return f"{services.config.public_url}/v1/links/{capability}"
+
+
+def event_type(turn: Turn) -> str:
+    """request.human_turn, request.status_changed, or request.<system turn kind>."""
+    if turn.author == "human":
+        return "request.human_turn"
+    return f"request.{turn.kind}"
+
+
+def event_for(
+    services: Services, session: Session, request: Request, turn: Turn, thread_url: str
+) -> dict[str, Any]:
+    session.flush()
+    turns = load_turns(session, request.id)
+    new = [t for t in turns if t.seq >= turn.seq]
+    return {
+        "type": event_type(turn),
+        "timestamp": contract.iso(turn.at),
+        "data": {
+            "reference": request.reference,
+            "status": request.status,
+            "human_has_replied": human_has_replied(turns),
+            "turns": [turn_as_json(t) for t in new],
+            "thread_url": thread_url,
+            "notice": contract.NOTICE_STATUS[request.status],
+        },
+    }
+
+
+def enqueue_for_turn(services: Services, session: Session, request: Request, turn: Turn) -> None:
+    """Queue delivery of ``turn`` to the request's reply_to channel, if it has one."""
+    channel = channel_for(services, request.reply_to)
+    if channel is None or request.reply_to is None:
+        return
+    now = services.clock.now()
+    thread_url = mint_read_link(services, session, request)
+    event = event_for(services, session, request, turn, thread_url)
+    domain = services.config.reply_domain
+    message_id = (
+        f"msg_{uuid.uuid4().hex}"
+        if channel == WEBHOOK
+        else f"<hfa-push.{secrets.token_hex(8)}@{domain}>"
+    )
+    outbox.enqueue(
+        services,
+        session,
+        channel=channel,
+        purpose="push",
+        request_id=request.id,
+        reference=request.reference,
+        target=_target(request.reply_to),
+        message_id=message_id,
+        payload={"event": event},
+        at=now,
+    )
+
+
+def _gone(session: Session, url: str) -> bool:
+    """Did this URL answer 410 Gone before? Then nothing more is sent to it."""
+    row = session.scalars(
+        select(OutboxItem.id)
+        .where(
+            OutboxItem.channel == WEBHOOK,
+            OutboxItem.target == url,
+            OutboxItem.state == "dead",
+            OutboxItem.last_error.like("410 %"),
+        )
+        .limit(1)
+    ).first()
+    return row is not None
+
+
+def webhook_deliverer(services: Services) -> Deliverer:
+    config = services.config
+    sender = WebhookSender(
+        load_or_create_secrets(config.webhook_secrets, config.data_dir),
+        timeout=config.webhook_timeout_seconds,
+        allow_private=config.webhook_allow_private,
+    )
+
+    async def deliver(services: Services, item: OutboxItem) -> str:
+        now = services.clock.now()
+        if now - item.created_at > timedelta(seconds=services.config.webhook_retry_seconds):
+            raise PermanentDelivery(
+                f"gave up after {services.config.webhook_retry_seconds:g} seconds of retries"
+            )
+
+        def gone() -> bool:
+            with services.db.reading() as session:
+                return _gone(session, item.target)
+
+        if await services.db.run(gone):
+            raise PermanentDelivery(
+                "410 earlier: the receiver said it is gone; deliveries to this URL stopped"
+            )
+        body = json.dumps(item.payload["event"], ensure_ascii=False).encode("utf-8")
+        assert item.message_id is not None
+        return await sender.post(item.target, item.message_id, body)
+
+    return deliver
+
+
+def compose_push_email(services: Services, item: OutboxItem, event: dict[str, Any]) -> EmailMessage:
+    config = services.config
+    data = event["data"]
+    human = [t for t in data["turns"] if t["author"] == "human"]
+    gist = f"{human[0]['kind']} from the lawyer" if human else f"status {data['status']}"
+    subject = header_safe(f"[{data['reference']}] {gist}")
+    text, html = services.renderer.render(
+        "push",
+        subject=subject,
+        reference=data["reference"],
+        status=data["status"],
+        notice=data["notice"],
+        turns=data["turns"],
+        thread_url=data["thread_url"],
+    )
+    msg = EmailMessage()
+    msg["From"] = config.mail_from
+    msg["To"] = item.target
+    msg["Subject"] = subject
+    msg["Date"] = format_datetime(item.created_at)
+    msg["Message-ID"] = item.message_id
+    msg["Auto-Submitted"] = "auto-generated"
+    msg["X-Auto-Response-Suppress"] = "All"
+    msg["X-HFA-Reference"] = data["reference"]
+    msg[LOOP_HEADER] = config.reply_domain
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    return msg
+
+
+def push_email_deliverer(services: Services) -> Deliverer:
+    transport = mail_transport(services.config)
+
+    async def deliver(services: Services, item: OutboxItem) -> str:
+        message = compose_push_email(services, item, item.payload["event"])
+        return await transport.send(message.as_bytes(), services.config.mail_from, [item.target])
+
+    return deliver
+
+
+def deliverers(services: Services) -> dict[str, Deliverer]:
+    """Outbox deliverers for the push channels (the lawyer email channel is the server's)."""
+    return {WEBHOOK: webhook_deliverer(services), PUSH_EMAIL: push_email_deliverer(services)}

@@ -1,0 +1,163 @@
+"""Every setting the gateway reads: name, default and help, in one table.
+
+The table feeds ``hfa settings`` and the README (a test fails when a setting is
+missing from the README); ``gateway.config`` reads and checks the values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+CATEGORIES = ("legal_review", "human_confirmation", "physical_action", "operator_escalation")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One row of the settings table."""
+
+    name: str
+    default: str
+    help: str
+    secret: bool = False
+
+    @property
+    def env(self) -> str:
+        return "HFA_" + self.name.upper()
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting(
+        "data_dir", "./var", "Directory for the SQLite database, keys, Maildir and audit.jsonl."
+    ),
+    Setting(
+        "database_url",
+        "",
+        "SQLAlchemy URL. Empty: SQLite at DATA_DIR/gateway.db. "
+        "PostgreSQL: postgresql+psycopg://user@host/db.",
+        secret=True,
+    ),
+    Setting("http_bind", "127.0.0.1:8080", "host:port of the agent HTTP API."),
+    Setting("smtp_bind", "127.0.0.1:2525", "host:port of the inbound SMTP listener for replies."),
+    Setting("smtp_hostname", "localhost", "Hostname the SMTP listener announces in its greeting."),
+    Setting("public_url", "", "Base URL used in thread_url. Empty: http://HTTP_BIND."),
+    Setting("reply_domain", "localhost", "Domain of reply addresses (reply+TOKEN@DOMAIN)."),
+    Setting("mail_from", "", "From address of outgoing mail. Empty: hfa-gateway@REPLY_DOMAIN."),
+    Setting(
+        "mail_from_name",
+        "Human for AI",
+        "Display name on the From of lawyers' emails (empty: the bare address).",
+    ),
+    Setting(
+        "display_timezone",
+        "UTC",
+        "IANA time zone in which lawyers' emails show times and deadlines (e.g. Europe/Berlin).",
+    ),
+    Setting(
+        "smtp_relay",
+        "",
+        "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir.",
+    ),
+    Setting("smtp_relay_username", "", "Username for the relay (optional)."),
+    Setting("smtp_relay_password", "", "Password for the relay (optional).", secret=True),
+    Setting(
+        "smtp_relay_tls",
+        "none",
+        "TLS towards the relay: none, starttls or tls.",
+    ),
+    Setting(
+        "lawyers",
+        "lawyer@localhost",
+        "Comma-separated addresses that receive requests. Per category: "
+        "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'.",
+    ),
+    Setting(
+        "secret_keys",
+        "",
+        "Comma-separated secret keys for reply tokens, newest last. Empty: generated "
+        "once into DATA_DIR/secret_keys.",
+        secret=True,
+    ),
+    Setting("max_request_bytes", "262144", "Largest JSON body the HTTP API accepts (413 above)."),
+    Setting("max_field_chars", "50000", "Longest text accepted in any one request field."),
+    Setting("max_message_bytes", "26214400", "Largest inbound email the SMTP listener accepts."),
+    Setting("outbox_max_attempts", "8", "Delivery attempts before an outbox item is dead."),
+    Setting("outbox_backoff_seconds", "5", "First retry delay; doubles with each attempt."),
+    Setting("worker_poll_seconds", "0.5", "How often idle workers look for new work."),
+    Setting(
+        "trusted_authserv_id",
+        "",
+        "authserv-id whose Authentication-Results headers are trusted. Empty: none.",
+    ),
+    Setting("receipts", "1", "Send the lawyer a receipt of what was recorded (1 or 0)."),
+    Setting(
+        "reminders",
+        "blocking=2h,soon=24h,routine=off",
+        "Reminder interval per urgency while a request waits for its first answer "
+        "(s, m, h or d; off for none).",
+    ),
+    Setting(
+        "escalation",
+        "",
+        "Escalation addresses per category, like HFA_LAWYERS "
+        "('legal_review=gc@x;*=head@x'). Empty: no escalation.",
+    ),
+    Setting(
+        "reminder_cap",
+        "6",
+        "Most reminders sent for one request; each waits twice as long as the one before, "
+        "at most a day (0: no reminders).",
+    ),
+    Setting(
+        "escalate_after",
+        "2",
+        "Unanswered reminders after which the request also goes to HFA_ESCALATION (0: never).",
+    ),
+    Setting(
+        "deadline_closes",
+        "0",
+        "1: a request whose deadline passes without an answer is closed (0: it stays open).",
+    ),
+    Setting(
+        "scheduler_seconds", "30", "How often reminders, escalation and deadlines are checked."
+    ),
+    Setting(
+        "ready_outbox_seconds",
+        "3600",
+        "/readyz fails when the oldest pending outbox item is older than this.",
+    ),
+    Setting(
+        "api_keys",
+        "",
+        "Agent API keys as name:key,name:key. When any key exists (here or from "
+        "'hfa keys create'), filing needs one in X-API-Key. Empty and none created: open.",
+        secret=True,
+    ),
+    Setting(
+        "rate_limit_per_minute",
+        "60",
+        "Requests one API key (or one client address, when open) may file per minute; 429 above.",
+    ),
+    Setting(
+        "token_failures_per_hour",
+        "20",
+        "Wrong access tokens accepted per reference per hour before checks answer 429.",
+    ),
+    Setting(
+        "webhook_secret",
+        "",
+        "Standard Webhooks signing secrets (whsec_...), comma-separated; each one signs, so "
+        "receivers can rotate. Empty: generated once into DATA_DIR/webhook_secret.",
+        secret=True,
+    ),
+    Setting(
+        "webhook_allow_private",
+        "0",
+        "1: webhooks may reach loopback/private addresses and plain http:// URLs (tests, LANs).",
+    ),
+    Setting(
+        "webhook_retry_seconds",
+        "86400",
+        "How long a failing webhook is retried (within HFA_OUTBOX_MAX_ATTEMPTS) before it is dead.",
+    ),
+    Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
+)

@@ -1,0 +1,161 @@
+"""A request's thread: appending turns, moving its status, reading it back.
+
+Every change of status is also a ``system`` turn, so the thread alone tells
+the whole story. Turns are only ever added.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy.orm import Session
+
+from gateway.contract import HUMAN_ANSWER_KINDS, iso
+from gateway.store.audit import AuditLog
+from gateway.store.models import Request, Turn
+
+_NEXT_SEQ = "hfa_next_turn_seq"
+
+
+def add_turn(
+    session: Session,
+    request: Request,
+    *,
+    author: str,
+    kind: str,
+    at: datetime,
+    body: str,
+    data: dict[str, Any] | None = None,
+) -> Turn:
+    # Remembered for the rest of the transaction, so several turns (a reply and its
+    # status change, a batch of submits) cost one query, and a new thread none.
+    next_seq: dict[int, int] = session.info.setdefault(_NEXT_SEQ, {})
+    seq = next_seq.get(request.id)
+    if seq is None:
+        last = session.scalar(
+            select(func.coalesce(func.max(Turn.seq), 0)).where(Turn.request_id == request.id)
+        )
+        seq = (last or 0) + 1
+    next_seq[request.id] = seq + 1
+    turn = Turn(
+        request_id=request.id,
+        seq=seq,
+        author=author,
+        kind=kind,
+        at=at,
+        body=body,
+        data=data or {},
+    )
+    session.add(turn)
+    request.updated_at = at
+    return turn
+
+
+def first_turn(
+    session: Session, request_id: int, *, at: datetime, body: str, data: dict[str, Any]
+) -> None:
+    """The opening ``sender/request`` turn of a request just inserted (number 1, no query)."""
+    session.connection().execute(
+        insert(Turn),
+        {
+            "request_id": request_id,
+            "seq": 1,
+            "author": "sender",
+            "kind": "request",
+            "at": at,
+            "body": body,
+            "data": data,
+        },
+    )
+    session.info.setdefault(_NEXT_SEQ, {})[request_id] = 2
+
+
+def change_status(
+    session: Session,
+    audit: AuditLog,
+    request: Request,
+    new: str,
+    *,
+    at: datetime,
+    reason: str,
+    actor: str = "system",
+    audit_reason: str | None = None,
+) -> Turn | None:
+    """Move the request to ``new``: a system turn and a ``request.status_changed`` entry.
+
+    Returns the turn, or None if the status was already ``new``. ``audit_reason`` is the
+    short reason the audit entry carries (default: ``reason``).
+    """
+    old = request.status
+    if old == new:
+        return None
+    request.status = new
+    audit.append(
+        session,
+        "request.status_changed",
+        at=at,
+        actor=actor,
+        reference=request.reference,
+        details={"from": old, "to": new, "reason": audit_reason or reason},
+    )
+    return add_turn(
+        session,
+        request,
+        author="system",
+        kind="status_changed",
+        at=at,
+        body=f"Status changed from {old} to {new}: {reason}",
+        data={"from_status": old, "to_status": new},
+    )
+
+
+def turn_as_json(turn: Turn) -> dict[str, Any]:
+    """The contract's four keys first, then the turn's structure."""
+    return turn_fields_as_json(turn.author, turn.kind, turn.at, turn.body, turn.data)
+
+
+def turn_fields_as_json(
+    author: str, kind: str, at: datetime, body: str, data: dict[str, Any]
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"author": author, "kind": kind, "at": iso(at), "body": body}
+    for key, value in data.items():
+        out.setdefault(key, value)
+    return out
+
+
+_TURN_COLUMNS = Turn.__table__.c
+# The status read selects columns, not ORM objects: it is the hottest read path.
+THREAD_ROWS = (
+    select(
+        _TURN_COLUMNS.author,
+        _TURN_COLUMNS.kind,
+        _TURN_COLUMNS.at,
+        _TURN_COLUMNS.body,
+        _TURN_COLUMNS.data,
+    )
+    .where(_TURN_COLUMNS.request_id == bindparam("request_id"))
+    .order_by(_TURN_COLUMNS.seq)
+)
+
+
+def thread_as_json(session: Session, request_id: int) -> list[dict[str, Any]]:
+    """Every turn of a request as the contract shows it, oldest first."""
+    rows = session.connection().execute(THREAD_ROWS, {"request_id": request_id})
+    return [turn_fields_as_json(*row) for row in rows]
+
+
+def replied(turns: list[dict[str, Any]]) -> bool:
+    """``human_has_replied`` over turns already shown as JSON."""
+    return any(t["author"] == "human" and t["kind"] in HUMAN_ANSWER_KINDS for t in turns)
+
+
+def load_turns(session: Session, request_id: int) -> list[Turn]:
+    return list(
+        session.scalars(select(Turn).where(Turn.request_id == request_id).order_by(Turn.seq))
+    )
+
+
+def human_has_replied(turns: list[Turn]) -> bool:
+    return any(t.author == "human" and t.kind in HUMAN_ANSWER_KINDS for t in turns)

@@ -1,0 +1,67 @@
+"""``hfa bench --quick`` runs end to end and produces every row of the table.
+
+The figures depend on the machine and are not asserted; what is checked is
+that every hot path was measured against its limit, so the harness keeps
+working as the code changes.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bench.harness import PATHS as HARNESS_PATHS
+from bench.report import ROWS
+from gateway.cli import bench as bench_command
+from gateway.cli import main
+
+
+def test_the_command_offers_the_harness_paths() -> None:
+    # `hfa bench --help` works without importing the harness, so it keeps its own list.
+    assert tuple(bench_command.PATHS) == tuple(HARNESS_PATHS)
+
+
+def test_an_installed_wheel_says_to_run_from_a_checkout(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # What an installed wheel sees: no bench package at all.
+    monkeypatch.setattr(bench_command, "HARNESS", "bench_not_installed.harness")
+    assert main(["bench", "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert "ships with the source, not the wheel" in err and "checkout" in err
+
+
+@pytest.mark.slow
+def test_quick_bench_prints_every_row(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "gateway",
+            "bench",
+            "--quick",
+            "--work-dir",
+            str(tmp_path / "work"),
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=150,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("Machine: ")
+    rows = {line.split(" | ")[0].strip("| "): line for line in lines if line.startswith("| ")}
+    for spec in ROWS:
+        assert spec.path in rows, f"missing row {spec.path!r} in:\n{done.stdout}"
+        cells = [c.strip() for c in rows[spec.path].strip("|").split("|")]
+        # path, gateway, limit: both figures were measured (a number with its unit).
+        assert cells[1][0].isdigit(), rows[spec.path]
+        assert cells[2][0].isdigit(), rows[spec.path]
+    # Nothing was left running: the work directory's processes were all stopped.
+    assert "exited early" not in done.stderr

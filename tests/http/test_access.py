@@ -1,0 +1,182 @@
+"""Who may file: agent API keys (env and `hfa keys`), rate limits, recipients fixed by config."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+
+from gateway import contract
+from gateway.cli import main
+from gateway.intake.ratelimit import TokenBucket
+from gateway.services import build_services
+from gateway.store.models import AuditEntry, Request
+from tests.conftest import LAWYER, REPLY_DOMAIN, Running, SmtpSink, make_config, start_running
+from tests.conftest import stop_running as stop
+
+KEY = "agent-key-0123456789abcdef"
+BODY = {"category": "legal_review", "request": "Please review clause 7."}
+
+
+def recorded_key_name(running: Running, reference: str) -> tuple[str | None, str]:
+    with running.services.db.reading() as session:
+        row = session.get(Request, contract.number_from_reference(reference))
+        assert row is not None
+        actor = session.scalars(
+            select(AuditEntry.actor).where(
+                AuditEntry.event == "request.recorded", AuditEntry.reference == reference
+            )
+        ).one()
+        return row.api_key_name, actor
+
+
+async def test_open_gateway_says_so_at_start_and_files_without_a_key(
+    tmp_path: Path, sink: SmtpSink, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        running = await start_running(make_config(tmp_path), sink)
+    try:
+        assert "the gateway is OPEN" in caplog.text
+        filed = await running.file()
+        assert recorded_key_name(running, filed["reference"]) == (None, "agent")
+    finally:
+        await stop(running)
+
+
+async def test_keys_from_the_environment_are_required_and_recorded(
+    tmp_path: Path, sink: SmtpSink, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.INFO):
+        running = await start_running(make_config(tmp_path, api_keys=f"billing-bot:{KEY}"), sink)
+    try:
+        assert "keys are required" in caplog.text and "OPEN" not in caplog.text
+        missing = await running.http.post("/v1/requests", json=BODY)
+        assert missing.status_code == 401
+        assert "X-API-Key" in missing.json()["error"]["message"]
+        wrong = await running.http.post(
+            "/v1/requests", json=BODY, headers={"X-API-Key": "not-" + KEY}
+        )
+        assert wrong.status_code == 401
+        ok = await running.http.post("/v1/requests", json=BODY, headers={"X-API-Key": KEY})
+        assert ok.status_code == 201
+        reference = ok.json()["reference"]
+        assert recorded_key_name(running, reference) == ("billing-bot", "agent:billing-bot")
+        # Reading back needs the access token only.
+        got = await running.http.get(
+            f"/v1/requests/{reference}",
+            headers={"Authorization": f"Bearer {ok.json()['access_token']}"},
+        )
+        assert got.status_code == 200
+        assert KEY not in (running.services.config.data_dir / "audit.jsonl").read_text()
+    finally:
+        await stop(running)
+
+
+async def test_hfa_keys_create_list_revoke_and_rotate(
+    tmp_path: Path,
+    sink: SmtpSink,
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("HFA_DATA_DIR", str(tmp_path))
+    monkeypatch.setenv("HFA_LAWYERS", LAWYER)
+    monkeypatch.setenv("HFA_REPLY_DOMAIN", REPLY_DOMAIN)
+    assert main(["keys", "create", "research-agent"]) == 0
+    key = capsys.readouterr().out.splitlines()[0].strip()
+    assert key.startswith("hfak_")
+    assert main(["keys", "list"]) == 0
+    listed = capsys.readouterr().out
+    assert "research-agent" in listed and key not in listed
+    assert main(["keys", "create", "research-agent"]) == 1
+    assert main(["keys", "create", "other-agent"]) == 0
+    other_key = capsys.readouterr().out.splitlines()[0].strip()
+
+    running = await start_running(make_config(tmp_path), sink)
+    try:
+        refused = await running.http.post("/v1/requests", json=BODY)
+        assert refused.status_code == 401
+        ok = await running.http.post("/v1/requests", json=BODY, headers={"X-API-Key": key})
+        assert ok.status_code == 201
+        assert recorded_key_name(running, ok.json()["reference"])[0] == "research-agent"
+        assert main(["keys", "revoke", "research-agent"]) == 0
+        revoked = await running.http.post("/v1/requests", json=BODY, headers={"X-API-Key": key})
+        assert revoked.status_code == 401
+        assert main(["keys", "revoke", "other-agent"]) == 0
+        # No live key is left: the gateway is open again.
+        assert (await running.http.post("/v1/requests", json=BODY)).status_code == 201
+        assert other_key != key
+    finally:
+        await stop(running)
+
+    assert main(["keys", "rotate"]) == 0
+    assert len((tmp_path / "secret_keys").read_text().split()) == 2
+    services = build_services(make_config(tmp_path))
+    try:
+        with services.db.reading() as session:
+            events = list(session.scalars(select(AuditEntry.event)))
+    finally:
+        services.close()
+    assert "reply_key.rotated" in events
+    assert "api_key.created" in events and "api_key.revoked" in events
+
+
+async def test_filing_is_rate_limited_per_key(tmp_path: Path, sink: SmtpSink) -> None:
+    config = make_config(tmp_path, api_keys=f"a:{KEY},b:{KEY}-b", rate_limit_per_minute="2")
+    running = await start_running(config, sink)
+    try:
+        codes = []
+        for _ in range(3):
+            r = await running.http.post("/v1/requests", json=BODY, headers={"X-API-Key": KEY})
+            codes.append(r.status_code)
+        assert codes == [201, 201, 429]
+        assert int(r.headers["Retry-After"]) >= 1
+        assert r.json()["error"]["code"] == "rate_limited"
+        other = await running.http.post(
+            "/v1/requests", json=BODY, headers={"X-API-Key": f"{KEY}-b"}
+        )
+        assert other.status_code == 201
+    finally:
+        await stop(running)
+
+
+async def test_wrong_tokens_are_rate_limited_per_reference(tmp_path: Path, sink: SmtpSink) -> None:
+    running = await start_running(make_config(tmp_path, token_failures_per_hour="3"), sink)
+    try:
+        filed = await running.file()
+        other = await running.file()
+        path = f"/v1/requests/{filed['reference']}"
+        wrong = {"Authorization": "Bearer hfat_guess"}
+        codes = [(await running.http.get(path, headers=wrong)).status_code for _ in range(4)]
+        assert codes == [404, 404, 404, 429]
+        locked = await running.http.get(
+            path, headers={"Authorization": f"Bearer {filed['access_token']}"}
+        )
+        assert locked.status_code == 429 and int(locked.headers["Retry-After"]) > 0
+        assert (await running.status(other))["reference"] == other["reference"]
+    finally:
+        await stop(running)
+
+
+async def test_agents_cannot_choose_recipients(running: Running) -> None:
+    before = len(running.sink.received)
+    await running.file(
+        to="ceo@victim.example",
+        cc="press@victim.example",
+        recipients=["x@victim.example"],
+        lawyer="friend@victim.example",
+    )
+    await running.sink.wait_for(before + 1)
+    _sender, rcpts, raw = running.sink.received[before]
+    assert rcpts == [LAWYER]
+    assert b"victim.example" not in raw.split(b"\r\n\r\n", 1)[0]
+
+
+def test_token_bucket_refills() -> None:
+    now = [0.0]
+    bucket = TokenBucket(2, 60.0, now=lambda: now[0])
+    assert (bucket.take("k"), bucket.take("k")) == (0.0, 0.0)
+    assert bucket.take("k") == pytest.approx(30.0)
+    now[0] = 30.0
+    assert bucket.take("k") == 0.0

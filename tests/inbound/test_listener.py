@@ -1,0 +1,141 @@
+"""The SMTP listener's promises, over a real socket."""
+
+from __future__ import annotations
+
+import re
+from email.message import EmailMessage
+from typing import Any
+
+import aiosmtplib
+import pytest
+from sqlalchemy import select
+
+from gateway.store.models import InboundMessage
+from tests.conftest import (
+    REPLY_DOMAIN,
+    Running,
+    SmtpSink,
+    make_config,
+    start_running,
+    stop_running,
+    wait_outcomes,
+)
+from tests.mailkit import reply_to
+
+
+def stored_count(running: Running) -> int:
+    with running.services.db.reading() as session:
+        return len(list(session.scalars(select(InboundMessage.id))))
+
+
+async def first_email(running: Running) -> EmailMessage:
+    await running.file()
+    return (await running.sink.wait_for(1))[0]
+
+
+async def rcpt(port: int, address: str) -> tuple[int, str]:
+    client = aiosmtplib.SMTP(hostname="127.0.0.1", port=port, timeout=10)
+    await client.connect()
+    try:
+        await client.ehlo()
+        await client.mail("lawyer@lawfirm.example")
+        response = await client.execute_command(f"RCPT TO:<{address}>".encode())
+        return response.code, response.message
+    finally:
+        client.close()
+
+
+def token_of(email: EmailMessage) -> str:
+    match = re.match(r"reply\+([a-z2-7]+)@", str(email["Reply-To"]))
+    assert match
+    return match.group(1)
+
+
+async def test_forged_and_tampered_tokens_get_550_and_nothing_is_stored(running: Running) -> None:
+    email = await first_email(running)
+    token = token_of(email)
+    tampered = token[:-1] + ("a" if token[-1] != "a" else "b")
+    forged = "a" * len(token)
+    for address in (
+        f"reply+{tampered}@{REPLY_DOMAIN}",
+        f"reply+{forged}@{REPLY_DOMAIN}",
+        f"reply+{token}@other.example",
+        f"someone@{REPLY_DOMAIN}",
+    ):
+        code, _message = await rcpt(running.smtp_port, address)
+        assert code == 550, address
+    assert stored_count(running) == 0
+
+
+async def test_upper_cased_token_is_still_accepted(running: Running) -> None:
+    email = await first_email(running)
+    address = f"REPLY+{token_of(email).upper()}@{REPLY_DOMAIN.upper()}"
+    code, _ = await rcpt(running.smtp_port, address)
+    assert code == 250
+    reply = reply_to(email, "Approve.", to=address)
+    await aiosmtplib.send(reply, hostname="127.0.0.1", port=running.smtp_port)
+    assert await wait_outcomes(running, 1) == ["recorded"]
+
+
+async def test_local_part_over_64_octets_is_refused(running: Running) -> None:
+    code, message = await rcpt(running.smtp_port, "reply+" + "a" * 70 + f"@{REPLY_DOMAIN}")
+    assert code == 550 and "64" in message
+
+
+async def test_message_over_the_size_limit_gets_552(
+    tmp_path: Any, database_url: str, sink: SmtpSink
+) -> None:
+    config = make_config(tmp_path, max_message_bytes="20000", database_url=database_url)
+    running = await start_running(config, sink)
+    try:
+        email = await first_email(running)
+        big = reply_to(email, "x" * 40000)
+        with pytest.raises(aiosmtplib.SMTPResponseException) as info:
+            await aiosmtplib.send(big, hostname="127.0.0.1", port=running.smtp_port)
+        assert info.value.code == 552
+        assert stored_count(running) == 0
+        with running.services.db.reading() as session:
+            from gateway.store.models import AuditEntry
+
+            events = list(session.scalars(select(AuditEntry.event)))
+        assert "inbound.too_large" in events
+    finally:
+        await stop_running(running)
+
+
+async def test_database_failure_answers_451_without_internal_text(running: Running) -> None:
+    email = await first_email(running)
+    reply = reply_to(email, "Approved.")
+    # The database goes away between RCPT and DATA: the table cannot be written.
+    from sqlalchemy import text
+
+    with running.services.db.engine.begin() as conn:
+        conn.execute(text("ALTER TABLE inbound RENAME TO inbound_gone"))
+    try:
+        with pytest.raises(aiosmtplib.SMTPResponseException) as info:
+            await aiosmtplib.send(reply, hostname="127.0.0.1", port=running.smtp_port)
+        assert info.value.code == 451
+        message = info.value.message.lower()
+        for leak in ("sqlite", "inbound", "table", "traceback", "error:"):
+            assert leak not in message
+    finally:
+        with running.services.db.engine.begin() as conn:
+            conn.execute(text("ALTER TABLE inbound_gone RENAME TO inbound"))
+    # Once the database is back, the client's retry succeeds.
+    await aiosmtplib.send(reply, hostname="127.0.0.1", port=running.smtp_port)
+    assert await wait_outcomes(running, 1) == ["recorded"]
+
+
+async def test_250_only_after_the_message_is_committed(running: Running) -> None:
+    email = await first_email(running)
+    await aiosmtplib.send(reply_to(email, "Noted."), hostname="127.0.0.1", port=running.smtp_port)
+    # Read with a separate connection right after 250: the row is there.
+    from gateway.store.db import Database
+
+    other = Database(running.services.config.database_url)
+    try:
+        with other.reading() as session:
+            rows = list(session.scalars(select(InboundMessage)))
+        assert len(rows) == 1 and b"Noted." in rows[0].raw
+    finally:
+        other.dispose()

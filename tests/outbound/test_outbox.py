@@ -1,0 +1,213 @@
+"""The outbox worker with a recording transport: retries, backoff, dead letters, leases."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from email import message_from_bytes
+from email.policy import default as default_policy
+
+import pytest
+from sqlalchemy import select
+
+from gateway.clock import FrozenClock
+from gateway.config import Config
+from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
+from gateway.intake.filing import file_request
+from gateway.outbound.outbox import OutboxWorker, email_deliverer
+from gateway.services import Services, build_services
+from gateway.store.models import AuditEntry, OutboxItem
+
+
+class RecordingTransport:
+    """Fails as told, then records what it was asked to send."""
+
+    def __init__(self, failures: list[DeliveryError]) -> None:
+        self.failures = failures
+        self.sent: list[bytes] = []
+        self.attempts = 0
+
+    async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+        self.attempts += 1
+        if self.failures:
+            raise self.failures.pop(0)
+        self.sent.append(message)
+        return "250 queued"
+
+
+@pytest.fixture
+def clocked(config: Config) -> Iterator[Services]:
+    services = build_services(config, clock=FrozenClock(datetime(2026, 11, 30, 9, 0, tzinfo=UTC)))
+    yield services
+    services.close()
+
+
+def file_one(services: Services) -> str:
+    with services.db.transaction() as session:
+        filed = file_request(services, session, {"category": "legal_review", "request": "Read it."})
+    return str(filed.result["reference"])
+
+
+def item(services: Services) -> OutboxItem:
+    with services.db.reading() as session:
+        row = session.scalars(select(OutboxItem)).one()
+        return row
+
+
+def events(services: Services) -> list[str]:
+    with services.db.reading() as session:
+        return list(session.scalars(select(AuditEntry.event).order_by(AuditEntry.seq)))
+
+
+async def test_transient_failures_back_off_then_deliver_with_a_stable_message_id(
+    clocked: Services,
+) -> None:
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    transport = RecordingTransport([TransientDelivery("421 busy"), TransientDelivery("421 busy")])
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    message_id = item(clocked).message_id
+
+    assert await worker.run_once() == 1
+    first = item(clocked)
+    assert first.state == "pending" and first.attempts == 1 and first.last_error == "421 busy"
+    delay = first.next_attempt_at - clock.now()
+    assert delay == timedelta(seconds=clocked.config.outbox_backoff_seconds)
+    # Not due yet: nothing is attempted.
+    assert await worker.run_once() == 0
+
+    clock.advance(delay)
+    await worker.run_once()
+    second = item(clocked)
+    assert second.next_attempt_at - clock.now() == 2 * delay  # doubled
+
+    clock.advance(2 * delay)
+    await worker.run_once()
+    done = item(clocked)
+    assert done.state == "sent" and done.attempts == 3 and transport.attempts == 3
+    sent = message_from_bytes(transport.sent[0], policy=default_policy)
+    assert sent["Message-ID"] == message_id
+    assert events(clocked).count("email.deferred") == 2 and "email.sent" in events(clocked)
+
+
+async def test_retry_after_is_honoured(clocked: Services) -> None:
+    transport = RecordingTransport([TransientDelivery("429", retry_after=300.0)])
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    await worker.run_once()
+    row = item(clocked)
+    assert row.next_attempt_at - clocked.clock.now() == timedelta(seconds=300)
+
+
+async def test_permanent_failure_is_dead_at_once_and_told_to_the_thread(clocked: Services) -> None:
+    transport = RecordingTransport([PermanentDelivery("550 5.1.1 no such user")])
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    await worker.run_once()
+    row = item(clocked)
+    assert row.state == "dead" and row.attempts == 1
+    from gateway.store.thread import load_turns
+
+    with clocked.db.reading() as session:
+        turns = load_turns(session, row.request_id or 0)
+    assert turns[-1].kind == "email_failed" and "550 5.1.1" in turns[-1].body
+    assert "email.failed" in events(clocked)
+
+
+async def test_exhausted_retries_become_dead(clocked: Services) -> None:
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    attempts = clocked.config.outbox_max_attempts
+    transport = RecordingTransport([TransientDelivery("timeout")] * attempts)
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    for _ in range(attempts):
+        await worker.run_once()
+        clock.advance(timedelta(days=1))
+    assert item(clocked).state == "dead" and transport.attempts == attempts
+    assert transport.sent == []
+
+
+async def test_a_crashed_delivery_is_picked_up_after_its_lease(clocked: Services) -> None:
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    from gateway.outbound.outbox import claim_due
+
+    file_one(clocked)
+    with clocked.db.transaction() as session:
+        claimed = claim_due(clocked, session, clock.now(), 10)
+    assert len(claimed) == 1
+    # The process that claimed it died. Another worker must not take it before the lease ends...
+    transport = RecordingTransport([])
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    assert await worker.run_once() == 0
+    # ...and takes it afterwards.
+    clock.advance(timedelta(minutes=5))
+    assert await worker.run_once() == 1
+    assert item(clocked).state == "sent" and len(transport.sent) == 1
+
+
+async def test_an_unexpected_error_does_not_lose_the_item(clocked: Services) -> None:
+    class Broken:
+        async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+            raise RuntimeError("bug")
+
+    worker = OutboxWorker(clocked, {"email": email_deliverer(Broken())})
+    file_one(clocked)
+    await worker.run_once()
+    row = item(clocked)
+    assert row.state == "pending" and row.last_error == "RuntimeError"
+
+
+async def test_backoff_is_capped(clocked: Services) -> None:
+    from gateway.outbound.outbox import MAX_BACKOFF_SECONDS
+
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    clocked.config = clocked.config.with_overrides(outbox_backoff_seconds="600")
+    transport = RecordingTransport([TransientDelivery("busy")] * 5)
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    for _ in range(5):
+        attempted_at = clock.now()
+        await worker.run_once()
+        clock.advance(timedelta(days=2))
+    # Uncapped, the fifth retry would wait 600 s * 2**4 = 160 minutes.
+    row = item(clocked)
+    assert row.state == "pending" and row.attempts == 5
+    assert row.next_attempt_at - attempted_at == timedelta(seconds=MAX_BACKOFF_SECONDS)
+
+
+async def test_webhooks_retry_for_their_period_not_a_count(clocked: Services) -> None:
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    calls: list[int] = []
+
+    async def flaky_webhook(services: Services, item: OutboxItem) -> str:
+        calls.append(item.attempts)
+        raise TransientDelivery("503 Service Unavailable")
+
+    worker = OutboxWorker(
+        clocked, {"email": email_deliverer(RecordingTransport([])), "webhook": flaky_webhook}
+    )
+    with clocked.db.transaction() as session:
+        session.add(
+            OutboxItem(
+                channel="webhook",
+                purpose="push",
+                target="https://agent.example/hook",
+                payload={},
+                state="pending",
+                attempts=0,
+                next_attempt_at=clock.now(),
+                created_at=clock.now(),
+            )
+        )
+    for _ in range(clocked.config.outbox_max_attempts + 3):
+        await worker.run_once()
+        clock.advance(timedelta(hours=2))
+    with clocked.db.reading() as session:
+        hook = session.scalars(select(OutboxItem).where(OutboxItem.channel == "webhook")).one()
+    assert hook.state == "pending"
+    assert len(calls) == clocked.config.outbox_max_attempts + 3

@@ -1,0 +1,157 @@
+"""read_decision: the case table plus the safety rules around approval."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.replies import Decision, DecisionKind, ReplyError, extract_reply, read_decision
+from tests.replies.cases import CASES, Case
+
+A, R, D, Q, C = (
+    DecisionKind.APPROVAL,
+    DecisionKind.REJECTION,
+    DecisionKind.DECLINE,
+    DecisionKind.QUESTION,
+    DecisionKind.CLOSE,
+)
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_decision_of_case(case: Case) -> None:
+    new_text = extract_reply(case.plain, case.html).new_text
+    decision = read_decision(new_text, case.subject)
+    assert decision.kind is case.decision
+    if case.trigger is not None:
+        assert decision.trigger == case.trigger
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "trigger"),
+    [
+        ("approve", A, "approve"),
+        ("APPROVED.", A, "APPROVED"),
+        ("Approval granted", A, "Approval granted"),
+        ("reject", R, "reject"),
+        ("Denied!", R, "Denied"),
+        ("deny", R, "deny"),
+        ("declined", D, "declined"),
+        ("Question - who signs?", Q, "Question"),
+        ("closed", C, "closed"),
+        ("Close.", C, "Close"),
+        ("genehmigt", A, "genehmigt"),
+        ("Freigegeben!", A, "Freigegeben"),
+        ("ablehnen", R, "ablehnen"),
+        ("approuvé", A, "approuvé"),
+        ("Approuve", A, "Approuve"),
+        ("Accepté.", A, "Accepté"),
+        ("rejeté", R, "rejeté"),
+        ("aprobado", A, "aprobado"),
+        ("rechazado", R, "rechazado"),
+        ("goedgekeurd", A, "goedgekeurd"),
+        ("afgewezen", R, "afgewezen"),
+        ("Akkoord.", A, "Akkoord"),
+        ("Yes", A, "Yes"),
+        ("yes.", A, "yes"),
+        ("Sí, adelante.", A, "Sí"),
+        ("No", R, "No"),
+        ("nein!", R, "nein"),
+        ("Nee.", R, "Nee"),
+        ("Frage: gilt das auch für Töchter?", Q, "Frage"),
+    ],
+)
+def test_decision_words(text: str, kind: DecisionKind, trigger: str) -> None:
+    assert read_decision(text, None) == Decision(kind, trigger)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "not approved",
+        "Do not approve.",
+        "I cannot approve this.",
+        "We can't approve it.",
+        "Don't approve yet",
+        "I won't approve",
+        "disapprove",
+        "Disapproved.",
+        "unapproved",
+        "nicht genehmigt",
+        "Nicht freigegeben.",
+        "non approuvé",
+        "pas approuvé",
+        "disallow",
+        "no aprobado",
+        "niet goedgekeurd",
+        "Approved\n\nActually I do not approve clause 5.",
+        "Approved. Rejected.",
+        "approved and denied",
+        "Approved?",
+        "Approvedly",
+        "approves",
+        "Pre-approved",
+        "Yes? No.",
+        "No approval from me.",
+        "Maybe. Approved later.",
+        "> Approved",
+        "",
+        "   ",
+    ],
+)
+def test_never_an_approval(text: str) -> None:
+    assert read_decision(text, None).kind is not DecisionKind.APPROVAL
+
+
+@pytest.mark.parametrize(
+    ("subject", "kind"),
+    [
+        ("APPROVE [HFA-00042]", A),
+        ("Re: APPROVE [HFA-00042]", A),
+        ("AW: RE: approve [HFA-00042]", A),
+        ("REJECT [HFA-00042]", R),
+        ("DECLINE [HFA-00042]", D),
+        ("QUESTION [HFA-00042]", Q),
+        ("CLOSE [HFA-00042]", C),
+        ("Re: [HFA-00042] Legal review: approve the NDA", None),
+        ("Re: [HFA-00042] Legal review: supplier contract", None),
+        ("NOT APPROVED [HFA-00042]", None),
+        (None, None),
+        ("", None),
+    ],
+)
+def test_subject_quick_reply(subject: str | None, kind: DecisionKind | None) -> None:
+    assert read_decision("", subject).kind is kind
+
+
+def test_subject_approval_vetoed_by_negated_body() -> None:
+    assert read_decision("I do not approve after all.", "APPROVE [HFA-00042]").kind is None
+
+
+def test_body_and_subject_agreeing() -> None:
+    assert read_decision("Approved.", "APPROVE [HFA-1]") == Decision(A, "Approved")
+
+
+def test_wrong_types_raise_reply_error() -> None:
+    with pytest.raises(ReplyError):
+        read_decision(None, None)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("text", "subject"),
+    [
+        ("Approved. Rejected. I am torn.", None),
+        ("Approved. We do not need the partner's approval.", None),
+        ("Approved", "REJECT [HFA-00001]"),
+        ("Approve - no, reject it.", None),
+    ],
+)
+def test_conflicting_or_negated_words_are_unclear_not_absent(
+    text: str, subject: str | None
+) -> None:
+    decision = read_decision(text, subject)
+    assert decision.kind is None and decision.ambiguous
+
+
+@pytest.mark.parametrize("text", ["Thanks, let me look at it tomorrow.", "I cannot approve this."])
+def test_plain_answers_are_not_unclear(text: str) -> None:
+    decision = read_decision(text, None)
+    assert decision.kind is None and not decision.ambiguous

@@ -1,0 +1,127 @@
+"""extract_reply: the case table plus focused checks of the text rules."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from gateway.replies import ReplyError, ReplyText, extract_reply
+from tests.replies.cases import CASES, Case
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_new_text_of_case(case: Case) -> None:
+    reply = extract_reply(case.plain, case.html)
+    assert reply.new_text == case.new_text
+    assert reply.confident is case.confident
+
+
+def test_case_table_is_big_enough() -> None:
+    assert len(CASES) >= 70
+    assert len({case.name for case in CASES}) == len(CASES)
+
+
+def test_quoted_history_goes_to_elided() -> None:
+    reply = extract_reply(
+        "Approved.\n\nOn Mon, Mar 4, 2024 at 10:12 AM A <a@example.com> wrote:\n> Please review\n",
+        None,
+    )
+    assert reply.new_text == "Approved."
+    assert "> Please review" in reply.elided
+    assert "wrote:" in reply.elided
+
+
+def test_signature_and_footer_go_to_elided() -> None:
+    reply = extract_reply("Rejected.\n\nBest regards,\nJane Doe\n\nSent from my iPhone", None)
+    assert reply.new_text == "Rejected."
+    assert "Jane Doe" in reply.elided
+    assert "Sent from my iPhone" in reply.elided
+
+
+def test_html_history_goes_to_elided() -> None:
+    reply = extract_reply(
+        None, '<div>Approved.</div><div class="gmail_quote">On x wrote:<blockquote>Hi</blockquote>'
+    )
+    assert reply.new_text == "Approved."
+    assert "Hi" in reply.elided
+
+
+@pytest.mark.parametrize(
+    ("plain", "html"),
+    [(None, None), ("", None), ("  \n\t", None), (None, ""), (None, "<p> </p>"), ("", "<br>")],
+)
+def test_no_text_gives_empty_result(plain: str | None, html: str | None) -> None:
+    assert extract_reply(plain, html) == ReplyText("", "", False)
+
+
+def test_forward_without_answer_is_whole_and_not_confident() -> None:
+    text = "-----Original Message-----\nFrom: a@example.com\nSent: Monday\n\nHello"
+    reply = extract_reply(text, None)
+    assert reply == ReplyText(text, "", False)
+
+
+def test_nul_bytes_and_control_characters_are_dropped() -> None:
+    reply = extract_reply("Appro\x00ved.\x07\r\n\r\n> quoted\r\n", None)
+    assert reply.new_text == "Approved."
+
+
+def test_lone_surrogates_are_replaced() -> None:
+    text = b"Approved \xff\xfe.".decode("utf-8", errors="surrogateescape")
+    reply = extract_reply(text, None)
+    assert reply.new_text == "Approved \ufffd\ufffd."
+    reply.new_text.encode("utf-8")
+
+
+def test_wrong_types_raise_reply_error() -> None:
+    with pytest.raises(ReplyError):
+        extract_reply(b"bytes", None)  # type: ignore[arg-type]
+
+
+def test_oversized_input_raises_reply_error() -> None:
+    with pytest.raises(ReplyError):
+        extract_reply("x" * 5_000_001, None)
+
+
+def test_long_signoff_block_with_list_is_content() -> None:
+    text = "Approved.\n\nRegards,\n- item one\n- item two"
+    assert extract_reply(text, None).new_text == text
+
+
+def test_mobile_footer_followed_by_much_text_is_kept_in_place() -> None:
+    body = "\n".join(f"Point {n} of my answer." for n in range(6))
+    text = f"Intro.\nSent from my phone booth\n{body}"
+    assert extract_reply(text, None).new_text == text
+
+
+def _thread(size: int) -> str:
+    turn = (
+        "Approved, subject to the points below.\n\n"
+        "On Mon, Mar 4, 2024 at 10:12 AM HFA Gateway <review@hfa.example.com> wrote:\n"
+        "> Please review the attached supplier contract and reply APPROVE or REJECT.\n"
+        "> The counterparty asked for a liability cap of EUR 500k.\n>\n"
+    )
+    return (turn * (size // len(turn) + 1))[:size]
+
+
+@pytest.mark.parametrize(
+    ("plain", "html"),
+    [
+        (_thread(1_000_000), None),
+        ("x" * 1_000_000, None),
+        ("On 1 " + "wrote " * 166_000 + ":", None),
+        (("Regards,\n" * 111_111), None),
+        (None, "<p>Approved.</p>" + "<div>Hello world, quoted history.</div>" * 25_000),
+        (None, "<" * 1_000_000),
+        (None, "<div>x" * 166_000),
+    ],
+    ids=["thread", "one_line", "wrote_words", "signoffs", "html", "html_lt", "html_nested"],
+)
+def test_one_megabyte_is_fast(plain: str | None, html: str | None) -> None:
+    started = time.perf_counter()
+    reply = extract_reply(plain, html)
+    elapsed = time.perf_counter() - started
+    assert reply.new_text
+    # ~1 s here when the machine is idle; the bound catches runaway backtracking
+    # (minutes) while absorbing a loaded 2-core CI machine.
+    assert elapsed < 6.0

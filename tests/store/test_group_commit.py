@@ -1,0 +1,86 @@
+"""Group commit: concurrent writes share one commit, and each keeps its own outcome.
+
+Submits and inbound messages that arrive together are committed together
+(one fsync for many) on SQLite. A write that fails is undone alone; the
+others commit, the audit chain and its mirror hold exactly what committed,
+and every caller hears back only after the commit that holds its write.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import event, func, select
+from sqlalchemy.orm import Session
+
+from gateway.errors import InvalidRequest
+from gateway.intake import filing
+from gateway.services import Services, build_services
+from gateway.store import audit_check
+from gateway.store.models import AuditEntry, Request
+from tests.conftest import make_config
+
+
+def _filer(services: Services, text: str) -> Any:
+    def work(session: Session) -> str:
+        filed = filing.file_request(
+            services, session, {"category": "legal_review", "request": text}
+        )
+        reference: str = filed.result["reference"]
+        return reference
+
+    return work
+
+
+def _failing(services: Services) -> Any:
+    def work(session: Session) -> str:
+        # Writes rows, then fails: everything it wrote must be undone, and only that.
+        filing.file_request(services, session, {"category": "legal_review", "request": "x"})
+        raise InvalidRequest("rejected after writing", [])
+
+    return work
+
+
+async def test_concurrent_writes_share_a_commit_and_fail_alone(tmp_path: Path) -> None:
+    services = build_services(make_config(tmp_path))
+    commits: list[int] = []
+    event.listen(services.db.engine, "commit", lambda conn: commits.append(1))
+    try:
+        jobs = [_filer(services, f"question {i}") for i in range(10)]
+        jobs.insert(4, _failing(services))
+        results = await asyncio.gather(
+            *(services.db.write(job) for job in jobs), return_exceptions=True
+        )
+        assert isinstance(results[4], InvalidRequest)
+        references = [r for r in results if isinstance(r, str)]
+        assert references == [f"HFA-{n:05d}" for n in range(1, 11)]
+        # Eleven writes, far fewer commits (one per batch).
+        assert 1 <= len(commits) <= 2
+
+        with services.db.reading() as session:
+            assert session.scalar(select(func.count()).select_from(Request)) == 10
+            verdict = audit_check.verify(session, mirror=tmp_path / "audit.jsonl")
+            assert not verdict.problems, verdict.problems
+            events = session.scalars(select(AuditEntry.reference).order_by(AuditEntry.seq))
+            assert sorted(set(events), key=str) == references
+    finally:
+        services.close()
+
+
+async def test_a_write_returns_only_once_committed(tmp_path: Path) -> None:
+    services = build_services(make_config(tmp_path))
+    other = build_services(make_config(tmp_path), migrate=False)
+    try:
+        references = await asyncio.gather(
+            *(services.db.write(_filer(services, f"q{i}")) for i in range(5))
+        )
+        # Another connection (as another process would) already sees every one of them.
+        with other.db.reading() as session:
+            for reference in references:
+                number = int(reference.removeprefix("HFA-"))
+                assert session.get(Request, number) is not None
+    finally:
+        other.close()
+        services.close()
