@@ -14,12 +14,12 @@ from typing import Any
 
 from sqlalchemy import select
 
+from gateway.intake.filing import file_request
 from gateway.outbound import outbox, push
 from gateway.outbound.compose import compose_lawyer_email
-from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
-from gateway.intake.filing import file_request
+from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import add_turn, change_status
 
 LONG_URL = "https://evil.test/login?" + "x" * 4976
@@ -101,7 +101,9 @@ def _queue(services: Services, request_id: int, purpose: str, payload: dict[str,
             session.flush()
             payload = payload | {"turn_seq": turn.seq, "body": turn.body}
         if purpose in ("withdrawal", "closed"):
-            change_status(session, services.audit, request, "closed", at=now, reason=f"{purpose} for the test")
+            change_status(
+                session, services.audit, request, "closed", at=now, reason=f"{purpose} for the test"
+            )
         item_id = outbox.enqueue_lawyer_email(
             services, session, request, recipient, purpose=purpose, at=now, payload=payload
         )

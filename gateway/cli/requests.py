@@ -22,13 +22,54 @@ from gateway.cli.output import (
     when,
 )
 from gateway.outbound import push
-from gateway.store.models import OutboxItem, Recipient, Request
+from gateway.outbound.tell import tell_thread
+from gateway.render import shown
+from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
 from gateway.store.thread import change_status, load_turns, turn_as_json
 
 
 def _gist(request: Request, chars: int = 60) -> str:
-    text = " ".join(str(request.fields.get("request", "")).split())
+    text = " ".join(shown(request.fields.get("request", "")).split())
     return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
+# Outcomes that leave a message unrecorded until ops act on it.
+HELD = ("unverified_sender", "unparseable", "failed", "loop")
+
+
+def _held(session: Session, request_id: int) -> list[dict[str, Any]]:
+    rows = session.scalars(
+        select(InboundMessage)
+        .where(InboundMessage.request_id == request_id, InboundMessage.outcome.in_(HELD))
+        .order_by(InboundMessage.id)
+    )
+    return [
+        {
+            "id": r.id,
+            "received_at": contract.iso(r.received_at),
+            "from": r.mail_from,
+            "outcome": r.outcome,
+            "detail": r.outcome_detail,
+        }
+        for r in rows
+    ]
+
+
+def _print_turn(turn: dict[str, Any]) -> None:
+    who = f" from {shown(turn['from'])}" if turn.get("from") else ""
+    decision = f" decision={turn['decision']}" if turn.get("decision") else ""
+    if turn.get("decision_unclear"):
+        decision += f" decision_unclear ({shown(turn.get('decision_words'))})"
+    print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
+    for line in hide_tokens(shown(turn["body"])).splitlines() or [""]:
+        print(f"    {line}")
+    for number, condition in enumerate(turn.get("conditions") or [], 1):
+        print(f"    condition {number}: {shown(condition)}")
+    for a in turn.get("attachments") or []:
+        print(
+            f"    attachment: {shown(a.get('name'))} ({a.get('size', 0)} bytes, "
+            f"sha256 {str(a.get('sha256', ''))[:12]}){'' if a.get('stored', True) else ' raw only'}"
+        )
 
 
 def _summary(request: Request) -> dict[str, Any]:
@@ -95,9 +136,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                 r.category,
                 r.urgency,
                 when(r.received_at),
-                r.fields.get("deadline") or "",
+                shown(r.fields.get("deadline") or ""),
                 r.reminders_sent,
-                r.fields.get("agent_name") or r.api_key_name or "",
+                shown(r.fields.get("agent_name") or r.api_key_name or ""),
                 _gist(r),
             )
             for r in requests
@@ -131,6 +172,26 @@ def _emails(session: Session, request_id: int) -> list[dict[str, Any]]:
     ]
 
 
+def _print_head(request: Request, recipients: list[dict[str, str]]) -> None:
+    fields = request.fields
+    agent = shown(fields.get("agent_name") or "(agent)")
+    print(f"{request.reference}  {request.status.upper()}  {request.category} / {request.urgency}")
+    print(f"  filed      {when(request.received_at)}Z by {agent}")
+    if request.api_key_name:
+        print(f"  api key    {shown(request.api_key_name)}")
+    if fields.get("deadline"):
+        print(f"  deadline   {shown(fields['deadline'])}")
+    if request.reply_to:
+        print(f"  reply_to   {shown(request.reply_to).split('?')[0]}")
+    for r in recipients:
+        print(f"  {r['role']:<10} {r['address']}")
+    print(f"  reminders  {request.reminders_sent}{' (escalated)' if request.escalated else ''}")
+    if fields.get("proposed_action"):
+        print("\nPROPOSED ACTION")
+        for line in shown(fields["proposed_action"]).splitlines() or [""]:
+            print(f"    {line}")
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
@@ -140,6 +201,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
             turns = [turn_as_json(t) for t in load_turns(session, request.id)]
             emails = _emails(session, request.id)
+            held = _held(session, request.id)
             recipients = [
                 {"address": r.address, "role": r.role}
                 for r in session.scalars(
@@ -155,28 +217,23 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "recipients": recipients,
                 "turns": turns,
                 "emails": emails,
+                "held_messages": held,
             }
         )
         return EXIT_OK
-    fields = request.fields
-    print(f"{request.reference}  {request.status.upper()}  {request.category} / {request.urgency}")
-    print(f"  filed      {when(request.received_at)}Z by {fields.get('agent_name') or '(agent)'}")
-    if request.api_key_name:
-        print(f"  api key    {request.api_key_name}")
-    if fields.get("deadline"):
-        print(f"  deadline   {fields['deadline']}")
-    if request.reply_to:
-        print(f"  reply_to   {request.reply_to}")
-    for r in recipients:
-        print(f"  {r['role']:<10} {r['address']}")
-    print(f"  reminders  {request.reminders_sent}{' (escalated)' if request.escalated else ''}")
+    _print_head(request, recipients)
     print("\nTHREAD")
     for turn in turns:
-        who = f" from {turn['from']}" if turn.get("from") else ""
-        decision = f" decision={turn['decision']}" if turn.get("decision") else ""
-        print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
-        for line in hide_tokens(str(turn["body"])).splitlines() or [""]:
-            print(f"    {line}")
+        _print_turn(turn)
+    if held:
+        print("\nHELD MESSAGES (not recorded; 'hfa inbound accept ID' records one)")
+        print_table(
+            ("id", "received", "from", "outcome", "why"),
+            [
+                (h["id"], h["received_at"][:19], h["from"], h["outcome"], h["detail"] or "")
+                for h in held
+            ],
+        )
     print("\nDELIVERIES")
     print_table(
         ("id", "channel", "purpose", "to", "state", "tries", "queued", "sent", "last error"),
@@ -231,6 +288,15 @@ def cmd_close(args: argparse.Namespace) -> int:
                 details={"reason": args.reason, "previous_status": old},
             )
             push.enqueue_for_turn(services, session, request, turn)
+            # The lawyers hear of it too: nobody works on a closed request.
+            tell_thread(
+                services,
+                session,
+                request,
+                "closed",
+                {"by": f"ops:{by}", "reason": args.reason},
+                at=now,
+            )
             reference = request.reference
     finally:
         services.close()

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -18,15 +18,27 @@ from gateway.contract import iso
 from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
+from gateway.outbound.quickreply import conditions_in
+from gateway.outbound.receipts import recorded_as
+from gateway.outbound.tell import tell_thread
 from gateway.replies import (
+    Decision,
     DecisionKind,
+    ReplyText,
     ReplyError,
     extract_reply,
     find_bounced_message_ids,
     read_decision,
 )
 from gateway.services import Services
-from gateway.store.models import Attachment, InboundMessage, OutboxItem, Recipient, Request
+from gateway.store.models import (
+    Attachment,
+    InboundMessage,
+    OutboxItem,
+    Recipient,
+    Request,
+    Turn,
+)
 from gateway.store.thread import add_turn, change_status
 
 MAX_ATTACHMENTS = 20
@@ -40,7 +52,11 @@ DECISION_EFFECT: dict[DecisionKind | None, tuple[str, str]] = {
     DecisionKind.DECLINE: ("decline", "declined"),
     DecisionKind.QUESTION: ("question", "reviewed"),
     DecisionKind.CLOSE: ("close", "closed"),
+    # "I'M ON IT": read but not answered; reminders pause for a while.
+    DecisionKind.ACKNOWLEDGE: ("acknowledgement", "reviewed"),
 }
+# How long an "I'M ON IT" holds reminders back (never past the deadline).
+ACKNOWLEDGE_PAUSE = timedelta(days=1)
 
 
 @dataclass
@@ -135,26 +151,13 @@ def record_reply(
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
     attachments = store_attachments(session, row, mail)
-    data: dict[str, Any] = {
-        "from": check.address,
-        "role": recipient.role,
-        "message_id": row.message_id,
-        "subject": mail.subject[:300],
-        "decision": decision.kind.value if decision.kind else None,
-        "decision_words": decision.trigger,
-        "decision_unclear": decision.ambiguous,
-        "elided": reply.elided,
-        "new_text_confident": reply.confident,
-        "attachments": attachments,
-        "inbound_id": row.id,
-    }
-    if accepted_by is not None:
-        # Held for ops (e.g. the lawyer's second address) and accepted by this person.
-        data["accepted_by"] = accepted_by
+    data = _turn_data(row, mail, recipient, check, decision, reply, attachments, accepted_by)
     turn = add_turn(
         session, request, author="human", kind=kind, at=now, body=reply.new_text, data=data
     )
-    if request.first_human_reply_at is None:
+    if decision.kind is DecisionKind.ACKNOWLEDGE:
+        _pause_reminders(request, now)
+    elif request.first_human_reply_at is None:
         request.first_human_reply_at = now
     # A late answer on a closed thread is kept; it does not reopen it.
     if request.status != "closed":
@@ -184,9 +187,62 @@ def record_reply(
         },
     )
     if services.config.receipts:
-        _queue_receipt(services, session, request, recipient, kind, data, reply.new_text, now)
+        _queue_receipt(services, session, request, recipient, turn, now)
+    # The thread's other humans hear of it, so two people do not answer the same request.
+    tell_thread(
+        services,
+        session,
+        request,
+        "answered_by_other",
+        {"who": check.address, "decision_label": recorded_as(turn), "body": reply.new_text},
+        at=now,
+        skip=frozenset({recipient.id}),
+    )
     push.enqueue_for_turn(services, session, request, turn)
     return Outcome("recorded", _recorded_detail(kind, attachments), request, recipient, turn.id)
+
+
+def _turn_data(
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient,
+    check: SenderCheck,
+    decision: Decision,
+    reply: ReplyText,
+    attachments: list[dict[str, Any]],
+    accepted_by: str | None,
+) -> dict[str, Any]:
+    """What the human turn records beside the text: decision, conditions, attachments."""
+    data: dict[str, Any] = {
+        "from": check.address,
+        "role": recipient.role,
+        "message_id": row.message_id,
+        "subject": mail.subject[:300],
+        "decision": decision.kind.value if decision.kind else None,
+        "decision_words": decision.trigger,
+        "decision_unclear": decision.ambiguous,
+        "elided": reply.elided,
+        "new_text_confident": reply.confident,
+        "attachments": attachments,
+        "inbound_id": row.id,
+    }
+    conditions = list(getattr(decision, "conditions", None) or [])
+    if decision.kind is DecisionKind.APPROVAL and not conditions:
+        # The list under the "Conditions ...:" prompt of an APPROVE WITH CONDITIONS link.
+        conditions = conditions_in(reply.new_text)
+    if conditions:
+        data["conditions"] = conditions
+    if accepted_by is not None:
+        # Held for ops (e.g. the lawyer's second address) and accepted by this person.
+        data["accepted_by"] = accepted_by
+    return data
+
+
+def _pause_reminders(request: Request, now: datetime) -> None:
+    pause = now + ACKNOWLEDGE_PAUSE
+    if request.deadline_at is not None and now < request.deadline_at < pause:
+        pause = request.deadline_at
+    request.next_reminder_at = max(request.next_reminder_at or pause, pause)
 
 
 def _queue_receipt(
@@ -194,12 +250,11 @@ def _queue_receipt(
     session: Session,
     request: Request,
     recipient: Recipient,
-    kind: str,
-    data: dict[str, Any],
-    body: str,
+    turn: Turn,
     now: datetime,
 ) -> None:
-    """Tell the lawyer what was recorded from their reply."""
+    """Tell the lawyer what was recorded from their reply, in reply to that message."""
+    session.flush()
     outbox.enqueue_lawyer_email(
         services,
         session,
@@ -208,11 +263,13 @@ def _queue_receipt(
         purpose="receipt",
         at=now,
         payload={
-            "kind_label": kind.replace("_", " "),
-            "decision": data["decision"],
-            "body": body,
+            "kind_label": turn.kind.replace("_", " "),
+            "decision": turn.data["decision"],
+            "body": turn.body,
             "recorded_at": iso(now),
             "status": request.status,
+            "turn_seq": turn.seq,
+            "reply_message_id": turn.data.get("message_id"),
         },
     )
 

@@ -19,9 +19,9 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway import contract
-from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.outbound import when
 from gateway.outbound.view import MailSettings, lawyer_context, subject_of
+from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import load_turns
 
 KNOWN_FIELDS = contract.request_fields()

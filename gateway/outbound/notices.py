@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from gateway.store.models import Request
 from gateway.outbound import when
+from gateway.store.models import Request
 
 
 def notice_view(

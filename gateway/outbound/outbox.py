@@ -23,8 +23,8 @@ from sqlalchemy.orm import Session
 
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
 from gateway.outbound.compose import compose_lawyer_email
-from gateway.outbound.view import MailSettings
 from gateway.outbound.transports import MailTransport
+from gateway.outbound.view import MailSettings
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request

@@ -12,8 +12,8 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from gateway.store.models import Request, Turn
 from gateway.outbound import when
+from gateway.store.models import Request, Turn
 
 _RECORDED_AS = {
     "approval": ("You APPROVED", "your APPROVAL"),
@@ -62,6 +62,14 @@ def decision_key(turn: Turn) -> str | None:
     if decision == "approval" and turn.data.get("conditions"):
         return "conditional"
     return str(decision) if decision else None
+
+
+def recorded_as(turn: Turn) -> str:
+    """``APPROVAL WITH CONDITIONS``, ``REJECTION``, ... or ``a reply (no decision)``."""
+    key = decision_key(turn)
+    if key is None:
+        return "a reply (no decision)"
+    return _RECORDED_AS.get(key, ("", f"your {key}"))[1].removeprefix("your ")
 
 
 def _closed_before(turns: list[Turn], turn: Turn, tz: ZoneInfo) -> str:

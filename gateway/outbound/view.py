@@ -16,10 +16,10 @@ from urllib.parse import urlsplit, urlunsplit
 from zoneinfo import ZoneInfo
 
 from gateway import contract
-from gateway.store.models import OutboxItem, Recipient, Request, Turn
 from gateway.outbound import quickreply, subjects, when
 from gateway.outbound.notices import notice_view
 from gateway.outbound.receipts import receipt_view
+from gateway.store.models import OutboxItem, Recipient, Request, Turn
 
 # Purposes that expect the lawyer's answer, and so carry the quick-reply links.
 ANSWERABLE = frozenset({"request", "follow_up", "reminder", "escalation"})
@@ -99,7 +99,9 @@ def summary(request: Request, now: datetime, tz: ZoneInfo) -> dict[str, Any]:
         "urgency_text": _URGENCY_TEXT.get(request.urgency, request.urgency),
         "deadline": when.local(deadline, tz) if deadline else None,
         "deadline_left": when.left(deadline, now) if deadline else "",
-        "deadline_ago": when.left(deadline, now).removeprefix("passed ") if passed else "",
+        "deadline_ago": (
+            when.left(deadline, now).removeprefix("passed ") if deadline and passed else ""
+        ),
         "deadline_passed": passed,
         "deadline_words": bool(fields.get("deadline")) and deadline is None,
         "reply_to": redact_url(request.reply_to) if request.reply_to else None,

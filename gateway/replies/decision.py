@@ -34,6 +34,8 @@ class DecisionKind(enum.StrEnum):
     DECLINE = "decline"
     QUESTION = "question"
     CLOSE = "close"
+    # "I'M ON IT": read, not answered; the quick-reply link fills it in.
+    ACKNOWLEDGE = "acknowledgement"
 
 
 @dataclass(frozen=True)
@@ -54,6 +56,8 @@ _NO_DECISION = Decision(None)
 
 # Decision phrases, as casefolded token sequences, most specific first.
 _PHRASES: tuple[tuple[tuple[str, ...], DecisionKind], ...] = (
+    (("i'm", "on", "it"), DecisionKind.ACKNOWLEDGE),
+    (("i’m", "on", "it"), DecisionKind.ACKNOWLEDGE),
     (("approval", "granted"), DecisionKind.APPROVAL),
     (("approve",), DecisionKind.APPROVAL),
     (("approved",), DecisionKind.APPROVAL),

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
-from gateway.store.models import OutboxItem, Recipient, Request
+from gateway.outbound import outbox
 from gateway.replies import read_decision
 from gateway.services import Services, build_services
-from gateway.outbound import outbox
+from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import add_turn
 from tests.conftest import make_config
 from tests.lawyer_mails import (
@@ -146,9 +146,7 @@ def test_headers_name_the_sender_and_text_parts_are_quoted_printable(
             continue
         assert msg["From"].addresses[0].display_name == "Human for AI"
         reply_to = msg["Reply-To"].addresses[0]
-        assert reply_to.display_name.endswith(" answers") and reply_to.username.startswith(
-            "reply+"
-        )
+        assert reply_to.display_name.endswith(" answers") and reply_to.username.startswith("reply+")
         for part in msg.walk():
             if part.get_content_maintype() == "text":
                 assert part["Content-Transfer-Encoding"] == "quoted-printable", kind
