@@ -24,8 +24,8 @@ from gateway.outbound.tell import tell_thread
 from gateway.replies import (
     Decision,
     DecisionKind,
-    ReplyText,
     ReplyError,
+    ReplyText,
     extract_reply,
     find_bounced_message_ids,
     read_decision,
