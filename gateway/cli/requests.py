@@ -267,6 +267,15 @@ def cmd_close(args: argparse.Namespace) -> int:
                 return fail(f"{request.reference} is already closed", EXIT_FAILED)
             now = services.clock.now()
             old = request.status
+            # The ops decision first, then the status change it causes.
+            services.audit.append(
+                session,
+                "request.closed",
+                at=now,
+                actor=f"ops:{by}",
+                reference=request.reference,
+                details={"reason": args.reason, "previous_status": old},
+            )
             turn = change_status(
                 session,
                 services.audit,
@@ -279,14 +288,6 @@ def cmd_close(args: argparse.Namespace) -> int:
             )
             assert turn is not None
             session.flush()
-            services.audit.append(
-                session,
-                "request.closed",
-                at=now,
-                actor=f"ops:{by}",
-                reference=request.reference,
-                details={"reason": args.reason, "previous_status": old},
-            )
             push.enqueue_for_turn(services, session, request, turn)
             # The lawyers hear of it too: nobody works on a closed request.
             tell_thread(
