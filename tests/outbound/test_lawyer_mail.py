@@ -21,6 +21,7 @@ from tests.conftest import make_config
 from tests.lawyer_mails import (
     HOSTILE_TEXT,
     KINDS,
+    PAYLOADS,
     compose_item,
     every_kind,
     file,
@@ -243,3 +244,52 @@ def test_threading_keeps_the_root_first_and_a_receipt_answers_the_lawyers_messag
     assert references[0] == root and references[-1] == "<jane-1@lawfirm.example>"
     assert msg["Auto-Submitted"] == "auto-replied"
     assert "You REJECTED" in text_of(msg)
+
+
+def test_every_kind_of_email_threads_under_the_request(services: Services) -> None:
+    request_id = file(services)
+    later = [k for k in KINDS if k not in ("request", "receipt")] + ["receipt"]
+    ids: list[tuple[str, int]] = []
+    with services.db.transaction() as session:
+        request = session.get(Request, request_id)
+        recipient = session.scalars(select(Recipient)).first()
+        assert request is not None and recipient is not None
+        root = session.scalars(select(OutboxItem.message_id)).one()
+        turn = add_turn(
+            session,
+            request,
+            author="human",
+            kind="approval",
+            at=services.clock.now(),
+            body="APPROVE",
+            data={"decision": "approval", "message_id": "<jane-2@lawfirm.example>"},
+        )
+        session.flush()
+        for kind in later:
+            payload = dict(PAYLOADS[kind])
+            if kind == "receipt":
+                payload |= {"turn_seq": turn.seq, "body": "APPROVE"}
+                payload["reply_message_id"] = "<jane-2@lawfirm.example>"
+            item_id = outbox.enqueue_lawyer_email(
+                services,
+                session,
+                request,
+                recipient,
+                purpose=kind,
+                at=services.clock.now(),
+                payload=payload,
+            )
+            session.flush()
+            ids.append((kind, item_id))
+    previous = root
+    subjects = set()
+    for kind, item_id in ids:
+        msg = compose_item(services, item_id)
+        references = str(msg["References"]).split()
+        assert references[0] == root, kind
+        expected = "<jane-2@lawfirm.example>" if kind == "receipt" else previous
+        assert msg["In-Reply-To"] == expected, kind
+        assert msg["X-HFA-Kind"] == kind
+        subjects.add(str(msg["Subject"]))
+        previous = str(msg["Message-ID"])
+    assert len(subjects) == len(ids)  # every kind tells itself apart in the inbox
