@@ -37,6 +37,10 @@ _EFFECT = {
 }
 
 
+# Decisions about the proposed action; a question or an I'M ON IT decides nothing.
+_ON_RECORD = ("approval", "rejection", "decline", "close")
+
+
 def human_size(size: int) -> str:
     if size < 1024:
         return f"{size} bytes"
@@ -87,7 +91,9 @@ def _closed_before(turns: list[Turn], turn: Turn, tz: ZoneInfo) -> str:
 
 def _standing(turns: list[Turn], turn: Turn, tz: ZoneInfo, decided: str | None) -> str:
     previous = [
-        t for t in turns if t.author == "human" and t.seq < turn.seq and t.data.get("decision")
+        t
+        for t in turns
+        if t.author == "human" and t.seq < turn.seq and t.data.get("decision") in _ON_RECORD
     ]
     if not previous:
         return "" if decided else "No decision is on record yet."
