@@ -82,7 +82,7 @@ def test_summary_and_answers_are_on_the_first_phone_screen(
     context = contract_context(3000)
     assert len(context.split()) >= 3000
     mails = every_kind(sqlite_services, context=context)
-    for kind in ("request", "reminder", "escalation"):
+    for kind in ("request", "reminder", "escalation", "follow_up"):
         browser.load(html_of(mails[kind]), width=PHONE, mobile=True)
         got = browser.measure()
         _shot(browser, f"contract-{kind}-phone")
