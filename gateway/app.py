@@ -21,7 +21,7 @@ from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.inbound.listener import start_listener
 from gateway.inbound.worker import InboundWorker
-from gateway.outbound import push
+from gateway.outbound import notices, push
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import mail_transport
 from gateway.services import Services
@@ -35,6 +35,7 @@ def deliverers(services: Services) -> dict[str, Deliverer]:
     """The one table of deliverers: each outbox channel and what sends it."""
     table: dict[str, Deliverer] = {"email": email_deliverer(mail_transport(services.config))}
     table.update(push.deliverers(services))
+    table.update(notices.deliverers(services))
     return table
 
 

@@ -28,11 +28,34 @@ def _split_host_port(value: str, setting: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _primary(entry: str) -> str:
+    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases."""
+    return entry.split("|", 1)[0].strip()
+
+
+def parse_aliases(value: str) -> dict[str, frozenset[str]]:
+    """{lawyer address: the lawyer's other addresses}, from ``a@x|a2@y|a3@z`` entries.
+
+    A reply from an alias is the lawyer's; requests are only ever sent to the first.
+    """
+    aliases: dict[str, set[str]] = {}
+    for part in value.split(";"):
+        addrs = part.partition("=")[2] if "=" in part else part
+        for entry in addrs.split(","):
+            names = [a.strip().lower() for a in entry.split("|") if a.strip()]
+            if len(names) > 1:
+                aliases.setdefault(names[0], set()).update(names[1:])
+    return {primary: frozenset(others) for primary, others in aliases.items()}
+
+
 def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
-    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}."""
+    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}.
+
+    An entry may carry the lawyer's other addresses after ``|`` (see ``parse_aliases``).
+    """
     table: dict[str, tuple[str, ...]] = {}
     if "=" not in value:
-        table["*"] = tuple(a.strip() for a in value.split(",") if a.strip())
+        table["*"] = tuple(_primary(a) for a in value.split(",") if _primary(a))
         return table
     for part in value.split(";"):
         if not part.strip():
@@ -44,7 +67,7 @@ def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
                 f"HFA_LAWYERS: expected CATEGORY=addr,addr;... with CATEGORY one of "
                 f"{', '.join(CATEGORIES)} or *, got {part!r}"
             )
-        table[key] = tuple(a.strip() for a in addrs.split(",") if a.strip())
+        table[key] = tuple(_primary(a) for a in addrs.split(",") if _primary(a))
     return table
 
 
@@ -173,12 +196,17 @@ class Config:
     webhook_allow_private: bool
     webhook_retry_seconds: float
     webhook_timeout_seconds: float
+    # A lawyer's other addresses (HFA_LAWYERS and HFA_ESCALATION ``a@x|a2@y`` entries).
+    lawyer_aliases: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def lawyers_for(self, category: str) -> tuple[str, ...]:
         return self.lawyers.get(category) or self.lawyers.get("*", ())
 
     def escalation_for(self, category: str) -> tuple[str, ...]:
         return self.escalation.get(category) or self.escalation.get("*", ())
+
+    def aliases_of(self, address: str) -> frozenset[str]:
+        return self.lawyer_aliases.get(address.strip().lower(), frozenset())
 
     def all_lawyers(self) -> frozenset[str]:
         return frozenset(a.lower() for addrs in self.lawyers.values() for a in addrs)
@@ -297,6 +325,10 @@ def load_config(
         smtp_relay_password=values["smtp_relay_password"],
         smtp_relay_tls=tls,
         lawyers=lawyers,
+        lawyer_aliases={
+            **parse_aliases(values["escalation"]),
+            **parse_aliases(values["lawyers"]),
+        },
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),

@@ -68,7 +68,9 @@ SETTINGS: tuple[Setting, ...] = (
         "lawyers",
         "lawyer@localhost",
         "Comma-separated addresses that receive requests. Per category: "
-        "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'.",
+        "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'. A lawyer's other "
+        "addresses follow theirs after '|' ('a@x|a.home@y'): replies from them are "
+        "recorded as the lawyer's; requests go to the first address only.",
     ),
     Setting(
         "secret_keys",

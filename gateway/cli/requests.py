@@ -21,6 +21,7 @@ from gateway.cli.output import (
     print_table,
     when,
 )
+from gateway.inbound.held import HELD_OUTCOMES
 from gateway.outbound import push
 from gateway.outbound.tell import tell_thread
 from gateway.render import shown
@@ -31,45 +32,6 @@ from gateway.store.thread import change_status, load_turns, turn_as_json
 def _gist(request: Request, chars: int = 60) -> str:
     text = " ".join(shown(request.fields.get("request", "")).split())
     return text if len(text) <= chars else text[: chars - 1] + "…"
-
-
-# Outcomes that leave a message unrecorded until ops act on it.
-HELD = ("unverified_sender", "unparseable", "failed", "loop")
-
-
-def _held(session: Session, request_id: int) -> list[dict[str, Any]]:
-    rows = session.scalars(
-        select(InboundMessage)
-        .where(InboundMessage.request_id == request_id, InboundMessage.outcome.in_(HELD))
-        .order_by(InboundMessage.id)
-    )
-    return [
-        {
-            "id": r.id,
-            "received_at": contract.iso(r.received_at),
-            "from": r.mail_from,
-            "outcome": r.outcome,
-            "detail": r.outcome_detail,
-        }
-        for r in rows
-    ]
-
-
-def _print_turn(turn: dict[str, Any]) -> None:
-    who = f" from {shown(turn['from'])}" if turn.get("from") else ""
-    decision = f" decision={turn['decision']}" if turn.get("decision") else ""
-    if turn.get("decision_unclear"):
-        decision += f" decision_unclear ({shown(turn.get('decision_words'))})"
-    print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
-    for line in hide_tokens(shown(turn["body"])).splitlines() or [""]:
-        print(f"    {line}")
-    for number, condition in enumerate(turn.get("conditions") or [], 1):
-        print(f"    condition {number}: {shown(condition)}")
-    for a in turn.get("attachments") or []:
-        print(
-            f"    attachment: {shown(a.get('name'))} ({a.get('size', 0)} bytes, "
-            f"sha256 {str(a.get('sha256', ''))[:12]}){'' if a.get('stored', True) else ' raw only'}"
-        )
 
 
 def _summary(request: Request) -> dict[str, Any]:
@@ -172,6 +134,40 @@ def _emails(session: Session, request_id: int) -> list[dict[str, Any]]:
     ]
 
 
+def _held(session: Session, request_id: int) -> list[dict[str, Any]]:
+    """Messages held on this request (not recorded), with the command that accepts them."""
+    rows = session.scalars(
+        select(InboundMessage)
+        .where(InboundMessage.request_id == request_id, InboundMessage.outcome.in_(HELD_OUTCOMES))
+        .order_by(InboundMessage.id)
+    )
+    return [
+        {
+            "inbound_id": r.id,
+            "received_at": contract.iso(r.received_at),
+            "mail_from": r.mail_from,
+            "outcome": r.outcome,
+            "why": r.outcome_detail or "",
+            "accept_with": f"hfa inbound accept {r.id} --by NAME"
+            if r.outcome == "unverified_sender"
+            else f"hfa inbound show {r.id}",
+        }
+        for r in rows
+    ]
+
+
+def _print_held(held: list[dict[str, Any]]) -> None:
+    print("\nHELD MESSAGES (not on the record)")
+    if not held:
+        print("    none")
+    for h in held:
+        print(
+            f"    inbound {h['inbound_id']}  {h['received_at'][:19]}  from {shown(h['mail_from'])}"
+        )
+        print(f"        held: {h['outcome']} - {shown(h['why'][:200])}")
+        print(f"        to record it: {h['accept_with']}")
+
+
 def _print_head(request: Request, recipients: list[dict[str, str]]) -> None:
     fields = request.fields
     agent = shown(fields.get("agent_name") or "(agent)")
@@ -190,6 +186,23 @@ def _print_head(request: Request, recipients: list[dict[str, str]]) -> None:
         print("\nPROPOSED ACTION")
         for line in shown(fields["proposed_action"]).splitlines() or [""]:
             print(f"    {line}")
+
+
+def _print_turn(turn: dict[str, Any]) -> None:
+    who = f" from {shown(turn['from'])}" if turn.get("from") else ""
+    decision = f" decision={turn['decision']}" if turn.get("decision") else ""
+    if turn.get("decision_unclear"):
+        decision += f" decision_unclear ({shown(turn.get('decision_words'))})"
+    print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
+    for line in hide_tokens(shown(turn["body"])).splitlines() or [""]:
+        print(f"    {line}")
+    for number, condition in enumerate(turn.get("conditions") or [], 1):
+        print(f"    condition {number}: {shown(condition)}")
+    for a in turn.get("attachments") or []:
+        print(
+            f"    attachment: {shown(a.get('name'))} ({a.get('size', 0)} bytes, "
+            f"sha256 {str(a.get('sha256', ''))[:12]}){'' if a.get('stored', True) else ' raw only'}"
+        )
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -217,7 +230,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "recipients": recipients,
                 "turns": turns,
                 "emails": emails,
-                "held_messages": held,
+                "held": held,
             }
         )
         return EXIT_OK
@@ -225,15 +238,12 @@ def cmd_show(args: argparse.Namespace) -> int:
     print("\nTHREAD")
     for turn in turns:
         _print_turn(turn)
-    if held:
-        print("\nHELD MESSAGES (not recorded; 'hfa inbound accept ID' records one)")
-        print_table(
-            ("id", "received", "from", "outcome", "why"),
-            [
-                (h["id"], h["received_at"][:19], h["from"], h["outcome"], h["detail"] or "")
-                for h in held
-            ],
-        )
+    _print_held(held)
+    _print_deliveries(emails)
+    return EXIT_OK
+
+
+def _print_deliveries(emails: list[dict[str, Any]]) -> None:
     print("\nDELIVERIES")
     print_table(
         ("id", "channel", "purpose", "to", "state", "tries", "queued", "sent", "last error"),
@@ -252,7 +262,6 @@ def cmd_show(args: argparse.Namespace) -> int:
             for e in emails
         ],
     )
-    return EXIT_OK
 
 
 def cmd_close(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.contract import iso
+from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
@@ -151,7 +151,17 @@ def record_reply(
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
     attachments = store_attachments(session, row, mail)
-    data = _turn_data(row, mail, recipient, check, decision, reply, attachments, accepted_by)
+    data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
+    if data.get("conditions"):
+        # Its own kind, so no reader takes it for a bare approval.
+        kind = CONDITIONAL_APPROVAL
+    if accepted_by is not None:
+        # Held for ops (e.g. the lawyer's second address) and accepted by this person.
+        data["accepted_by"] = accepted_by
+    late = request.status == "closed"
+    if late:
+        # A late answer on a closed thread is kept, marked, and does not reopen it.
+        data["late"] = True
     turn = add_turn(
         session, request, author="human", kind=kind, at=now, body=reply.new_text, data=data
     )
@@ -159,8 +169,7 @@ def record_reply(
         _pause_reminders(request, now)
     elif request.first_human_reply_at is None:
         request.first_human_reply_at = now
-    # A late answer on a closed thread is kept; it does not reopen it.
-    if request.status != "closed":
+    if not late:
         change_status(
             session,
             services.audit,
@@ -184,6 +193,8 @@ def record_reply(
             "decision": data["decision"],
             "status": request.status,
             "attachments": len(attachments),
+            "conditions": len(data.get("conditions", [])),
+            "late": late,
         },
     )
     if services.config.receipts:
@@ -207,12 +218,11 @@ def _turn_data(
     mail: ParsedMail,
     recipient: Recipient,
     check: SenderCheck,
-    decision: Decision,
     reply: ReplyText,
+    decision: Decision,
     attachments: list[dict[str, Any]],
-    accepted_by: str | None,
 ) -> dict[str, Any]:
-    """What the human turn records beside the text: decision, conditions, attachments."""
+    """What the human turn carries besides its text."""
     data: dict[str, Any] = {
         "from": check.address,
         "role": recipient.role,
@@ -226,15 +236,15 @@ def _turn_data(
         "attachments": attachments,
         "inbound_id": row.id,
     }
-    conditions = list(getattr(decision, "conditions", None) or [])
-    if decision.kind is DecisionKind.APPROVAL and not conditions:
-        # The list under the "Conditions ...:" prompt of an APPROVE WITH CONDITIONS link.
-        conditions = conditions_in(reply.new_text)
+    conditions = list(decision.conditions)
+    listed = conditions_in(reply.new_text) if decision.kind is DecisionKind.APPROVAL else []
+    if listed:
+        # The list under the "Conditions ...:" prompt of an APPROVE WITH CONDITIONS link is
+        # what the lawyer wrote the conditions into; the words of the prompt are not one.
+        conditions = listed
     if conditions:
+        # What the approval is subject to: the agent may act only within these.
         data["conditions"] = conditions
-    if accepted_by is not None:
-        # Held for ops (e.g. the lawyer's second address) and accepted by this person.
-        data["accepted_by"] = accepted_by
     return data
 
 
@@ -255,6 +265,7 @@ def _queue_receipt(
 ) -> None:
     """Tell the lawyer what was recorded from their reply, in reply to that message."""
     session.flush()
+    data = turn.data
     outbox.enqueue_lawyer_email(
         services,
         session,
@@ -264,12 +275,17 @@ def _queue_receipt(
         at=now,
         payload={
             "kind_label": turn.kind.replace("_", " "),
-            "decision": turn.data["decision"],
+            "decision": data["decision"],
             "body": turn.body,
+            "turn_seq": turn.seq,
+            "reply_message_id": data.get("message_id"),
             "recorded_at": iso(now),
             "status": request.status,
-            "turn_seq": turn.seq,
-            "reply_message_id": turn.data.get("message_id"),
+            # Shown by the receipt templates: what the approval is subject to, and
+            # whether the reply came after the request was closed.
+            "conditions": data.get("conditions", []),
+            "late": bool(data.get("late")),
+            "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
         },
     )
 

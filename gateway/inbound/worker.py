@@ -27,7 +27,8 @@ from datetime import timedelta
 
 from sqlalchemy.orm import Session
 
-from gateway.inbound.mailparse import Unparseable, parse
+from gateway.inbound import held
+from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
 from gateway.inbound.match import is_duplicate, match_recipient
 from gateway.inbound.record import (
     Outcome,
@@ -42,7 +43,7 @@ from gateway.replies import AutomaticKind, detect_automatic
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
-from gateway.store.models import InboundMessage, Request
+from gateway.store.models import InboundMessage, Recipient, Request
 from gateway.store.queue import claim
 
 log = logging.getLogger(__name__)
@@ -60,7 +61,8 @@ def process(services: Services, session: Session, row: InboundMessage) -> Outcom
     try:
         mail = parse(row.raw)
     except Unparseable as exc:
-        return Outcome("unparseable", str(exc))
+        outcome = Outcome("unparseable", str(exc))
+        return held.tell(services, session, row, outcome, automatic=False, their_message_id=None)
     if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
         return Outcome("loop", "our own mail came back")
 
@@ -70,6 +72,28 @@ def process(services: Services, session: Session, row: InboundMessage) -> Outcom
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
     ):
         return record_bounce(services, session, row)
+    outcome = _answer(services, session, row, mail, recipient, automatic)
+    # A held message is never held in silence: its sender and the thread are told.
+    return held.tell(
+        services,
+        session,
+        row,
+        outcome,
+        automatic=automatic is not None,
+        their_message_id=mail.headers.get("message-id"),
+    )
+
+
+def _answer(
+    services: Services,
+    session: Session,
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient | None,
+    automatic: AutomaticKind | None,
+) -> Outcome:
+    """The outcome of a message that is not a bounce: recorded, or why it is held."""
+    config = services.config
     if recipient is None:
         return Outcome("no_thread", "no valid reply token and no reference to our mail")
     request = session.get(Request, recipient.request_id)
@@ -78,10 +102,19 @@ def process(services: Services, session: Session, row: InboundMessage) -> Outcom
     if automatic is AutomaticKind.AUTO_REPLY:
         return record_auto_reply(session, row, mail, request, recipient, now)
 
-    check = verify_sender(mail.message, recipient.address, config.trusted_authserv_id)
+    check = verify_sender(
+        mail.message,
+        recipient.address,
+        config.trusted_authserv_id,
+        config.aliases_of(recipient.address),
+    )
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
-    return record_reply(services, session, row, mail, request, recipient, check, now)
+    outcome = record_reply(services, session, row, mail, request, recipient, check, now)
+    if outcome.request is None:
+        # The reply's text could not be read: held, and the thread is told.
+        return Outcome(outcome.name, outcome.detail, request, recipient)
+    return outcome
 
 
 def process_one(services: Services, inbound_id: int) -> str:

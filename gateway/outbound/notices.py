@@ -1,78 +1,106 @@
-"""Telling every lawyer on a thread what changed, so nobody works on a settled request.
+"""Short notices to whoever sent a message that was held: why, and what to do.
 
-A withdrawal, an ops close and a passed deadline are mailed to the thread's
-lawyers; counsel hears that a request was escalated; the others hear when
-one human has answered. These emails need no answer, and say so.
+A notice goes to the envelope sender of the held message (RFC 3834: an
+automatic response goes to the return path), carries ``Auto-Submitted:
+auto-replied`` so it is never answered automatically, and says nothing of the
+thread: its sender may not be on it. It never echoes the held message's
+subject or text, only its date and Message-ID.
 """
 
 from __future__ import annotations
 
+import secrets
+from datetime import datetime
+from email.message import EmailMessage
+from email.utils import format_datetime
 from typing import Any
-from zoneinfo import ZoneInfo
 
-from gateway.outbound import when
-from gateway.store.models import Request
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from gateway.outbound import outbox
+from gateway.outbound.compose import LOOP_HEADER, header_safe
+from gateway.outbound.outbox import Deliverer
+from gateway.outbound.transports import mail_transport
+from gateway.services import Services
+from gateway.store.models import OutboxItem
+
+CHANNEL = "notice"
+PURPOSE = "held_notice"
+SUBJECT = "Your email was not recorded"
 
 
-def notice_view(
-    purpose: str, request: Request, payload: dict[str, Any], tz: ZoneInfo
-) -> dict[str, Any]:
-    """The ``n`` variables of templates/email/notice.*."""
-    view: dict[str, Any] = {
-        "tag": purpose.replace("_", " "),
-        "headline": "",
-        "text": "",
-        "other_text": None,
-        "who": "",
-        "decision_label": "",
-        "reason": None,
-        "reason_by_agent": False,
-    }
-    if purpose == "closed":
-        by = str(payload.get("by", "ops"))
-        view["tag"] = "closed, no answer needed"
-        view["headline"] = "Closed: no answer is needed"
-        view["text"] = (
-            f"This request was closed by {by.removeprefix('ops:')} (operations). No answer is "
-            "needed; if you reply anyway, your reply is kept on the record but not acted on."
+def noticed_since(session: Session, address: str, since: datetime) -> bool:
+    """Was ``address`` already sent a notice at or after ``since``?"""
+    found = session.scalars(
+        select(OutboxItem.id)
+        .where(
+            OutboxItem.purpose == PURPOSE,
+            OutboxItem.target == address,
+            OutboxItem.created_at >= since,
         )
-        view["reason"] = str(payload.get("reason") or "") or None
-    elif purpose == "deadline_passed":
-        deadline = when.local(request.deadline_at, tz) if request.deadline_at else "the deadline"
-        closes = bool(payload.get("closes"))
-        view["tag"] = "deadline passed"
-        view["headline"] = (
-            "The deadline passed without an answer: the request is closed"
-            if closes
-            else "The deadline passed without an answer"
-        )
-        view["text"] = f"The deadline ({deadline}) passed and no human has answered. " + (
-            "The request is closed; no answer is needed, and a reply is kept on the record "
-            "but not acted on."
-            if closes
-            else "The agent has been told. The request stays open: your answer is still "
-            "recorded and sent to the agent if you reply."
-        )
-    elif purpose == "escalated_notice":
-        to = ", ".join(str(a) for a in payload.get("to") or []) or "the escalation contact"
-        view["tag"] = "escalated"
-        view["headline"] = f"Escalated to {to}"
-        view["text"] = (
-            f"This request had no answer after {payload.get('reminders', 'several')} "
-            f"reminder(s), so it was also sent to {to}. Whoever answers first is recorded "
-            "and the others are told; you can still answer it."
-        )
-    elif purpose == "answered_by_other":
-        who = str(payload.get("who") or "another lawyer")
-        label = str(payload.get("decision_label") or "")
-        view["tag"] = "answered by someone else"
-        view["headline"] = f"Answered by {who}"
-        view["who"] = who
-        view["decision_label"] = label
-        view["other_text"] = str(payload.get("body") or "")
-        view["text"] = (
-            f"{who} has answered this request{f' ({label})' if label else ''}, and the agent "
-            "has been told. You do not need to answer; if you reply, your reply is recorded "
-            "as well and the agent is told of it too."
-        )
-    return view
+        .limit(1)
+    ).first()
+    return found is not None
+
+
+def enqueue_notice(
+    services: Services,
+    session: Session,
+    *,
+    to: str,
+    at: datetime,
+    payload: dict[str, Any],
+    request_id: int | None,
+    reference: str | None,
+) -> int:
+    """Queue one notice in the caller's transaction; its outbox row id."""
+    domain = services.config.reply_domain
+    return outbox.enqueue(
+        services,
+        session,
+        channel=CHANNEL,
+        purpose=PURPOSE,
+        request_id=request_id,
+        reference=reference,
+        target=to,
+        message_id=f"<hfa-notice.{secrets.token_hex(8)}@{domain}>",
+        payload=payload,
+        at=at,
+    )
+
+
+def compose_notice(services: Services, item: OutboxItem) -> EmailMessage:
+    config = services.config
+    payload = item.payload
+    text, html = services.renderer.render("held_notice", subject=SUBJECT, **payload)
+    msg = EmailMessage()
+    msg["From"] = config.mail_from
+    msg["To"] = item.target
+    msg["Subject"] = SUBJECT
+    msg["Date"] = format_datetime(item.created_at)
+    msg["Message-ID"] = item.message_id
+    their_id = header_safe(str(payload.get("their_message_id") or ""), 900)
+    if their_id.startswith("<") and their_id.endswith(">"):
+        msg["In-Reply-To"] = their_id
+        msg["References"] = their_id
+    msg["Auto-Submitted"] = "auto-replied"
+    msg["X-Auto-Response-Suppress"] = "All"
+    msg[LOOP_HEADER] = config.reply_domain
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    return msg
+
+
+def notice_deliverer(services: Services) -> Deliverer:
+    transport = mail_transport(services.config)
+
+    async def deliver(services: Services, item: OutboxItem) -> str:
+        message = compose_notice(services, item)
+        return await transport.send(message.as_bytes(), services.config.mail_from, [item.target])
+
+    return deliver
+
+
+def deliverers(services: Services) -> dict[str, Deliverer]:
+    return {CHANNEL: notice_deliverer(services)}

@@ -106,9 +106,18 @@ def event_for(
             "human_has_replied": human_has_replied(turns),
             "turns": [turn_as_json(t) for t in new],
             "thread_url": thread_url,
-            "notice": contract.NOTICE_STATUS[request.status],
+            "notice": _notice(request, turn),
         },
     }
+
+
+def _notice(request: Request, turn: Turn) -> str:
+    """What the status means; for a late reply, that it changes nothing."""
+    if turn.author == "human" and turn.data.get("late"):
+        return f"{contract.NOTICE_STATUS[request.status]} {contract.LATE_REPLY_NOTICE}"
+    if turn.kind == contract.CONDITIONAL_APPROVAL:
+        return f"{contract.NOTICE_STATUS[request.status]} {contract.CONDITIONS_NOTICE}"
+    return contract.NOTICE_STATUS[request.status]
 
 
 def enqueue_for_turn(services: Services, session: Session, request: Request, turn: Turn) -> None:
@@ -223,14 +232,12 @@ def compose_push_email(services: Services, item: OutboxItem, event: dict[str, An
     headline = _push_headline(data)
     subject = header_safe(f"{headline} [{data['reference']}]", 78)
     turns = [
-        t | {"label": f"The lawyer {_said(t)}"} if t["author"] == "human" else t
+        t | {"label": f"The lawyer {_said(t)} ({t['kind'].replace('_', ' ')})"}
+        if t["author"] == "human"
+        else t
         for t in data["turns"]
     ]
     notice = data["notice"]
-    if data["status"] == "closed" and any(t["author"] == "human" for t in turns):
-        notice = (
-            "The request was already closed; this reply is kept on the record but was not acted on."
-        )
     text, html = services.renderer.render(
         "push",
         subject=subject,

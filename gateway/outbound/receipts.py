@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from gateway.contract import LATE_REPLY_NOTICE
 from gateway.outbound import when
 from gateway.store.models import Request, Turn
 
@@ -80,10 +81,7 @@ def _closed_before(turns: list[Turn], turn: Turn, tz: ZoneInfo) -> str:
     for earlier in reversed([t for t in turns if t.seq < turn.seq]):
         if earlier.kind == "status_changed" and earlier.data.get("to_status") == "closed":
             how = "withdrawn by the agent" if "withdrawn" in earlier.body else "closed"
-            return (
-                f"This request was {how} on {when.local(earlier.at, tz)}; your reply was kept "
-                "on the record but not acted on, and nothing was sent to the agent as a decision."
-            )
+            return f"This request was {how} on {when.local(earlier.at, tz)}. {LATE_REPLY_NOTICE}"
         if earlier.kind == "status_changed":
             return ""
     return ""
@@ -123,11 +121,15 @@ def receipt_view(
         "attachments": [],
         "late": "",
         "unsettled": False,
+        "kind": "reply",
     }
     if turn is None:
         return view
     key = decision_key(turn)
-    view["late"] = _closed_before(turns, turn, tz)
+    view["kind"] = turn.kind.replace("_", " ")
+    view["late"] = _closed_before(turns, turn, tz) or (
+        LATE_REPLY_NOTICE if turn.data.get("late") else ""
+    )
     view["attachments"] = [
         {
             "name": str(a.get("name", "attachment")),

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 
 from gateway import contract
 from gateway.outbound import quickreply, subjects, when
-from gateway.outbound.notices import notice_view
+from gateway.outbound.changes import notice_view
 from gateway.outbound.receipts import receipt_view
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
 
@@ -198,6 +198,7 @@ def lawyer_context(
     if receipt is not None:
         context["r"] = receipt
         context.setdefault("status", request.status)
+        context.setdefault("kind_label", receipt["kind"])
         if receipt["unsettled"] and request.status != "closed":
             context["links"] = quick_links(request, reply_address)
     escalated = [str(a) for t in turns if t.kind == "escalated" for a in t.data.get("to") or []]

@@ -76,7 +76,8 @@ def render(session: Session, now: datetime) -> str:
     out.grouped(
         "hfa_replies_recorded_total",
         "counter",
-        "Human turns recorded, by kind (reply, approval, rejection, question, decline, close).",
+        "Human turns recorded, by kind (reply, approval, conditional_approval, rejection, "
+        "question, decline, close).",
         "kind",
         session.execute(
             select(Turn.kind, func.count()).where(Turn.author == "human").group_by(Turn.kind)
