@@ -1,7 +1,7 @@
 """One-click answers: ``mailto:`` links to the lawyer's own signed reply address.
 
-Each link opens the lawyer's mail client with a subject that starts with one
-decision keyword ("APPROVE: ...") and a body whose first line repeats it,
+Each link opens the lawyer's mail client with a subject that is one decision
+keyword and the reference ("APPROVE [HFA-00001]") and a body whose first line repeats it,
 followed by a blank line and a prompt for conditions or reasons. The reply
 parser reads the keyword at the start of the subject and of the body; the
 prompt sits in its own paragraph, so nothing the lawyer writes under it can
@@ -100,20 +100,24 @@ def mailto(address: str, subject: str, body: str) -> str:
     )
 
 
-def quick_subject(keyword: str, thread_subject: str) -> str:
-    """``APPROVE: <the thread's subject>``: the keyword first, where the parser reads it."""
-    return f"{keyword}: {thread_subject}"
+def quick_subject(keyword: str, reference: str) -> str:
+    """``APPROVE [HFA-00001]``: the keyword and the reference, nothing the agent wrote.
+
+    The agent's words stay out: a "not" or "without" in its ask, next to APPROVE,
+    would read as a negated approval and turn the click into no decision.
+    """
+    return f"{keyword} [{reference}]"
 
 
 def quick_body(reply: QuickReply) -> str:
     return f"{reply.keyword}\n\n{reply.prompt}\n"
 
 
-def links_for(address: str, thread_subject: str) -> list[QuickLink]:
+def links_for(address: str, reference: str) -> list[QuickLink]:
     """Every quick reply for one lawyer's signed reply address."""
     out = []
     for reply in QUICK_REPLIES:
-        subject = quick_subject(reply.keyword, thread_subject)
+        subject = quick_subject(reply.keyword, reference)
         body = quick_body(reply)
         out.append(QuickLink(reply, subject, body, mailto(address, subject, body)))
     return out

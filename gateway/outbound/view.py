@@ -146,17 +146,7 @@ def subject_of(
 
 
 def quick_links(request: Request, reply_address: str) -> list[quickreply.QuickLink]:
-    out = []
-    ask = str(request.fields.get("request", ""))
-    for reply in quickreply.QUICK_REPLIES:
-        subject = subjects.subject(f"{reply.keyword}: ", ask, request.reference)
-        body = quickreply.quick_body(reply)
-        out.append(
-            quickreply.QuickLink(
-                reply, subject, body, quickreply.mailto(reply_address, subject, body)
-            )
-        )
-    return out
+    return quickreply.links_for(reply_address, request.reference)
 
 
 def lawyer_context(
