@@ -41,7 +41,7 @@ EXPECTED = {
 
 
 def phrases() -> list[str]:
-    found = set()
+    found: set[str] = set()
     for path in sorted(LEXICON.glob("*.toml")):
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         for key in KEYS:
