@@ -197,19 +197,7 @@ def record_reply(
             "late": late,
         },
     )
-    if services.config.receipts:
-        _queue_receipt(services, session, request, recipient, turn, now)
-    # The thread's other humans hear of it, so two people do not answer the same request.
-    tell_thread(
-        services,
-        session,
-        request,
-        "answered_by_other",
-        {"who": check.address, "decision_label": recorded_as(turn), "body": reply.new_text},
-        at=now,
-        skip=frozenset({recipient.id}),
-    )
-    push.enqueue_for_turn(services, session, request, turn)
+    _tell_everyone(services, session, request, recipient, turn, now)
     return Outcome("recorded", _recorded_detail(kind, attachments), request, recipient, turn.id)
 
 
@@ -246,6 +234,30 @@ def _turn_data(
         # What the approval is subject to: the agent may act only within these.
         data["conditions"] = conditions
     return data
+
+
+def _tell_everyone(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    turn: Turn,
+    now: datetime,
+) -> None:
+    """The lawyer's receipt, a word to the thread's other humans, the push to the agent."""
+    if services.config.receipts:
+        _queue_receipt(services, session, request, recipient, turn, now)
+    # The thread's other humans hear of it, so two people do not answer the same request.
+    tell_thread(
+        services,
+        session,
+        request,
+        "answered_by_other",
+        {"who": turn.data["from"], "decision_label": recorded_as(turn), "body": turn.body},
+        at=now,
+        skip=frozenset({recipient.id}),
+    )
+    push.enqueue_for_turn(services, session, request, turn)
 
 
 def _pause_reminders(request: Request, now: datetime) -> None:
