@@ -69,7 +69,7 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
             return ran
         due = request.next_reminder_at or request.received_at + timedelta(seconds=interval)
         sent = request.reminders_sent
-        if due > now or sent >= config.reminder_cap:
+        if due > now or sent >= config.lawyer.reminder_cap:
             return ran
         claim = (
             update(Request)
@@ -105,7 +105,7 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
                 payload={
                     "reminder_number": number,
                     "sent_at": iso(now),
-                    "last_reminder": number >= config.reminder_cap,
+                    "last_reminder": number >= config.lawyer.reminder_cap,
                 },
             )
         addresses = [r.address for r in recipients]
@@ -291,7 +291,7 @@ def run_due(services: Services) -> Ran:
                     .where(
                         Request.status.in_(AWAITING_ANSWER),
                         Request.first_human_reply_at.is_(None),
-                        Request.reminders_sent < services.config.reminder_cap,
+                        Request.reminders_sent < services.config.lawyer.reminder_cap,
                         or_(*due),
                     )
                     .order_by(Request.id)

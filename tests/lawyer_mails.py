@@ -9,7 +9,9 @@ functions that send it. Used by the rendering and wording tests.
 from __future__ import annotations
 
 from datetime import timedelta
+from email import message_from_bytes
 from email.message import EmailMessage
+from email.policy import default as default_policy
 from typing import Any
 
 from sqlalchemy import select
@@ -141,7 +143,7 @@ def compose_item(services: Services, item_id: int, zone: str = "Europe/Berlin") 
         assert item is not None
         recipient = session.get(Recipient, item.recipient_id)
         assert recipient is not None
-        return compose_lawyer_email(
+        mail = compose_lawyer_email(
             session,
             item,
             renderer=services.renderer,
@@ -150,6 +152,10 @@ def compose_item(services: Services, item_id: int, zone: str = "Europe/Berlin") 
             loop_marker=services.config.reply_domain,
             settings=MailSettings(zone=zone),
         )
+    # Read back the way a mail client reads the bytes that are sent.
+    parsed = message_from_bytes(mail.as_bytes(), policy=default_policy)
+    assert isinstance(parsed, EmailMessage)
+    return parsed
 
 
 def every_kind(services: Services, **fields: Any) -> dict[str, EmailMessage]:

@@ -11,7 +11,6 @@ readable Reply-To.
 from __future__ import annotations
 
 import re
-from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from typing import Any
 
@@ -20,6 +19,7 @@ from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.outbound import when
+from gateway.outbound.mime import OutgoingMail
 from gateway.outbound.view import MailSettings, lawyer_context, subject_of
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import load_turns
@@ -93,19 +93,18 @@ def _outside_ids(fields: dict[str, Any]) -> list[str]:
 
 
 def _thread_headers(
-    msg: EmailMessage, item: OutboxItem, earlier: list[str], outside: list[str]
-) -> None:
+    item: OutboxItem, earlier: list[str], outside: list[str]
+) -> list[tuple[str, str]]:
     replied_to = str(item.payload.get("reply_message_id") or "").strip()
     if not _MESSAGE_ID.fullmatch(replied_to):
         replied_to = ""
     chain = earlier if earlier else outside + earlier
     if replied_to:
         # A receipt answers the lawyer's own message, so it hangs under that reply.
-        msg["In-Reply-To"] = replied_to
-        msg["References"] = references([*chain, replied_to])
-    elif chain:
-        msg["In-Reply-To"] = chain[-1]
-        msg["References"] = references(chain)
+        return [("In-Reply-To", replied_to), ("References", references([*chain, replied_to]))]
+    if chain:
+        return [("In-Reply-To", chain[-1]), ("References", references(chain))]
+    return []
 
 
 def compose_lawyer_email(
@@ -117,7 +116,7 @@ def compose_lawyer_email(
     reply_address: str,
     loop_marker: str,
     settings: MailSettings | None = None,
-) -> EmailMessage:
+) -> OutgoingMail:
     settings = settings or MailSettings()
     request = session.get(Request, item.request_id)
     recipient = session.get(Recipient, item.recipient_id)
@@ -127,24 +126,26 @@ def compose_lawyer_email(
     context = lawyer_context(item, request, recipient, turns, reply_address=reply_address, tz=tz)
     text, html = renderer.render(PURPOSE_TEMPLATE[item.purpose], **context)
 
-    earlier = _thread_ids(session, item)
-    msg = EmailMessage()
-    msg["From"] = formataddr((settings.from_name, mail_from)) if settings.from_name else mail_from
-    msg["To"] = recipient.address
-    msg["Reply-To"] = formataddr((f"{request.reference} answers", reply_address))
-    msg["Subject"] = context["subject"]
-    msg["Date"] = format_datetime(item.created_at)
-    msg["Message-ID"] = item.message_id
-    _thread_headers(msg, item, earlier, _outside_ids(request.fields))
-    msg["Auto-Submitted"] = "auto-replied" if item.purpose == "receipt" else "auto-generated"
-    msg["X-Auto-Response-Suppress"] = "All"
-    msg["X-HFA-Reference"] = request.reference
-    msg["X-HFA-Kind"] = item.purpose
-    msg[LOOP_HEADER] = loop_marker
-    # Quoted-printable keeps plain-English text readable on the wire (base64 is a spam sign).
-    msg.set_content(text, cte="quoted-printable")
-    msg.add_alternative(html, subtype="html", cte="quoted-printable")
-    return msg
+    # The request email is queued with its recipient, when the request is filed:
+    # nothing can have been sent to that recipient before it.
+    earlier = [] if item.purpose == "request" else _thread_ids(session, item)
+    sender = formataddr((settings.from_name, mail_from)) if settings.from_name else mail_from
+    headers: list[tuple[str, str]] = [
+        ("From", sender),
+        ("To", recipient.address),
+        ("Reply-To", formataddr((f"{request.reference} answers", reply_address))),
+        ("Subject", context["subject"]),
+        ("Date", format_datetime(item.created_at)),
+        ("Message-ID", item.message_id or ""),
+        *_thread_headers(item, earlier, _outside_ids(request.fields)),
+        ("Auto-Submitted", "auto-replied" if item.purpose == "receipt" else "auto-generated"),
+        ("X-Auto-Response-Suppress", "All"),
+        ("X-HFA-Reference", request.reference),
+        ("X-HFA-Kind", item.purpose),
+        (LOOP_HEADER, loop_marker),
+    ]
+    # Parts go quoted-printable whenever a line or a character needs it, never base64.
+    return OutgoingMail(headers, text, html)
 
 
 def thread_ids_for_request(session: Session, request_id: int) -> list[str]:

@@ -251,7 +251,7 @@ def compose_push_email(services: Services, item: OutboxItem, event: dict[str, An
         preheader=f"{headline}. {notice}",
     )
     msg = EmailMessage()
-    msg["From"] = formataddr((config.mail_from_name, config.mail_from))
+    msg["From"] = formataddr((config.lawyer.from_name, config.mail_from))
     msg["To"] = item.target
     msg["Subject"] = subject
     msg["Date"] = format_datetime(item.created_at)

@@ -139,7 +139,7 @@ def test_subjects_fit_put_the_ask_first_and_tell_each_kind_apart(
     assert prefixes["receipt"] == "Recorded: your APPROVAL WITH CONDITIONS: "
 
 
-def test_headers_name_the_sender_and_text_parts_are_quoted_printable(
+def test_headers_name_the_sender_and_text_parts_are_never_base64(
     hostile: dict[str, EmailMessage],
 ) -> None:
     for kind, msg in hostile.items():
@@ -150,7 +150,8 @@ def test_headers_name_the_sender_and_text_parts_are_quoted_printable(
         assert reply_to.display_name.endswith(" answers") and reply_to.username.startswith("reply+")
         for part in msg.walk():
             if part.get_content_maintype() == "text":
-                assert part["Content-Transfer-Encoding"] == "quoted-printable", kind
+                # Readable on the wire: never base64 (a spam sign for plain text).
+                assert part["Content-Transfer-Encoding"] in ("quoted-printable", "7bit"), kind
         quoted = False  # a human's own words, between rules, are kept as written
         for line in text_of(msg).splitlines():
             if line == "-" * 72:
