@@ -47,11 +47,10 @@ from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
 from gateway.store.models import InboundMessage, Recipient, Request
-from gateway.store.queue import claim
+from gateway.store.queue import claim, kept_leased
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=120)
 MAX_ATTEMPTS = 3
 BATCH = 32
 
@@ -167,6 +166,10 @@ def _after_crash(services: Services, inbound_id: int) -> str:
     return "retry"
 
 
+def lease_for(services: Services) -> timedelta:
+    return timedelta(seconds=services.config.lease_seconds)
+
+
 def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
     """Lease stored messages waiting to be processed, oldest first."""
     with services.db.transaction() as session:
@@ -174,7 +177,7 @@ def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
             session,
             InboundMessage,
             now=services.clock.now(),
-            lease=LEASE,
+            lease=lease_for(services),
             limit=limit,
             skip_locked=not services.db.is_sqlite,
         )
@@ -189,8 +192,10 @@ class InboundWorker:
         services = self.services
         ids = await services.db.run(claim_pending, services)
         if ids:
-            # One commit for the whole batch: under load, many replies share one fsync.
-            await services.db.run(process_batch, services, ids)
+            lease = lease_for(services)
+            async with kept_leased(services.db, services.clock.now, InboundMessage, ids, lease):
+                # One commit for the whole batch: under load, many replies share one fsync.
+                await services.db.run(process_batch, services, ids)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:

@@ -173,7 +173,8 @@ def webhook_deliverer(services: Services) -> Deliverer:
 
     async def deliver(services: Services, item: OutboxItem) -> str:
         now = services.clock.now()
-        if now - item.created_at > timedelta(seconds=services.config.webhook_retry_seconds):
+        since = item.retry_since or item.created_at
+        if now - since > timedelta(seconds=services.config.webhook_retry_seconds):
             raise PermanentDelivery(
                 f"gave up after {services.config.webhook_retry_seconds:g} seconds of retries"
             )
