@@ -28,6 +28,7 @@ import logging
 from collections.abc import Callable
 from datetime import timedelta
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.inbound import held
@@ -53,18 +54,37 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 BATCH = 32
+# Messages recorded per write transaction: few enough that the write lock is never held
+# long (the listeners in the other process commit replies between chunks).
+WRITE_CHUNK = 8
 
 
-def process(services: Services, session: Session, row: InboundMessage) -> Outcome:
-    """Decide the outcome of one stored message and record it."""
+# What parsing a stored message gave: the mail, or the error it raised.
+Parsed = ParsedMail | Exception
+
+
+def parse_stored(raw: bytes) -> Parsed:
+    try:
+        return parse(raw)
+    except Exception as exc:
+        return exc
+
+
+def process(
+    services: Services, session: Session, row: InboundMessage, parsed: Parsed | None = None
+) -> Outcome:
+    """Decide the outcome of one stored message and record it (``parsed``: its bytes read
+    already, outside the transaction)."""
     config = services.config
     if is_duplicate(session, row):
         return Outcome("duplicate", "the same message was processed before")
-    try:
-        mail = parse(row.raw)
-    except Unparseable as exc:
-        outcome = Outcome("unparseable", str(exc))
+    mail = parsed if parsed is not None else parse_stored(row.raw)
+    if isinstance(mail, Unparseable):
+        outcome = Outcome("unparseable", str(mail))
         return held.tell(services, session, row, outcome, automatic=False, their_message_id=None)
+    if isinstance(mail, Exception):
+        # A bug in parsing: this message is undone and retried, like any crash.
+        raise mail
     if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
         return Outcome("loop", "our own mail came back")
 
@@ -124,32 +144,50 @@ def process_one(services: Services, inbound_id: int) -> str:
     return process_batch(services, [inbound_id])[0]
 
 
+def _parse_all(services: Services, ids: list[int]) -> dict[int, Parsed]:
+    """Read and parse the messages before the write transaction: parsing is the slow part,
+    and the write lock (on SQLite, one for every process) is not held meanwhile."""
+    with services.db.reading() as session:
+        rows = session.execute(
+            select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.id.in_(ids))
+        )
+        raws = {inbound_id: raw for inbound_id, raw in rows}
+    return {inbound_id: parse_stored(raw) for inbound_id, raw in raws.items()}
+
+
 def process_batch(services: Services, ids: list[int]) -> list[str]:
-    """Process stored messages in one transaction (one commit), each in its own savepoint.
+    """Process stored messages, each in its own savepoint, WRITE_CHUNK to a transaction.
 
     A message whose processing raises is undone alone and retried later (up to
-    MAX_ATTEMPTS, then kept as ``failed``); the others are recorded.
+    MAX_ATTEMPTS, then kept as ``failed``); the others are recorded. Each chunk
+    is parsed first and then written in one transaction (one commit), so the
+    write lock is held for a few messages' worth of writes at a time.
     """
     outcomes: dict[int, str] = {}
     crashed: list[int] = []
 
-    def one(inbound_id: int) -> Callable[[Session], str]:
+    def one(inbound_id: int, parsed: Parsed | None) -> Callable[[Session], str]:
         def work(session: Session) -> str:
             row = session.get(InboundMessage, inbound_id)
             assert row is not None
-            outcome = process(services, session, row)
+            outcome = process(services, session, row, parsed)
             finish(services, session, row, outcome)
             return outcome.name
 
         return work
 
-    with services.db.transaction() as session:
-        for inbound_id in ids:
-            try:
-                outcomes[inbound_id] = in_savepoint(session, one(inbound_id))
-            except Exception:
-                log.exception("inbound %s: processing failed", inbound_id)
-                crashed.append(inbound_id)
+    for start in range(0, len(ids), WRITE_CHUNK):
+        chunk = ids[start : start + WRITE_CHUNK]
+        parsed = _parse_all(services, chunk)
+        with services.db.transaction() as session:
+            for inbound_id in chunk:
+                try:
+                    outcomes[inbound_id] = in_savepoint(
+                        session, one(inbound_id, parsed.get(inbound_id))
+                    )
+                except Exception:
+                    log.exception("inbound %s: processing failed", inbound_id)
+                    crashed.append(inbound_id)
     for inbound_id in crashed:
         outcomes[inbound_id] = _after_crash(services, inbound_id)
     return [outcomes[i] for i in ids]
