@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
+from gateway.lawyer_settings import LawyerSettings, lawyer_settings
 from gateway.mail_auth import mail_auth_fields
 from gateway.settings import CATEGORIES, SETTINGS
 
@@ -188,6 +189,7 @@ class Config:
     receipts: bool
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]
+    lawyer: LawyerSettings
     escalate_after: int
     deadline_closes: bool
     scheduler_seconds: float
@@ -339,6 +341,7 @@ def load_config(
         receipts=_flag(values, "receipts"),
         reminders=_parse_reminders(values["reminders"]),
         escalation=_parse_escalation(values["escalation"]),
+        lawyer=lawyer_settings(values),
         escalate_after=_int(values, "escalate_after"),
         deadline_closes=_flag(values, "deadline_closes"),
         scheduler_seconds=_float(values, "scheduler_seconds"),

@@ -121,7 +121,8 @@ async def _demo(data_dir: Path) -> int:
             reply["Message-ID"] = "<demo-reply-1@lawfirm.example>"
             reply.set_content(
                 "Approved, subject to:\n- attach the signed NDA\n- copy me on the email\n\n"
-                "Dana\n\nOn Mon, the gateway wrote:\n> May I send the signed supplier contract?\n"
+                "Dana\n\nOn Mon, 30 Nov 2026 at 09:12, Human for AI <hfa-gateway@localhost> wrote:\n"
+                "> May I send the signed supplier contract?\n"
             )
             print(reply.as_string())
             await aiosmtplib.send(reply, hostname="127.0.0.1", port=gateway.smtp_port)

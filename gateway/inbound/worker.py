@@ -13,6 +13,9 @@ transaction as whatever it adds to a thread:
     unparseable        the bytes could not be read as an email
     failed             processing crashed repeatedly; kept for ``hfa inbound reprocess``
 
+A held message (unverified_sender, no_thread, unparseable) is never held in
+silence: ``held`` tells its sender and, when it belongs to a request, the thread.
+
 Authorisation (who sent it, how many From headers) is read with the
 standard library's strict parser; mail-parser is used for bodies and
 attachments, where its leniency helps.
