@@ -140,10 +140,17 @@ class Config:
     max_request_bytes: int
     max_field_chars: int
     max_message_bytes: int
+    smtp_timeout_seconds: float
+    smtp_max_connections: int
+    smtp_max_connections_per_client: int
+    http_timeout_seconds: float
+    http_max_connections: int
+    http_max_connections_per_client: int
     outbox_max_attempts: int
     outbox_backoff_seconds: float
     worker_poll_seconds: float
     trusted_authserv_id: str
+    require_authenticated_sender: bool
     receipts: bool
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]
@@ -284,10 +291,12 @@ def load_config(
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
         max_message_bytes=_int(values, "max_message_bytes"),
+        **_connection_limits(values),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
         outbox_backoff_seconds=_float(values, "outbox_backoff_seconds"),
         worker_poll_seconds=_float(values, "worker_poll_seconds"),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
+        require_authenticated_sender=_require_authenticated(values),
         receipts=_flag(values, "receipts"),
         reminders=_parse_reminders(values["reminders"]),
         escalation=_parse_escalation(values["escalation"]),
@@ -303,6 +312,25 @@ def load_config(
         webhook_retry_seconds=_float(values, "webhook_retry_seconds"),
         webhook_timeout_seconds=_float(values, "webhook_timeout_seconds"),
     )
+
+
+def _connection_limits(values: Mapping[str, str]) -> dict[str, Any]:
+    limits: dict[str, Any] = {}
+    for server in ("smtp", "http"):
+        limits[f"{server}_timeout_seconds"] = _float(values, f"{server}_timeout_seconds")
+        for name in (f"{server}_max_connections", f"{server}_max_connections_per_client"):
+            limits[name] = _int(values, name)
+    return limits
+
+
+def _require_authenticated(values: Mapping[str, str]) -> bool:
+    required = _flag(values, "require_authenticated_sender")
+    if required and not values["trusted_authserv_id"].strip():
+        raise ConfigError(
+            "HFA_REQUIRE_AUTHENTICATED_SENDER=1 needs HFA_TRUSTED_AUTHSERV_ID: without a "
+            "trusted server no reply could ever be recorded"
+        )
+    return required
 
 
 def setting_names() -> list[str]:

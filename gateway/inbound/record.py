@@ -19,8 +19,10 @@ from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
 from gateway.replies import (
+    Decision,
     DecisionKind,
     ReplyError,
+    ReplyText,
     extract_reply,
     find_bounced_message_ids,
     read_decision,
@@ -113,6 +115,46 @@ def record_bounce(services: Services, session: Session, row: InboundMessage) -> 
     return Outcome("bounce", f"outbox item {item.id} marked failed", request, None, turn_id)
 
 
+def reply_of(mail: ParsedMail) -> ReplyText:
+    """The new text of the reply: worked out already (off the event loop), or now."""
+    if isinstance(mail.reply, ReplyText):
+        return mail.reply
+    if isinstance(mail.reply, ReplyError):
+        raise mail.reply
+    return extract_reply(mail.text_plain, mail.text_html)
+
+
+def _turn_data(
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient,
+    check: SenderCheck,
+    decision: Decision,
+    reply: ReplyText,
+    attachments: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What a human turn carries beside its body."""
+    data: dict[str, Any] = {
+        "from": check.address,
+        # What vouched for the sender: a trusted DMARC/DKIM pass, or the From address only.
+        "authenticated_by": check.authenticated_by,
+        "role": recipient.role,
+        "message_id": row.message_id,
+        "subject": mail.subject[:300],
+        "decision": decision.kind.value if decision.kind else None,
+        "decision_words": decision.trigger,
+        "decision_unclear": decision.ambiguous,
+        "elided": reply.elided,
+        "new_text_confident": reply.confident,
+        "attachments": attachments,
+        "inbound_id": row.id,
+    }
+    if mail.truncated:
+        # The limits left part of the message unread; all of it is in the raw bytes.
+        data["truncated"] = mail.truncated
+    return data
+
+
 def record_reply(
     services: Services,
     session: Session,
@@ -126,7 +168,7 @@ def record_reply(
 ) -> Outcome:
     """The human's answer: a turn with its decision, the status moved, a receipt, a push."""
     try:
-        reply = extract_reply(mail.text_plain, mail.text_html)
+        reply = reply_of(mail)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     decision = read_decision(reply.new_text, mail.subject)
@@ -135,19 +177,7 @@ def record_reply(
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
     attachments = store_attachments(session, row, mail)
-    data: dict[str, Any] = {
-        "from": check.address,
-        "role": recipient.role,
-        "message_id": row.message_id,
-        "subject": mail.subject[:300],
-        "decision": decision.kind.value if decision.kind else None,
-        "decision_words": decision.trigger,
-        "decision_unclear": decision.ambiguous,
-        "elided": reply.elided,
-        "new_text_confident": reply.confident,
-        "attachments": attachments,
-        "inbound_id": row.id,
-    }
+    data = _turn_data(row, mail, recipient, check, decision, reply, attachments)
     if accepted_by is not None:
         # Held for ops (e.g. the lawyer's second address) and accepted by this person.
         data["accepted_by"] = accepted_by
@@ -186,7 +216,10 @@ def record_reply(
     if services.config.receipts:
         _queue_receipt(services, session, request, recipient, kind, data, reply.new_text, now)
     push.enqueue_for_turn(services, session, request, turn)
-    return Outcome("recorded", _recorded_detail(kind, attachments), request, recipient, turn.id)
+    detail = _recorded_detail(kind, attachments)
+    if mail.truncated:
+        detail += "; truncated: " + "; ".join(mail.truncated)
+    return Outcome("recorded", detail, request, recipient, turn.id)
 
 
 def _queue_receipt(

@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.inbound.mailparse import Unparseable, parse
-from gateway.inbound.match import is_duplicate, match_recipient
+from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
+from gateway.inbound.match import is_duplicate, is_duplicate_for, match_recipient
 from gateway.inbound.record import (
     Outcome,
     finish,
@@ -38,7 +40,7 @@ from gateway.inbound.record import (
 )
 from gateway.inbound.sender import verify_sender
 from gateway.outbound.compose import LOOP_HEADER
-from gateway.replies import AutomaticKind, detect_automatic
+from gateway.replies import AutomaticKind, ReplyError, detect_automatic, extract_reply
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
@@ -50,17 +52,38 @@ log = logging.getLogger(__name__)
 LEASE = timedelta(seconds=120)
 MAX_ATTEMPTS = 3
 BATCH = 32
+# The longest one message may take to be read; bounded work (limits) keeps it far lower.
+READ_SECONDS = 20.0
+
+Read = ParsedMail | Unparseable
 
 
-def process(services: Services, session: Session, row: InboundMessage) -> Outcome:
+def read(raw: bytes) -> Read:
+    """Everything about a message that costs CPU and needs no database: parse and
+    split off the new text. Runs in a worker thread, never on the event loop."""
+    try:
+        mail = parse(raw)
+    except Unparseable as exc:
+        return exc
+    except RecursionError:
+        return Unparseable("nested too deeply to read")
+    try:
+        mail.reply = extract_reply(mail.text_plain, mail.text_html)
+    except ReplyError as exc:
+        mail.reply = exc
+    return mail
+
+
+def process(
+    services: Services, session: Session, row: InboundMessage, got: Read | None = None
+) -> Outcome:
     """Decide the outcome of one stored message and record it."""
     config = services.config
     if is_duplicate(session, row):
         return Outcome("duplicate", "the same message was processed before")
-    try:
-        mail = parse(row.raw)
-    except Unparseable as exc:
-        return Outcome("unparseable", str(exc))
+    mail = got if got is not None else read(row.raw)
+    if isinstance(mail, Unparseable):
+        return Outcome("unparseable", str(mail))
     if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
         return Outcome("loop", "our own mail came back")
 
@@ -72,16 +95,32 @@ def process(services: Services, session: Session, row: InboundMessage) -> Outcom
         return record_bounce(services, session, row)
     if recipient is None:
         return Outcome("no_thread", "no valid reply token and no reference to our mail")
+    if automatic is None and _to_bounce_address_only(services, row):
+        # The reply token is checked at RCPT; the Message-IDs a message cites are not
+        # proof of who may answer, so mail to the bounce address is never an answer.
+        return Outcome("no_thread", "sent to the bounce address, which never takes answers")
+    if is_duplicate_for(session, row, recipient.request_id):
+        return Outcome("duplicate", "the same message was processed before for this request")
     request = session.get(Request, recipient.request_id)
     assert request is not None
     now = services.clock.now()
     if automatic is AutomaticKind.AUTO_REPLY:
         return record_auto_reply(session, row, mail, request, recipient, now)
 
-    check = verify_sender(mail.message, recipient.address, config.trusted_authserv_id)
+    check = verify_sender(
+        mail.message,
+        recipient.address,
+        config.trusted_authserv_id,
+        require_authenticated=config.require_authenticated_sender,
+    )
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
     return record_reply(services, session, row, mail, request, recipient, check, now)
+
+
+def _to_bounce_address_only(services: Services, row: InboundMessage) -> bool:
+    bounce = services.config.mail_from.lower()
+    return all(address.strip().strip("<>").lower() == bounce for address in row.rcpt_to)
 
 
 def process_one(services: Services, inbound_id: int) -> str:
@@ -89,12 +128,17 @@ def process_one(services: Services, inbound_id: int) -> str:
     return process_batch(services, [inbound_id])[0]
 
 
-def process_batch(services: Services, ids: list[int]) -> list[str]:
+def process_batch(
+    services: Services, ids: list[int], already_read: Mapping[int, Read] | None = None
+) -> list[str]:
     """Process stored messages in one transaction (one commit), each in its own savepoint.
 
-    A message whose processing raises is undone alone and retried later (up to
-    MAX_ATTEMPTS, then kept as ``failed``); the others are recorded.
+    ``already_read`` holds what :func:`read` made of each message, when that ran
+    off the event loop. A message whose processing raises is undone alone and
+    retried later (up to MAX_ATTEMPTS, then kept as ``failed``); the others are
+    recorded.
     """
+    done_reading = already_read or {}
     outcomes: dict[int, str] = {}
     crashed: list[int] = []
 
@@ -102,7 +146,7 @@ def process_batch(services: Services, ids: list[int]) -> list[str]:
         def work(session: Session) -> str:
             row = session.get(InboundMessage, inbound_id)
             assert row is not None
-            outcome = process(services, session, row)
+            outcome = process(services, session, row, done_reading.get(inbound_id))
             finish(services, session, row, outcome)
             return outcome.name
 
@@ -145,16 +189,41 @@ def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
         return [r.id for r in rows]
 
 
+def load_raw(services: Services, ids: list[int]) -> dict[int, bytes]:
+    with services.db.reading() as session:
+        rows = session.execute(
+            select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.id.in_(ids))
+        )
+        return {row.id: row.raw for row in rows}
+
+
 class InboundWorker:
     def __init__(self, services: Services) -> None:
         self.services = services
+        # One reading thread: a message reads in bounded time, and one at a time
+        # leaves the other core to HTTP and SMTP.
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-read")
+
+    async def read_off_loop(self, inbound_id: int, raw: bytes) -> Read:
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._reader, read, raw)
+        try:
+            return await asyncio.wait_for(future, READ_SECONDS)
+        except TimeoutError:
+            log.warning("inbound %s: not read within %s s; kept raw", inbound_id, READ_SECONDS)
+            # The thread cannot be stopped; the next messages get a fresh one.
+            self._reader.shutdown(wait=False)
+            self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-read")
+            return Unparseable(f"not read within {READ_SECONDS:g} s (too complex); kept raw")
 
     async def run_once(self) -> int:
         services = self.services
         ids = await services.db.run(claim_pending, services)
         if ids:
+            raws = await services.db.run(load_raw, services, ids)
+            already_read = {i: await self.read_off_loop(i, raw) for i, raw in raws.items()}
             # One commit for the whole batch: under load, many replies share one fsync.
-            await services.db.run(process_batch, services, ids)
+            await services.db.run(process_batch, services, ids, already_read)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
