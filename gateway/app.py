@@ -13,6 +13,7 @@ import logging
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 
 import uvicorn
 
@@ -21,10 +22,13 @@ from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.inbound.listener import start_listener
 from gateway.inbound.worker import InboundWorker
-from gateway.outbound import push
+from gateway.intake import apikeys
+from gateway.outbound import notices, push
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import mail_transport
+from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
+from gateway.store import heartbeats
 
 log = logging.getLogger(__name__)
 
@@ -35,6 +39,7 @@ def deliverers(services: Services) -> dict[str, Deliverer]:
     """The one table of deliverers: each outbox channel and what sends it."""
     table: dict[str, Deliverer] = {"email": email_deliverer(mail_transport(services.config))}
     table.update(push.deliverers(services))
+    table.update(notices.deliverers(services))
     return table
 
 
@@ -68,10 +73,16 @@ class Gateway:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _smtp: asyncio.Server | None = None
     _http: uvicorn.Server | None = None
+    _process: str = field(default_factory=heartbeats.process_name)
 
     async def start(self) -> None:
         config = self.services.config
         self._stop.clear()
+        # Before anything is served: a process whose keys the others cannot verify
+        # must not issue a single reply address.
+        await self.services.db.run(self._register)
+        await self.services.db.run(self.services.audit.sync_mirror, self.services.db.engine)
+        self._tasks.append(asyncio.create_task(self._heartbeat()))
         if "smtp" in self.roles:
             self._smtp = await start_listener(self.services, config.smtp_host, config.smtp_port)
             self.smtp_port = self._smtp.sockets[0].getsockname()[1]
@@ -109,6 +120,50 @@ class Gateway:
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
             self._tasks.extend(scheduler.start(self.services, self._stop))
         await self.services.db.run(self._audit_start)
+
+    def _keys(self) -> heartbeats.ProcessKeys:
+        services = self.services
+        reply = services.tokens.fingerprints()
+        webhook: tuple[str, ...] = ()
+        if "worker" in self.roles:
+            # Only workers sign pushes; the secret is the one the push deliverer loads.
+            secrets = load_or_create_secrets(
+                services.config.webhook_secrets, services.config.data_dir
+            )
+            webhook = tuple(heartbeats.fingerprint(s, "webhook") for s in secrets)
+        return heartbeats.ProcessKeys(reply[-1], reply, webhook)
+
+    def _register(self) -> None:
+        services = self.services
+        with services.db.transaction() as session:
+            heartbeats.register(
+                session,
+                name=self._process,
+                roles=self.roles,
+                version=__version__,
+                keys=self._keys(),
+                now=services.clock.now(),
+                within=services.config.ready_role_seconds,
+            )
+            if services.config.api_keys:
+                apikeys.note_keys_exist(services, session)
+
+    def _beat(self, *, stopped: bool = False) -> None:
+        services = self.services
+        with services.db.transaction() as session:
+            heartbeats.beat(session, self._process, services.clock.now(), stopped=stopped)
+
+    async def _heartbeat(self) -> None:
+        seconds = self.services.config.heartbeat_seconds
+        while not self._stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop.wait(), timeout=seconds)
+            if self._stop.is_set():
+                return
+            try:
+                await self.services.db.run(self._beat)
+            except Exception:
+                log.warning("could not record this process's heartbeat", exc_info=True)
 
     def smtp_bound(self) -> bool | None:
         """Whether the SMTP listener is serving; None when this process runs none."""
@@ -158,6 +213,8 @@ class Gateway:
         self._tasks.clear()
         with contextlib.suppress(Exception):
             await self.services.db.run(self._audit_stop)
+        with contextlib.suppress(Exception):
+            await self.services.db.run(partial(self._beat, stopped=True))
 
     async def __aenter__(self) -> Gateway:
         await self.start()

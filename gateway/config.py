@@ -27,11 +27,34 @@ def _split_host_port(value: str, setting: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+def _primary(entry: str) -> str:
+    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases."""
+    return entry.split("|", 1)[0].strip()
+
+
+def parse_aliases(value: str) -> dict[str, frozenset[str]]:
+    """{lawyer address: the lawyer's other addresses}, from ``a@x|a2@y|a3@z`` entries.
+
+    A reply from an alias is the lawyer's; requests are only ever sent to the first.
+    """
+    aliases: dict[str, set[str]] = {}
+    for part in value.split(";"):
+        addrs = part.partition("=")[2] if "=" in part else part
+        for entry in addrs.split(","):
+            names = [a.strip().lower() for a in entry.split("|") if a.strip()]
+            if len(names) > 1:
+                aliases.setdefault(names[0], set()).update(names[1:])
+    return {primary: frozenset(others) for primary, others in aliases.items()}
+
+
 def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
-    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}."""
+    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}.
+
+    An entry may carry the lawyer's other addresses after ``|`` (see ``parse_aliases``).
+    """
     table: dict[str, tuple[str, ...]] = {}
     if "=" not in value:
-        table["*"] = tuple(a.strip() for a in value.split(",") if a.strip())
+        table["*"] = tuple(_primary(a) for a in value.split(",") if _primary(a))
         return table
     for part in value.split(";"):
         if not part.strip():
@@ -43,7 +66,7 @@ def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
                 f"HFA_LAWYERS: expected CATEGORY=addr,addr;... with CATEGORY one of "
                 f"{', '.join(CATEGORIES)} or *, got {part!r}"
             )
-        table[key] = tuple(a.strip() for a in addrs.split(",") if a.strip())
+        table[key] = tuple(_primary(a) for a in addrs.split(",") if _primary(a))
     return table
 
 
@@ -91,9 +114,14 @@ def _parse_duration(text: str, setting: str) -> float | None:
     return seconds
 
 
+# What HFA_REMINDERS names replaces the default for that urgency only: 'routine=1d'
+# must not switch off the blocking and soon reminders.
+_DEFAULT_REMINDERS: dict[str, float | None] = {"blocking": 7200.0, "soon": 86400.0, "routine": None}
+
+
 def _parse_reminders(value: str) -> dict[str, float | None]:
     """``blocking=2h,soon=24h,routine=off`` -> {urgency: seconds or None}."""
-    table: dict[str, float | None] = {"blocking": None, "soon": None, "routine": None}
+    table = dict(_DEFAULT_REMINDERS)
     for part in (p.strip() for p in value.split(",")):
         if not part:
             continue
@@ -146,8 +174,14 @@ class Config:
     http_timeout_seconds: float
     http_max_connections: int
     http_max_connections_per_client: int
+    outbox_retry_seconds: float
     outbox_max_attempts: int
     outbox_backoff_seconds: float
+    outbox_max_backoff_seconds: float
+    outbox_delay_notice_seconds: float
+    lease_seconds: float
+    heartbeat_seconds: float
+    ready_role_seconds: float
     worker_poll_seconds: float
     trusted_authserv_id: str
     require_authenticated_sender: bool
@@ -165,12 +199,17 @@ class Config:
     webhook_allow_private: bool
     webhook_retry_seconds: float
     webhook_timeout_seconds: float
+    # A lawyer's other addresses (HFA_LAWYERS and HFA_ESCALATION ``a@x|a2@y`` entries).
+    lawyer_aliases: Mapping[str, frozenset[str]] = field(default_factory=dict)
 
     def lawyers_for(self, category: str) -> tuple[str, ...]:
         return self.lawyers.get(category) or self.lawyers.get("*", ())
 
     def escalation_for(self, category: str) -> tuple[str, ...]:
         return self.escalation.get(category) or self.escalation.get("*", ())
+
+    def aliases_of(self, address: str) -> frozenset[str]:
+        return self.lawyer_aliases.get(address.strip().lower(), frozenset())
 
     def all_lawyers(self) -> frozenset[str]:
         return frozenset(a.lower() for addrs in self.lawyers.values() for a in addrs)
@@ -235,19 +274,12 @@ def read_config_file(path: Path) -> dict[str, str]:
     return out
 
 
-def load_config(
-    env: Mapping[str, str] | None = None, file_values: Mapping[str, str] | None = None
-) -> Config:
-    """Resolve every setting: environment over file over default."""
-    env = os.environ if env is None else env
+def _raw_values(env: Mapping[str, str], file_values: Mapping[str, str]) -> dict[str, str]:
+    """Each setting's text: environment over file over default; unknown HFA_* names refused."""
     values: dict[str, str] = {}
     for s in SETTINGS:
-        value = s.default
-        if file_values and s.name in file_values:
-            value = file_values[s.name]
-        if s.env in env:
-            value = env[s.env]
-        values[s.name] = value
+        value = file_values.get(s.name, s.default)
+        values[s.name] = env.get(s.env, value)
     for key in env:
         if (
             key.startswith("HFA_")
@@ -256,7 +288,14 @@ def load_config(
         ):
             # A typo in a setting name would otherwise be silently ignored.
             raise ConfigError(f"unknown setting {key}; see 'hfa settings' for the list")
+    return values
 
+
+def load_config(
+    env: Mapping[str, str] | None = None, file_values: Mapping[str, str] | None = None
+) -> Config:
+    """Resolve every setting: environment over file over default."""
+    values = _raw_values(os.environ if env is None else env, file_values or {})
     data_dir = Path(values["data_dir"]).expanduser()
     http_host, http_port = _split_host_port(values["http_bind"], "HFA_HTTP_BIND")
     smtp_host, smtp_port = _split_host_port(values["smtp_bind"], "HFA_SMTP_BIND")
@@ -269,7 +308,7 @@ def load_config(
         raise ConfigError("HFA_LAWYERS: at least one lawyer address is required")
     reply_domain = values["reply_domain"].strip().lower()
     public_url = values["public_url"].strip().rstrip("/") or f"http://{http_host}:{http_port}"
-    return Config(
+    config = Config(
         raw=values,
         data_dir=data_dir,
         database_url=values["database_url"].strip()
@@ -287,13 +326,23 @@ def load_config(
         smtp_relay_password=values["smtp_relay_password"],
         smtp_relay_tls=tls,
         lawyers=lawyers,
+        lawyer_aliases={
+            **parse_aliases(values["escalation"]),
+            **parse_aliases(values["lawyers"]),
+        },
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
         max_message_bytes=_int(values, "max_message_bytes"),
         **_connection_limits(values),
+        outbox_retry_seconds=_float(values, "outbox_retry_seconds"),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
         outbox_backoff_seconds=_float(values, "outbox_backoff_seconds"),
+        outbox_max_backoff_seconds=_float(values, "outbox_max_backoff_seconds"),
+        outbox_delay_notice_seconds=_float(values, "outbox_delay_notice_seconds"),
+        lease_seconds=_float(values, "lease_seconds"),
+        heartbeat_seconds=_float(values, "heartbeat_seconds"),
+        ready_role_seconds=_float(values, "ready_role_seconds"),
         worker_poll_seconds=_float(values, "worker_poll_seconds"),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
         require_authenticated_sender=_require_authenticated(values),
@@ -312,6 +361,24 @@ def load_config(
         webhook_retry_seconds=_float(values, "webhook_retry_seconds"),
         webhook_timeout_seconds=_float(values, "webhook_timeout_seconds"),
     )
+    _check_timing(config)
+    return config
+
+
+def _check_timing(config: Config) -> None:
+    for name in (
+        "lease_seconds",
+        "heartbeat_seconds",
+        "ready_role_seconds",
+        "outbox_retry_seconds",
+    ):
+        if getattr(config, name) <= 0:
+            raise ConfigError(f"{_BY_NAME[name].env}: expected a number above 0")
+    if config.heartbeat_seconds * 2 > config.ready_role_seconds:
+        raise ConfigError(
+            "HFA_HEARTBEAT_SECONDS must be at most half of HFA_READY_ROLE_SECONDS, or a live "
+            "process would be taken for a dead one between two heartbeats"
+        )
 
 
 def _connection_limits(values: Mapping[str, str]) -> dict[str, Any]:

@@ -30,7 +30,22 @@ STATUSES = ("recorded", "reviewed", "answered", "declined", "closed")
 AWAITING_ANSWER = ("recorded", "reviewed")
 # The kinds of human turn that answer a request (a question or decline is an answer too:
 # the ball is then in the agent's court).
-HUMAN_ANSWER_KINDS = ("reply", "approval", "rejection", "question", "decline", "close")
+# ``conditional_approval``: an approval the human tied to conditions (the turn's
+# ``conditions``); never to be read as a bare approval.
+HUMAN_ANSWER_KINDS = (
+    "reply", "approval", "conditional_approval", "rejection", "question", "decline", "close",
+)  # fmt: skip
+CONDITIONAL_APPROVAL = "conditional_approval"
+APPROVAL_KINDS = ("approval", CONDITIONAL_APPROVAL)
+CONDITIONS_NOTICE = (
+    "The lawyer approved WITH CONDITIONS (the turn's conditions): proceed only within them."
+)
+# Said wherever a reply that came after the request was closed is shown (the turn's
+# ``late``): the push, the receipt and the status read agree.
+LATE_REPLY_NOTICE = (
+    "This reply arrived after the request was closed (withdrawn, or closed without an "
+    "answer). It is kept on the record; it does not reopen or answer the request."
+)
 
 
 @cache

@@ -88,7 +88,6 @@ class ToolCalls:
         if name in (contract.STATUS_TOOL, contract.ADD_TOOL):
             contract.validate_input(name, arguments, max_chars=max_chars)
             reference = str(arguments["reference"])
-            limits.check_reference(reference)
 
             def read_or_add() -> dict[str, Any]:
                 if name == contract.STATUS_TOOL:
@@ -102,7 +101,11 @@ class ToolCalls:
             try:
                 result = await services.db.run(read_or_add)
             except NotFound:
-                limits.token_failed(reference)
+                # The right token is never refused; a wrong one hears 429 once over the limit.
+                wait = limits.token_wait(f"mcp:{filer}", reference)
+                if wait:
+                    raise limits.wrong_tokens(reference, wait) from None
+                limits.token_failed(f"mcp:{filer}", reference)
                 number = contract.number_from_reference(reference)
                 await rejections_for(services).note(
                     f"mcp:{filer}",

@@ -47,7 +47,7 @@ def build_services(config: Config, *, clock: Clock | None = None, migrate: bool 
     config.data_dir.mkdir(parents=True, exist_ok=True)
     db = Database(config.database_url)
     if migrate:
-        db.migrate()
+        db.ensure_schema()
     keys = load_or_create_keys(config.secret_keys, config.data_dir)
     return Services(
         config=config,

@@ -58,7 +58,9 @@ SETTINGS: tuple[Setting, ...] = (
         "lawyers",
         "lawyer@localhost",
         "Comma-separated addresses that receive requests. Per category: "
-        "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'.",
+        "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'. A lawyer's other "
+        "addresses follow theirs after '|' ('a@x|a.home@y'): replies from them are "
+        "recorded as the lawyer's; requests go to the first address only.",
     ),
     Setting(
         "secret_keys",
@@ -85,8 +87,38 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("http_max_connections", "1000", "HTTP connections open at once; 503 above."),
     Setting("http_max_connections_per_client", "100", "HTTP connections per client address."),
-    Setting("outbox_max_attempts", "8", "Delivery attempts before an outbox item is dead."),
+    Setting(
+        "outbox_retry_seconds",
+        "432000",
+        "How long an email delivery is retried before it is dead (default 5 days, as MTAs).",
+    ),
+    Setting(
+        "outbox_max_attempts",
+        "0",
+        "Optional cap on delivery attempts before an item is dead (0: none, the period decides).",
+    ),
     Setting("outbox_backoff_seconds", "5", "First retry delay; doubles with each attempt."),
+    Setting("outbox_max_backoff_seconds", "1800", "Longest wait between two delivery attempts."),
+    Setting(
+        "outbox_delay_notice_seconds",
+        "900",
+        "A delivery still failing this long after it was queued is told on the thread "
+        "(one system turn; another when it finally goes out).",
+    ),
+    Setting(
+        "lease_seconds",
+        "20",
+        "How long a worker holds a claimed row without renewing it; a killed worker's "
+        "work is taken over after this.",
+    ),
+    Setting(
+        "heartbeat_seconds", "5", "How often each process records that it is alive (hfa health)."
+    ),
+    Setting(
+        "ready_role_seconds",
+        "60",
+        "/readyz fails when no live worker or SMTP listener has been seen for this long.",
+    ),
     Setting("worker_poll_seconds", "0.5", "How often idle workers look for new work."),
     Setting(
         "trusted_authserv_id",
@@ -104,7 +136,7 @@ SETTINGS: tuple[Setting, ...] = (
         "reminders",
         "blocking=2h,soon=24h,routine=off",
         "Reminder interval per urgency while a request waits for its first answer "
-        "(s, m, h or d; off for none).",
+        "(s, m, h or d; off for none). Urgencies left out keep their default.",
     ),
     Setting(
         "escalation",
@@ -145,7 +177,8 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "token_failures_per_hour",
         "20",
-        "Wrong access tokens accepted per reference per hour before checks answer 429.",
+        "Wrong access tokens one client may send per reference per hour before they answer 429 "
+        "(the right token is never refused).",
     ),
     Setting(
         "webhook_secret",
@@ -162,7 +195,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "webhook_retry_seconds",
         "86400",
-        "How long a failing webhook is retried (within HFA_OUTBOX_MAX_ATTEMPTS) before it is dead.",
+        "How long a failing webhook is retried before it is dead.",
     ),
     Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
 )

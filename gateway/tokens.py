@@ -64,6 +64,12 @@ class ReplyTokens:
         # Newest last, as itsdangerous orders them; verification tries every key.
         self._keys = [signer.derive_key(k) for k in signer.secret_keys]
 
+    def fingerprints(self) -> tuple[str, ...]:
+        """A one-way name per key, newest (the signing one) last, to compare across processes."""
+        return tuple(
+            hashlib.sha256(b"hfa.reply-key-fingerprint:" + k).hexdigest()[:16] for k in self._keys
+        )
+
     def _mac(self, key: bytes, body: bytes) -> bytes:
         return hmac.new(key, body, hashlib.sha256).digest()[:_MAC_BYTES]
 

@@ -12,10 +12,23 @@ import sys
 from collections.abc import Sequence
 
 from gateway import __version__
-from gateway.cli import audit, bench, common, inbound, keys, mail, mcp, outbox, requests, run
+from gateway.cli import (
+    audit,
+    bench,
+    common,
+    db,
+    health,
+    inbound,
+    keys,
+    mail,
+    mcp,
+    outbox,
+    requests,
+    run,
+)
 from gateway.errors import ConfigError, GatewayError
 
-GROUPS = [run, requests, outbox, inbound, audit, mail, keys, mcp, bench, common]
+GROUPS = [run, db, health, requests, outbox, inbound, audit, mail, keys, mcp, bench, common]
 
 
 def build_parser() -> argparse.ArgumentParser:

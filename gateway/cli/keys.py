@@ -6,6 +6,7 @@ import argparse
 from typing import Any
 
 from gateway.cli.common import config_from, open_services, print_json
+from gateway.cli.output import operator
 from gateway.contract import iso
 from gateway.intake import apikeys
 from gateway.tokens import rotate_stored_keys
@@ -28,7 +29,7 @@ def cmd_list(args: argparse.Namespace) -> int:
     try:
         with services.db.reading() as session:
             keys = apikeys.list_keys(services, session)
-            required = apikeys.keys_required(services, session)
+            state_line = apikeys.access_state(services, session)
     finally:
         services.close()
     rows = [
@@ -46,8 +47,8 @@ def cmd_list(args: argparse.Namespace) -> int:
     for row in rows:
         state = f"revoked {row['revoked_at']}" if row["revoked_at"] else "live"
         print(f"{row['name']}\t{row['source']}\t{row['created_at'] or '-'}\t{state}")
-    if not required:
-        print("no live keys: the gateway is open, anyone who can reach it may file requests")
+    if not any(r["revoked_at"] is None for r in rows):
+        print(state_line)
     return 0
 
 
@@ -56,9 +57,21 @@ def cmd_revoke(args: argparse.Namespace) -> int:
     try:
         with services.db.transaction() as session:
             apikeys.revoke_key(services, session, args.name)
+            now_state = apikeys.access_state(services, session)
     finally:
         services.close()
-    print(f"revoked {args.name}")
+    print(f"revoked {args.name}; {now_state}")
+    return 0
+
+
+def cmd_open(args: argparse.Namespace) -> int:
+    services = open_services(args)
+    try:
+        with services.db.transaction() as session:
+            apikeys.open_gateway(services, session, operator(args))
+    finally:
+        services.close()
+    print("the gateway is now OPEN: anyone who can reach it may file requests (audited)")
     return 0
 
 
@@ -102,5 +115,10 @@ def register(sub: Any) -> None:
     p = ksub.add_parser("revoke", help="revoke a stored agent API key")
     p.add_argument("name")
     p.set_defaults(handler=cmd_revoke)
+    p = ksub.add_parser(
+        "open", help="let anyone file again once no key is live (audited; the default is closed)"
+    )
+    p.add_argument("--by", help="who decided (default: $USER)")
+    p.set_defaults(handler=cmd_open)
     p = ksub.add_parser("rotate", help="add a new secret key for reply tokens")
     p.set_defaults(handler=cmd_rotate)

@@ -121,9 +121,13 @@ def cmd_retry(args: argparse.Namespace) -> int:
                         "previous_attempts": item.attempts,
                     },
                 )
-                # A fresh set of attempts, due now; the last error stays until one succeeds.
+                # A fresh retry period, due now; the last error stays until one succeeds,
+                # and the thread is told when it does.
+                if item.state == "dead":
+                    item.revived_by = f"ops:{by}"
                 item.state, item.attempts = "pending", 0
                 item.next_attempt_at, item.lease_until = now, None
+                item.retry_since, item.delay_noticed_at = now, None
             ids = [i.id for i in items]
     finally:
         services.close()

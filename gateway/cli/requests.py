@@ -21,8 +21,9 @@ from gateway.cli.output import (
     print_table,
     when,
 )
+from gateway.inbound.held import HELD_OUTCOMES
 from gateway.outbound import push
-from gateway.store.models import OutboxItem, Recipient, Request
+from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
 from gateway.store.thread import change_status, load_turns, turn_as_json
 
 
@@ -131,6 +132,38 @@ def _emails(session: Session, request_id: int) -> list[dict[str, Any]]:
     ]
 
 
+def _held(session: Session, request_id: int) -> list[dict[str, Any]]:
+    """Messages held on this request (not recorded), with the command that accepts them."""
+    rows = session.scalars(
+        select(InboundMessage)
+        .where(InboundMessage.request_id == request_id, InboundMessage.outcome.in_(HELD_OUTCOMES))
+        .order_by(InboundMessage.id)
+    )
+    return [
+        {
+            "inbound_id": r.id,
+            "received_at": contract.iso(r.received_at),
+            "mail_from": r.mail_from,
+            "outcome": r.outcome,
+            "why": r.outcome_detail or "",
+            "accept_with": f"hfa inbound accept {r.id} --by NAME"
+            if r.outcome == "unverified_sender"
+            else f"hfa inbound show {r.id}",
+        }
+        for r in rows
+    ]
+
+
+def _print_held(held: list[dict[str, Any]]) -> None:
+    print("\nHELD MESSAGES (not on the record)")
+    if not held:
+        print("    none")
+    for h in held:
+        print(f"    inbound {h['inbound_id']}  {h['received_at'][:19]}  from {h['mail_from']}")
+        print(f"        held: {h['outcome']} - {h['why'][:200]}")
+        print(f"        to record it: {h['accept_with']}")
+
+
 def cmd_show(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
@@ -140,6 +173,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
             turns = [turn_as_json(t) for t in load_turns(session, request.id)]
             emails = _emails(session, request.id)
+            held = _held(session, request.id)
             recipients = [
                 {"address": r.address, "role": r.role}
                 for r in session.scalars(
@@ -155,6 +189,7 @@ def cmd_show(args: argparse.Namespace) -> int:
                 "recipients": recipients,
                 "turns": turns,
                 "emails": emails,
+                "held": held,
             }
         )
         return EXIT_OK
@@ -177,6 +212,12 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
         for line in hide_tokens(str(turn["body"])).splitlines() or [""]:
             print(f"    {line}")
+    _print_held(held)
+    _print_deliveries(emails)
+    return EXIT_OK
+
+
+def _print_deliveries(emails: list[dict[str, Any]]) -> None:
     print("\nDELIVERIES")
     print_table(
         ("id", "channel", "purpose", "to", "state", "tries", "queued", "sent", "last error"),
@@ -195,7 +236,6 @@ def cmd_show(args: argparse.Namespace) -> int:
             for e in emails
         ],
     )
-    return EXIT_OK
 
 
 def cmd_close(args: argparse.Namespace) -> int:

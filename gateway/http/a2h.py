@@ -7,7 +7,9 @@
 filled once the lawyer answers: ``humanMessage`` is the lawyer's text and
 ``response`` is, for the template's ApprovalSchema (an object with a boolean
 ``approved``), ``{"approved": ..., "comment": ...}`` from the decision; for
-any other schema it is the lawyer's text.
+any other schema it is the lawyer's text. An approval with conditions is
+``approved: true`` with the conditions first in ``comment`` and listed in
+``status.conditions``.
 """
 
 from __future__ import annotations
@@ -79,6 +81,8 @@ def with_status(loaded: compat.Loaded) -> dict[str, Any]:
             status["response"] = answer.text
     if decision is not None and is_approval_schema(spec.get("response_schema")):
         status["response"] = {"approved": decision.approved, "comment": decision.text}
+        if decision.conditions:
+            status["conditions"] = list(decision.conditions)
     document["status"] = status
     document["metadata"] = {
         **(document.get("metadata") or {}),

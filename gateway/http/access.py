@@ -107,16 +107,27 @@ class AgentAccess:
         limits = limits_for(self.services)
         rejections = rejections_for(self.services)
         reference = _known_reference(raw_reference)
-        if raw_reference is not None:
-            limits.check_reference(raw_reference)
+        who = client_address(scope)
+        wait = limits.token_wait(who, raw_reference) if raw_reference is not None else 0.0
         client = scope.get("client")
         actor = f"http:{client[0] if client else 'unknown'}"
+        answered = False
 
         async def watch(message: Message) -> None:
+            nonlocal answered
+            if answered:
+                return  # the body of a 404 replaced by the 429 below
             # The same 404 answers an unknown reference and a wrong token.
             if message["type"] == "http.response.start" and message["status"] == 404:
+                if raw_reference is not None and wait:
+                    answered = True
+                    exc = limits.wrong_tokens(raw_reference, wait)
+                    await JSONResponse(exc.as_json(), exc.status, headers=exc.headers)(
+                        scope, receive, send
+                    )
+                    return
                 if raw_reference is not None:
-                    limits.token_failed(raw_reference)
+                    limits.token_failed(who, raw_reference)
                 await rejections.note(actor, reference, scope["method"])
             await send(message)
 

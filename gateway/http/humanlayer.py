@@ -9,7 +9,8 @@ and ``HUMANLAYER_API_KEY=<agent API key>`` (sent as a Bearer token).
 - ``GET .../{call_id}`` returns the object as it was sent (``spec.state``
   included) with ``status`` filled from the thread: an approval gives
   ``approved: true``, a rejection, decline or close ``approved: false``, both
-  with the lawyer's text as ``comment``; any answer gives a contact request
+  with the lawyer's text as ``comment`` (an approval with conditions: ``approved:
+  true``, the conditions first in ``comment``); any answer gives a contact request
   its ``response``. ``responded_at`` is the time of that answer.
 
 An email channel may only name a configured lawyer; other channels (Slack,

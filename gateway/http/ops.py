@@ -2,7 +2,11 @@
 
 /healthz (in app.py) says the process is up; /readyz says it can do its
 work: the database answers (and, on SQLite, its file is still there), the
-SMTP listener of this process is bound, and the outbox is not stuck.
+SMTP listener of this process is bound, the outbox is not stuck, and some
+process of each other role (a worker, an SMTP listener) has sent a heartbeat
+within HFA_READY_ROLE_SECONDS. It also reports how many deliveries are
+delayed (pending after a failed attempt) and dead, which need no restart
+but may need ops.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from starlette.routing import Route
 
 from gateway.errors import StorageError
 from gateway.services import Services
-from gateway.store import metrics
+from gateway.store import heartbeats, metrics
 from gateway.store.models import OutboxItem
 
 PROMETHEUS_TYPE = "text/plain; version=0.0.4; charset=utf-8"
@@ -42,19 +46,42 @@ def _database_check(services: Services) -> str:
     return "ok"
 
 
-def _outbox_check(services: Services) -> str:
+def _outbox_check(services: Services) -> tuple[dict[str, str], dict[str, int]]:
+    """The outbox and role checks, and the deliveries that need a look."""
     now = services.clock.now()
+    config = services.config
     with services.db.reading() as session:
         oldest = session.scalar(
             select(func.min(OutboxItem.created_at)).where(OutboxItem.state == "pending")
         )
-    if oldest is None:
-        return "ok"
-    age = (now - oldest).total_seconds()
-    limit = services.config.ready_outbox_seconds
-    if age > limit:
-        return f"stuck: the oldest pending item is {age:.0f}s old (limit {limit:.0f}s)"
-    return "ok"
+        counts = {
+            "delayed": session.scalar(
+                select(func.count()).where(
+                    OutboxItem.state == "pending", OutboxItem.last_error.is_not(None)
+                )
+            )
+            or 0,
+            "dead": session.scalar(select(func.count()).where(OutboxItem.state == "dead")) or 0,
+        }
+        roles = {
+            r.role: r for r in heartbeats.roles_health(session, now, config.ready_role_seconds)
+        }
+    checks: dict[str, str] = {"outbox": "ok"}
+    if oldest is not None:
+        age = (now - oldest).total_seconds()
+        limit = config.ready_outbox_seconds
+        if age > limit:
+            checks["outbox"] = (
+                f"stuck: the oldest pending item is {age:.0f}s old (limit {limit:.0f}s)"
+            )
+    for role, label in (("worker", "workers"), ("smtp", "smtp_listeners")):
+        if roles[role].live:
+            checks[label] = "ok"
+        else:
+            checks[label] = (
+                f"no live {role} process seen in the last {config.ready_role_seconds:.0f}s"
+            )
+    return checks, counts
 
 
 async def readyz(request: Request) -> JSONResponse:
@@ -64,16 +91,18 @@ async def readyz(request: Request) -> JSONResponse:
     smtp_bound = getattr(request.app.state, "smtp_bound", None)
     bound = smtp_bound() if callable(smtp_bound) else None
     checks["smtp"] = "not run by this process" if bound is None else "ok" if bound else "not bound"
+    deliveries: dict[str, int] | None = None
     if checks["database"] == "ok":
         try:
-            checks["outbox"] = await services.db.run(_outbox_check, services)
+            more, deliveries = await services.db.run(_outbox_check, services)
+            checks.update(more)
         except StorageError as exc:
             checks["outbox"] = str(exc)
     else:
         checks["outbox"] = "unknown (database unavailable)"
     ready = all(v == "ok" or v.startswith("not run") for v in checks.values())
     return JSONResponse(
-        {"status": "ready" if ready else "not ready", "checks": checks},
+        {"status": "ready" if ready else "not ready", "checks": checks, "deliveries": deliveries},
         status_code=200 if ready else 503,
     )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from gateway.inbound.mailparse import parse
 from gateway.inbound.record import Outcome, finish, record_reply
 from gateway.inbound.sender import SenderCheck, from_address
-from gateway.inbound.worker import LEASE, process_one
+from gateway.inbound.worker import lease_for, process_one
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient, Request
 
@@ -71,5 +71,5 @@ def reprocess(services: Services, inbound_id: int, by: str) -> str:
             details={"inbound_id": row.id, "previous_outcome": row.outcome},
         )
         # Leased to this process, so a running worker does not take it at the same time.
-        row.state, row.attempts, row.lease_until = "pending", 1, now + LEASE
+        row.state, row.attempts, row.lease_until = "pending", 1, now + lease_for(services)
     return process_one(services, inbound_id)

@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.contract import iso
+from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
@@ -124,37 +124,6 @@ def reply_of(mail: ParsedMail) -> ReplyText:
     return extract_reply(mail.text_plain, mail.text_html)
 
 
-def _turn_data(
-    row: InboundMessage,
-    mail: ParsedMail,
-    recipient: Recipient,
-    check: SenderCheck,
-    decision: Decision,
-    reply: ReplyText,
-    attachments: list[dict[str, Any]],
-) -> dict[str, Any]:
-    """What a human turn carries beside its body."""
-    data: dict[str, Any] = {
-        "from": check.address,
-        # What vouched for the sender: a trusted DMARC/DKIM pass, or the From address only.
-        "authenticated_by": check.authenticated_by,
-        "role": recipient.role,
-        "message_id": row.message_id,
-        "subject": mail.subject[:300],
-        "decision": decision.kind.value if decision.kind else None,
-        "decision_words": decision.trigger,
-        "decision_unclear": decision.ambiguous,
-        "elided": reply.elided,
-        "new_text_confident": reply.confident,
-        "attachments": attachments,
-        "inbound_id": row.id,
-    }
-    if mail.truncated:
-        # The limits left part of the message unread; all of it is in the raw bytes.
-        data["truncated"] = mail.truncated
-    return data
-
-
 def record_reply(
     services: Services,
     session: Session,
@@ -176,18 +145,24 @@ def record_reply(
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
+    if decision.conditions:
+        # Its own kind, so no reader takes it for a bare approval.
+        kind = CONDITIONAL_APPROVAL
     attachments = store_attachments(session, row, mail)
-    data = _turn_data(row, mail, recipient, check, decision, reply, attachments)
+    data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
     if accepted_by is not None:
         # Held for ops (e.g. the lawyer's second address) and accepted by this person.
         data["accepted_by"] = accepted_by
+    late = request.status == "closed"
+    if late:
+        # A late answer on a closed thread is kept, marked, and does not reopen it.
+        data["late"] = True
     turn = add_turn(
         session, request, author="human", kind=kind, at=now, body=reply.new_text, data=data
     )
     if request.first_human_reply_at is None:
         request.first_human_reply_at = now
-    # A late answer on a closed thread is kept; it does not reopen it.
-    if request.status != "closed":
+    if not late:
         change_status(
             session,
             services.audit,
@@ -211,6 +186,8 @@ def record_reply(
             "decision": data["decision"],
             "status": request.status,
             "attachments": len(attachments),
+            "conditions": len(decision.conditions),
+            "late": late,
         },
     )
     if services.config.receipts:
@@ -220,6 +197,40 @@ def record_reply(
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
     return Outcome("recorded", detail, request, recipient, turn.id)
+
+
+def _turn_data(
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient,
+    check: SenderCheck,
+    reply: ReplyText,
+    decision: Decision,
+    attachments: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """What the human turn carries besides its text."""
+    data: dict[str, Any] = {
+        "from": check.address,
+        # What vouched for the sender: a trusted DMARC/DKIM pass, or the From address only.
+        "authenticated_by": check.authenticated_by,
+        "role": recipient.role,
+        "message_id": row.message_id,
+        "subject": mail.subject[:300],
+        "decision": decision.kind.value if decision.kind else None,
+        "decision_words": decision.trigger,
+        "decision_unclear": decision.ambiguous,
+        "elided": reply.elided,
+        "new_text_confident": reply.confident,
+        "attachments": attachments,
+        "inbound_id": row.id,
+    }
+    if decision.conditions:
+        # What the approval is subject to: the agent may act only within these.
+        data["conditions"] = list(decision.conditions)
+    if mail.truncated:
+        # The limits left part of the message unread; all of it is in the raw bytes.
+        data["truncated"] = mail.truncated
+    return data
 
 
 def _queue_receipt(
@@ -246,6 +257,11 @@ def _queue_receipt(
             "body": body,
             "recorded_at": iso(now),
             "status": request.status,
+            # Shown by the receipt templates: what the approval is subject to, and
+            # whether the reply came after the request was closed.
+            "conditions": data.get("conditions", []),
+            "late": bool(data.get("late")),
+            "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
         },
     )
 

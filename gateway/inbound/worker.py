@@ -29,6 +29,7 @@ from datetime import timedelta
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from gateway.inbound import held
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
 from gateway.inbound.match import is_duplicate, is_duplicate_for, match_recipient
 from gateway.inbound.record import (
@@ -44,12 +45,11 @@ from gateway.replies import AutomaticKind, ReplyError, detect_automatic, extract
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
-from gateway.store.models import InboundMessage, Request
-from gateway.store.queue import claim
+from gateway.store.models import InboundMessage, Recipient, Request
+from gateway.store.queue import claim, kept_leased
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=120)
 MAX_ATTEMPTS = 3
 BATCH = 32
 # The longest one message may take to be read; bounded work (limits) keeps it far lower.
@@ -83,7 +83,8 @@ def process(
         return Outcome("duplicate", "the same message was processed before")
     mail = got if got is not None else read(row.raw)
     if isinstance(mail, Unparseable):
-        return Outcome("unparseable", str(mail))
+        outcome = Outcome("unparseable", str(mail))
+        return held.tell(services, session, row, outcome, automatic=False, their_message_id=None)
     if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
         return Outcome("loop", "our own mail came back")
 
@@ -93,6 +94,28 @@ def process(
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
     ):
         return record_bounce(services, session, row)
+    outcome = _answer(services, session, row, mail, recipient, automatic)
+    # A held message is never held in silence: its sender and the thread are told.
+    return held.tell(
+        services,
+        session,
+        row,
+        outcome,
+        automatic=automatic is not None,
+        their_message_id=mail.headers.get("message-id"),
+    )
+
+
+def _answer(
+    services: Services,
+    session: Session,
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient | None,
+    automatic: AutomaticKind | None,
+) -> Outcome:
+    """The outcome of a message that is not a bounce: recorded, or why it is held."""
+    config = services.config
     if recipient is None:
         return Outcome("no_thread", "no valid reply token and no reference to our mail")
     if automatic is None and _to_bounce_address_only(services, row):
@@ -111,11 +134,16 @@ def process(
         mail.message,
         recipient.address,
         config.trusted_authserv_id,
+        config.aliases_of(recipient.address),
         require_authenticated=config.require_authenticated_sender,
     )
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
-    return record_reply(services, session, row, mail, request, recipient, check, now)
+    outcome = record_reply(services, session, row, mail, request, recipient, check, now)
+    if outcome.request is None:
+        # The reply's text could not be read: held, and the thread is told.
+        return Outcome(outcome.name, outcome.detail, request, recipient)
+    return outcome
 
 
 def _to_bounce_address_only(services: Services, row: InboundMessage) -> bool:
@@ -175,6 +203,10 @@ def _after_crash(services: Services, inbound_id: int) -> str:
     return "retry"
 
 
+def lease_for(services: Services) -> timedelta:
+    return timedelta(seconds=services.config.lease_seconds)
+
+
 def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
     """Lease stored messages waiting to be processed, oldest first."""
     with services.db.transaction() as session:
@@ -182,7 +214,7 @@ def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
             session,
             InboundMessage,
             now=services.clock.now(),
-            lease=LEASE,
+            lease=lease_for(services),
             limit=limit,
             skip_locked=not services.db.is_sqlite,
         )
@@ -220,10 +252,12 @@ class InboundWorker:
         services = self.services
         ids = await services.db.run(claim_pending, services)
         if ids:
-            raws = await services.db.run(load_raw, services, ids)
-            already_read = {i: await self.read_off_loop(i, raw) for i, raw in raws.items()}
-            # One commit for the whole batch: under load, many replies share one fsync.
-            await services.db.run(process_batch, services, ids, already_read)
+            lease = lease_for(services)
+            async with kept_leased(services.db, services.clock.now, InboundMessage, ids, lease):
+                raws = await services.db.run(load_raw, services, ids)
+                already_read = {i: await self.read_off_loop(i, raw) for i, raw in raws.items()}
+                # One commit for the whole batch: under load, many replies share one fsync.
+                await services.db.run(process_batch, services, ids, already_read)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:

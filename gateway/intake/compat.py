@@ -15,7 +15,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.contract import HUMAN_ANSWER_KINDS, iso
+from gateway.contract import APPROVAL_KINDS, HUMAN_ANSWER_KINDS, iso
 from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
 from gateway.intake import filing
 from gateway.outbound import outbox
@@ -36,6 +36,7 @@ class Answer:
     kind: str
     at: datetime
     approved: bool | None
+    conditions: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -158,14 +159,38 @@ def escalate(
     )
 
 
+def answer_text(body: str, kind: str, conditions: tuple[str, ...]) -> str:
+    """The human's text; an approval with conditions says so first, so it cannot be
+    taken for a bare approval by a caller that reads only ``approved``."""
+    text = body.strip() or kind.replace("_", " ")
+    if not conditions:
+        return text
+    listed = "\n".join(f"{n}. {c}" for n, c in enumerate(conditions, 1))
+    return (
+        f"APPROVED WITH CONDITIONS - proceed only within them:\n{listed}\n\n"
+        f"The lawyer's reply:\n{text}"
+    )
+
+
 def _first_answer(turns: list[Turn], kinds: tuple[str, ...]) -> Answer | None:
     for turn in turns:
-        if turn.author == "human" and turn.kind in kinds:
+        # A reply after the request was closed answers nothing (the turn says ``late``).
+        if turn.author == "human" and turn.kind in kinds and not turn.data.get("late"):
             approved = (
-                True if turn.kind == "approval" else False if turn.kind in REFUSAL_KINDS else None
+                True
+                if turn.kind in APPROVAL_KINDS
+                else False
+                if turn.kind in REFUSAL_KINDS
+                else None
             )
-            text = turn.body.strip() or turn.kind.replace("_", " ")
-            return Answer(text=text, kind=turn.kind, at=turn.at, approved=approved)
+            conditions = tuple(str(c) for c in turn.data.get("conditions") or ())
+            return Answer(
+                text=answer_text(turn.body, turn.kind, conditions),
+                kind=turn.kind,
+                at=turn.at,
+                approved=approved,
+                conditions=conditions,
+            )
     return None
 
 
@@ -183,5 +208,5 @@ def load_call(
             document=dict(call.document),
             request=request,
             answer=_first_answer(turns, HUMAN_ANSWER_KINDS),
-            decision=_first_answer(turns, ("approval", *REFUSAL_KINDS)),
+            decision=_first_answer(turns, (*APPROVAL_KINDS, *REFUSAL_KINDS)),
         )

@@ -180,7 +180,8 @@ def file_request(
             "agent_name": arguments.get("agent_name"),
             "api_key_name": api_key_name,
             "recipients": list(lawyers),
-            "reply_to": reply_to,
+            # A webhook URL's query may carry the receiver's own secret.
+            "reply_to": outbox.shown_target(reply_to) if reply_to else None,
         },
     )
     filed = _filed_result(

@@ -1,9 +1,14 @@
-"""Rate limits: filings per API key (or client address), wrong tokens per reference.
+"""Rate limits: filings per API key (or client address), wrong tokens per client and reference.
 
 Counters are token buckets held in memory by each process. With several
 HTTP processes the effective limit is the sum over processes, which still
 caps guessing: an access token is 256 random bits, the limit only has to
 make hammering a reference pointless and noisy.
+
+Wrong tokens are counted per (client, reference), and the limit only changes
+what a wrong token hears (429 in place of 404): the right token always reads
+its thread. Counting per reference alone let anyone who knew a reference
+(they are sequential) lock its agent out.
 """
 
 from __future__ import annotations
@@ -111,18 +116,26 @@ class RateLimits:
         if wait:
             raise too_many("too many requests filed", "X-API-Key", wait)
 
-    def check_reference(self, reference: str) -> None:
-        """RateLimited while ``reference`` has had too many wrong tokens."""
-        wait = self.token_failures.wait_seconds(reference.strip().upper())
-        if wait:
-            raise too_many(
-                f"too many wrong access tokens for {reference.strip().upper()[:32]}",
-                "access_token",
-                wait,
-            )
+    @staticmethod
+    def _pair(client: str, reference: str) -> str:
+        # Bounded keys: a scan of huge made-up references must not grow memory.
+        return f"{client[:64]}|{reference.strip().upper()[:32]}"
 
-    def token_failed(self, reference: str) -> None:
-        self.token_failures.take(reference.strip().upper())
+    def token_wait(self, client: str, reference: str) -> float:
+        """0, or how long ``client`` must wait before wrong tokens on ``reference`` count."""
+        return self.token_failures.wait_seconds(self._pair(client, reference))
+
+    def token_failed(self, client: str, reference: str) -> None:
+        self.token_failures.take(self._pair(client, reference))
+
+    @staticmethod
+    def wrong_tokens(reference: str, wait: float) -> RateLimited:
+        """What a wrong token hears once its client has had too many on this reference."""
+        return too_many(
+            f"too many wrong access tokens for {reference.strip().upper()[:32]} from this client",
+            "access_token",
+            wait,
+        )
 
 
 def _build_limits(services: Services) -> RateLimits:

@@ -1,11 +1,13 @@
 """The durable outbox: at-least-once delivery of emails (and, by channel, webhooks).
 
-A row is claimed with a lease, delivered, then marked sent. A transient
-failure schedules a retry with exponential backoff; a permanent one, or the
-last allowed attempt, makes the row ``dead``: visible to ops (``hfa outbox
-list --failed``), audited, and told to the thread as a system turn. A
-process that dies mid-delivery leaves a lease that expires, and another
-worker picks the row up again.
+A row is claimed with a lease (renewed while it is delivered), delivered,
+then marked sent. A transient failure schedules a retry with capped
+exponential backoff, for a period (gateway.outbound.retry); a permanent one,
+or the end of the period, makes the row ``dead``: visible to ops (``hfa
+outbox list --failed``), audited, and told to the thread as a system turn. A
+process that dies mid-delivery leaves a lease that expires within
+HFA_LEASE_SECONDS, and another worker picks the row up again with the same
+Message-ID.
 """
 
 from __future__ import annotations
@@ -22,19 +24,17 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
+from gateway.outbound import retry
 from gateway.outbound.compose import compose_lawyer_email
 from gateway.outbound.transports import MailTransport
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
-from gateway.store.queue import claim
+from gateway.store.queue import claim, kept_leased
 from gateway.store.thread import add_turn
 
 log = logging.getLogger(__name__)
 
-LEASE = timedelta(seconds=120)
-# However many attempts have failed, the next one is at most this far away.
-MAX_BACKOFF_SECONDS = 3600.0
 BATCH = 32
 
 # A deliverer sends one claimed item and returns what the other side said.
@@ -56,8 +56,8 @@ def enqueue(
     *,
     channel: str,
     purpose: str,
-    request_id: int,
-    reference: str,
+    request_id: int | None,
+    reference: str | None,
     target: str,
     message_id: str,
     payload: dict[str, Any],
@@ -133,7 +133,7 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
         session,
         OutboxItem,
         now=now,
-        lease=LEASE,
+        lease=timedelta(seconds=services.config.lease_seconds),
         limit=limit,
         skip_locked=not services.db.is_sqlite,
         where=(OutboxItem.next_attempt_at <= now,),
@@ -161,6 +161,7 @@ def _record_success(services: Services, session: Session, item_id: int, detail: 
             "relay": detail[:300],
         },
     )
+    retry.notice_delivered(session, item, request, shown_target(item.target), now)
 
 
 def _record_failure(
@@ -175,10 +176,7 @@ def _record_failure(
     request = session.get(Request, item.request_id) if item.request_id else None
     reference = request.reference if request else None
     permanent = isinstance(error, PermanentDelivery)
-    # Webhooks retry for a period (HFA_WEBHOOK_RETRY_SECONDS; their deliverer gives up
-    # with a permanent error), mail for a number of attempts.
-    exhausted = item.channel != "webhook" and item.attempts >= config.outbox_max_attempts
-    if permanent or exhausted:
+    if permanent or retry.exhausted(config, item, now):
         item.state = "dead"
         services.audit.append(
             session,
@@ -216,9 +214,9 @@ def _record_failure(
             )
         return
     retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
-    backoff = min(config.outbox_backoff_seconds * (2 ** (item.attempts - 1)), MAX_BACKOFF_SECONDS)
-    delay = max(backoff, retry_after or 0.0)
+    delay = retry.next_delay(config, item, retry_after)
     item.next_attempt_at = now + timedelta(seconds=delay)
+    retry.notice_delay(services, session, item, request, shown_target(item.target), now)
     services.audit.append(
         session,
         f"{item.channel}.deferred",
@@ -275,7 +273,10 @@ class OutboxWorker:
 
         items = await services.db.run(claim)
         if items:
-            await asyncio.gather(*(self._deliver(item) for item in items))
+            lease = timedelta(seconds=services.config.lease_seconds)
+            ids = [i.id for i in items]
+            async with kept_leased(services.db, services.clock.now, OutboxItem, ids, lease):
+                await asyncio.gather(*(self._deliver(item) for item in items))
         return len(items)
 
     async def _deliver(self, item: OutboxItem) -> None:
@@ -286,7 +287,7 @@ class OutboxWorker:
                 raise PermanentDelivery(f"no deliverer for channel {item.channel!r}")
             detail = await deliverer(services, item)
         except DeliveryError as exc:
-            log.warning("outbox %s to %s: %s", item.id, item.target, exc.detail)
+            log.warning("outbox %s to %s: %s", item.id, shown_target(item.target), exc.detail)
             await services.db.write(partial(_record_failure, services, item_id=item.id, error=exc))
             return
         except Exception as exc:

@@ -106,9 +106,18 @@ def event_for(
             "human_has_replied": human_has_replied(turns),
             "turns": [turn_as_json(t) for t in new],
             "thread_url": thread_url,
-            "notice": contract.NOTICE_STATUS[request.status],
+            "notice": _notice(request, turn),
         },
     }
+
+
+def _notice(request: Request, turn: Turn) -> str:
+    """What the status means; for a late reply, that it changes nothing."""
+    if turn.author == "human" and turn.data.get("late"):
+        return f"{contract.NOTICE_STATUS[request.status]} {contract.LATE_REPLY_NOTICE}"
+    if turn.kind == contract.CONDITIONAL_APPROVAL:
+        return f"{contract.NOTICE_STATUS[request.status]} {contract.CONDITIONS_NOTICE}"
+    return contract.NOTICE_STATUS[request.status]
 
 
 def enqueue_for_turn(services: Services, session: Session, request: Request, turn: Turn) -> None:
@@ -164,7 +173,8 @@ def webhook_deliverer(services: Services) -> Deliverer:
 
     async def deliver(services: Services, item: OutboxItem) -> str:
         now = services.clock.now()
-        if now - item.created_at > timedelta(seconds=services.config.webhook_retry_seconds):
+        since = item.retry_since or item.created_at
+        if now - since > timedelta(seconds=services.config.webhook_retry_seconds):
             raise PermanentDelivery(
                 f"gave up after {services.config.webhook_retry_seconds:g} seconds of retries"
             )

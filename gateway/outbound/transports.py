@@ -88,6 +88,8 @@ class MaildirTransport:
         try:
             box = mailbox.Maildir(str(self.path), create=True)
             key = box.add(message)
+            # mailbox creates files from the umask; mail to lawyers is for the owner only.
+            (self.path / "new" / key).chmod(0o600)
         except OSError as exc:
             raise TransientDelivery(f"cannot write to the Maildir {self.path}: {exc}") from exc
         return f"written to Maildir as {key}"

@@ -35,14 +35,36 @@ _ATTRIBUTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
         ("escreveu", r"em\b.{1,300}\bescreveu"),  # pt
         ("skrev", r".{1,300}\bskrev\b[^:：]{0,200}"),  # sv, da, no
         ("napisał", r".{1,300}\bnapisał(?:\(a\)|a)?"),  # pl
+        ("napsal", r".{1,300}\bnapsal(?:\(a\)|a)?"),  # cs
+        ("kirjoitti", r".{1,300}\bkirjoitti"),  # fi
         ("написал", r".{1,300}\bнаписал[аи]?"),  # ru
         ("пишет", r".{1,300}\bпишет"),  # ru
+        ("пише", r".{1,300}\bпише"),  # uk, sr
+        ("написа", r".{1,300}\bнаписа(?:в|ла)"),  # uk
         ("書きました", r".{1,300}書きました"),  # ja
         ("のメッセージ", r".{1,300}のメッセージ"),  # ja
         ("写道", r".{1,300}写道"),  # zh (simplified)
         ("寫道", r".{1,300}寫道"),  # zh (traditional)
     )
 )
+# "NAME <addr> wrote:" / "addr schrieb:" with no date, as Apple Mail and K-9 write it.
+_ADDRESS_VERB = re.compile(
+    r"^\s*(?:[^<>\n]{0,120}<[^<>\s@]{1,64}@[^<>\s]{1,255}>|[^<>\s@]{1,64}@[^<>\s]{1,255})\s*"
+    r"(?:wrote|schrieb|a\s+écrit|escribió|ha\s+scritto|schreef|escreveu|skrev|napisał(?:\(a\)|a)?"
+    r"|написал[аи]?|пишет|пише|написав|написала|kirjoitti|napsal(?:\(a\)|a)?)\s*[:：]\s*$",
+    re.IGNORECASE,
+)
+# A full date, then (after a name) an address ending in a colon: the bare
+# attribution of Yandex, mail.ru and some Outlook builds, strong enough to
+# cut unquoted history below it.
+_DATE_LEAD = re.compile(
+    r"^\s*(?:[^\W\d_]{2,12}\.?,?\s+)?(?:\d{1,4}[./-]\s?\d{1,2}[./-]\s?\d{2,4}"
+    r"|\d{1,2}\.?\s+[^\W\d_]{3,12}\.?\s+\d{4}|[^\W\d_]{3,12}\.?\s+\d{1,2},?\s+\d{4})\b"
+)
+_ANGLE_ADDRESS_END = re.compile(r"<[^<>\s@]{1,64}@[^<>\s]{1,255}>\s*[:：]$")
+_MAILTO = re.compile(r"mailto:", re.IGNORECASE)
+# Zoho: "---- On <date> <name> wrote ----".
+_DASHED_ATTRIBUTION = re.compile(r"^\s*-{2,}\s*(.{10,400}?)\s*-{2,}\s*$")
 # A date and an address ending in a colon: the bare attribution many webmails
 # (mail.ru, Yandex, Gmail in ru/ja) put above the quote. Too weak on its own,
 # so it only counts when a quote or the end of the text follows.
@@ -94,7 +116,7 @@ _HEADER_LABELS: dict[HeaderField, tuple[str, ...]] = {
     ),
     HeaderField.SENT: (
         "sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "fecha",
-        "verzonden", "verstuurd", "inviato", "data", "skickat", "sendt", "wysłano",
+        "verzonden", "verstuurd", "inviato", "enviada em", "enviado em", "data", "skickat", "sendt", "wysłano",
         "wysłane", "отправлено", "дата", "送信日時", "日付", "发送时间", "日期", "寄件日期",
     ),
     HeaderField.TO: (
@@ -125,6 +147,9 @@ def is_original_message_separator(line: str) -> bool:
         return False
     dashed = _DASHED_LABEL.match(line)
     if dashed and _ORIGINAL_MESSAGE_LABEL.fullmatch(dashed.group(1).strip()):
+        return True
+    zoho = _DASHED_ATTRIBUTION.match(line)
+    if zoho and attribution_strength(zoho.group(1) + ":") == 2:
         return True
     return bool(_FORWARD_INTRO.match(line) or _UNDERSCORE_SEPARATOR.match(line))
 
@@ -158,7 +183,8 @@ def attribution_strength(text: str) -> int:
     """2 for a clear "On ... wrote:" line, 1 for a bare date-and-address line, else 0."""
     if len(text) > MAX_ATTRIBUTION:
         return 0
-    stripped = text.strip()
+    # "<addr<mailto:addr>>" (Outlook's plain text) hides the address from the patterns.
+    stripped = _MAILTO.sub("", text.strip())
     if not stripped.endswith((":", "：")):
         return 0
     # Every real attribution carries a date or an address; "As you wrote:" does not.
@@ -168,6 +194,23 @@ def attribution_strength(text: str) -> int:
     for keyword, pattern in _ATTRIBUTIONS:
         if keyword in folded and pattern.match(stripped):
             return 2
+    if _ADDRESS_VERB.match(stripped):
+        return 2
+    if _ANGLE_ADDRESS_END.search(stripped[-330:]) and _DATE_LEAD.match(stripped):
+        return 2
     if _BARE_ADDRESS_END.search(stripped[-110:]) and _BARE_DATE.search(stripped):
         return 1
     return 0
+
+
+def attribution_without_colon(text: str) -> bool:
+    """An attribution whose colon is missing ("On ... wrote", "DATE NAME <addr>").
+
+    Only ever trusted right above a quote (the caller checks).
+    """
+    stripped = text.strip()
+    if len(stripped) > MAX_ATTRIBUTION or stripped.endswith((":", "：")):
+        return False
+    if stripped.endswith(">") and _BARE_DATE.search(stripped) and "@" in stripped:
+        return True
+    return attribution_strength(stripped + ":") == 2

@@ -13,8 +13,9 @@ import re
 
 from gateway.replies.patterns import MAX_MARKER_LINE
 
-# RFC 3676 signature delimiter; many clients drop the trailing space.
-_DELIMITER = re.compile(r"^--\s?$")
+# RFC 3676 signature delimiter; many clients drop the trailing space. Chinese and
+# Japanese mail often draws a rule of full-width dashes above the signature instead.
+_DELIMITER = re.compile(r"^(?:--\s?|[—－―]{6,}\s*)$")
 
 # "Sent from my iPhone" and its many translations and siblings. A whole short
 # line, so "the draft was sent from my office" stays.

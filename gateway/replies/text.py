@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gateway.replies.errors import ReplyError
 from gateway.replies.html_text import render_html
-from gateway.replies.split import is_quote_line, split_lines
+from gateway.replies.split import is_quote_line, quote_flags, split_lines
 
 __all__ = ["ReplyError", "ReplyText", "extract_reply"]
 
@@ -20,6 +20,11 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 _LINE_BREAK = re.compile(r"\r\n?|[\u2028\u2029\x85]")
 _BLANK_RUN = re.compile(r"\n{3,}")
+# Invisible characters that trackers and some clients put at the start of a
+# line ("\u200c" above "-- "): a line of nothing else is blank, and they are
+# dropped before a line's first visible character.
+_INVISIBLE = "\u00ad\u034f\u180e\u200b-\u200f\u2060-\u2064\ufeff"
+_INVISIBLE_LEAD = re.compile(rf"^[{_INVISIBLE}]+|^[ \t{_INVISIBLE}]+$", re.MULTILINE)
 
 
 @dataclass(frozen=True)
@@ -60,7 +65,7 @@ def _extract(text_plain: str | None, text_html: str | None) -> ReplyText:
     plain = _clean(text_plain or "")
     if plain.strip():
         lines = plain.split("\n")
-        quoted = [is_quote_line(line) for line in lines]
+        quoted = quote_flags(lines)
         cut = len(lines)
         set_aside = [False] * len(lines)
         truncated = False
@@ -91,6 +96,7 @@ def _extract(text_plain: str | None, text_html: str | None) -> ReplyText:
 def _clean(text: str) -> str:
     text = _LINE_BREAK.sub("\n", text)
     text = _CONTROL.sub("", text)
+    text = _INVISIBLE_LEAD.sub("", text)
     return _SURROGATE.sub("\ufffd", text)
 
 

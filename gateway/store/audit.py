@@ -4,7 +4,8 @@ Each entry's hash is SHA-256 over a canonical JSON encoding of the entry and
 the previous entry's hash, so altering, removing, inserting or reordering
 any entry breaks every hash after it. Entries are appended in the same
 transaction as the change they describe; the JSON-lines mirror is written
-after that transaction commits, one flushed line per entry.
+after that transaction commits, in seq order whichever process writes it
+(see gateway.store.mirror).
 """
 
 from __future__ import annotations
@@ -17,11 +18,12 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, insert, select, update
+from sqlalchemy import Engine, bindparam, insert, select, update
 from sqlalchemy import event as sa_event
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
+from gateway.store import mirror
 from gateway.store.models import AuditEntry, AuditHead
 
 GENESIS_HASH = "0" * 64
@@ -101,7 +103,6 @@ class AuditLog:
     def __init__(self, mirror: Path | None) -> None:
         self.mirror = mirror
         self._lock = threading.Lock()
-        self._mirror_ready = False
 
     def append(
         self,
@@ -192,14 +193,22 @@ class AuditLog:
             )
         if not pending or self.mirror is None:
             return
-        lines = "".join(json.dumps(p, ensure_ascii=False) + "\n" for p in pending)
+        try:
+            with self._lock:
+                mirror.write(self.mirror, session.get_bind(), pending)
+        except Exception:
+            # Committed is committed: the next write (or 'hfa audit verify') fills the gap.
+            log.exception("could not write the audit mirror %s", self.mirror)
+
+    def sync_mirror(self, engine: Engine) -> int:
+        """Write every committed entry the mirror lacks (at start, and before verify).
+
+        Returns how many lines were copied from the database.
+        """
+        if self.mirror is None:
+            return 0
         with self._lock:
-            if not self._mirror_ready:
-                self.mirror.parent.mkdir(parents=True, exist_ok=True)
-                self._mirror_ready = True
-            with self.mirror.open("a", encoding="utf-8") as fh:
-                fh.write(lines)
-                fh.flush()
+            return mirror.sync(self.mirror, engine)
 
     def _drop_pending(self, session: Session) -> None:
         if session.in_nested_transaction():

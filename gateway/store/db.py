@@ -1,5 +1,13 @@
 """Engine, transactions and migrations, for SQLite (embedded) and PostgreSQL.
 
+Every write transaction on PostgreSQL takes one advisory lock as its first
+statement. Writes there were serialised anyway (each appends to the audit
+chain, whose head is one row), but the head used to be locked part-way
+through, after the rows the write had touched: two writers could each hold
+what the other waited for, and PostgreSQL aborted one (a deadlock, answered
+451 to a sending MTA). Taken first, the lock orders every writer before it
+touches anything. Claims of work rows skip locked rows and wait for nothing.
+
 SQLite runs in WAL mode with ``synchronous=FULL``, so a commit that returned
 is on disk: the SMTP listener relies on that before it answers 250. Write
 transactions start with ``BEGIN IMMEDIATE`` so that two writers never
@@ -15,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from functools import partial
@@ -27,13 +36,16 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
 from gateway.errors import StorageError
+from gateway.store import schema
 
 T = TypeVar("T")
 
 # At most this many writes share one commit, so one batch never holds the loop for long.
 MAX_BATCH = 64
 
-_MIGRATIONS = Path(__file__).with_name("migrations")
+# pg_advisory_xact_lock key taken first by every write transaction ("hfa", then 2).
+WRITE_LOCK_KEY = 0x686661_02
+_WRITE_LOCK = text(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -91,6 +103,13 @@ def in_savepoint(session: Session, fn: Callable[[Session], T]) -> T:
         raise
 
 
+def _create_private(path: Path) -> None:
+    """The database file, created readable by its owner only: it holds every thread."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
+
+
 class Database:
     """One engine plus the way to run work against it from async code."""
 
@@ -100,7 +119,7 @@ class Database:
         if self.is_sqlite:
             path = url.removeprefix("sqlite:///")
             if path and path != ":memory:":
-                Path(path).parent.mkdir(parents=True, exist_ok=True)
+                _create_private(Path(path))
             self.engine: Engine = create_engine(
                 url, echo=echo, connect_args={"check_same_thread": False}
             )
@@ -124,6 +143,8 @@ class Database:
         """A write transaction: committed on success, rolled back on any error."""
         try:
             with self._sessions.begin() as session:
+                if not self.is_sqlite:
+                    session.execute(_WRITE_LOCK)
                 yield session
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
@@ -213,20 +234,13 @@ class Database:
         except SQLAlchemyError as exc:
             raise StorageError(f"database unreachable: {type(exc).__name__}") from exc
 
-    def migrate(self) -> None:
-        """Bring the schema to the newest Alembic revision."""
-        from alembic import command
-        from alembic.config import Config as AlembicConfig
+    def migrate(self) -> tuple[str | None, str]:
+        """Apply this release's migrations (``hfa db upgrade``); returns (before, after)."""
+        return schema.upgrade(self.engine, self.url)
 
-        cfg = AlembicConfig()
-        cfg.set_main_option("script_location", str(_MIGRATIONS))
-        cfg.attributes["connection_url"] = self.url
-        try:
-            with self.engine.begin() as conn:
-                cfg.attributes["connection"] = conn
-                command.upgrade(cfg, "head")
-        except SQLAlchemyError as exc:
-            raise StorageError(f"migration failed: {exc}") from exc
+    def ensure_schema(self) -> None:
+        """Create an empty database's schema; refuse one older or newer than this release's."""
+        schema.ensure(self.engine, self.url)
 
     def dispose(self) -> None:
         self.engine.dispose()

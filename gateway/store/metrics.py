@@ -76,7 +76,8 @@ def render(session: Session, now: datetime) -> str:
     out.grouped(
         "hfa_replies_recorded_total",
         "counter",
-        "Human turns recorded, by kind (reply, approval, rejection, question, decline, close).",
+        "Human turns recorded, by kind (reply, approval, conditional_approval, rejection, "
+        "question, decline, close).",
         "kind",
         session.execute(
             select(Turn.kind, func.count()).where(Turn.author == "human").group_by(Turn.kind)
@@ -121,6 +122,28 @@ def _outbox_metrics(out: _Text, session: Session, now: datetime) -> None:
     )
     age = max(0.0, (now - _aware(oldest)).total_seconds()) if oldest is not None else 0.0
     out.sample("hfa_outbox_oldest_pending_age_seconds", round(age, 3))
+    out.grouped(
+        "hfa_outbox_delayed",
+        "gauge",
+        "Deliveries not yet made whose last attempt failed (still retried), by channel.",
+        "channel",
+        session.execute(
+            select(OutboxItem.channel, func.count())
+            .where(OutboxItem.state == "pending", OutboxItem.last_error.is_not(None))
+            .group_by(OutboxItem.channel)
+        ),
+    )
+    out.grouped(
+        "hfa_outbox_dead",
+        "gauge",
+        "Deliveries given up and not retried since ('hfa outbox retry'), by channel.",
+        "channel",
+        session.execute(
+            select(OutboxItem.channel, func.count())
+            .where(OutboxItem.state == "dead")
+            .group_by(OutboxItem.channel)
+        ),
+    )
     out.grouped(
         "hfa_delivery_failures_total",
         "counter",

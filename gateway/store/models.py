@@ -136,6 +136,13 @@ class OutboxItem(Base):
     last_error: Mapped[str | None] = mapped_column(Text)
     created_at: Mapped[datetime]
     sent_at: Mapped[datetime | None]
+    # Attempts count from here (created_at, or when ops retried a dead item); the item
+    # is dead once the channel's retry period has passed since then.
+    retry_since: Mapped[datetime | None]
+    # When the thread was told this delivery is delayed (once per retry period).
+    delay_noticed_at: Mapped[datetime | None]
+    # Who brought a dead item back with 'hfa outbox retry' (told on the thread once sent).
+    revived_by: Mapped[str | None] = mapped_column(String(320))
 
 
 class InboundMessage(Base):
@@ -265,3 +272,35 @@ class Schedule(Base):
 
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     next_run_at: Mapped[datetime]
+
+
+class Heartbeat(Base):
+    """One running (or stopped) ``hfa serve`` process: its roles, when it was last seen.
+
+    ``keys`` holds fingerprints of the reply-token keys and webhook secrets it
+    uses, never the keys: a process whose keys cannot verify the others'
+    tokens is refused at start.
+    """
+
+    __tablename__ = "heartbeats"
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    process: Mapped[str] = mapped_column(String(200), unique=True)
+    roles: Mapped[str] = mapped_column(String(64))  # comma-separated
+    host: Mapped[str] = mapped_column(String(255))
+    pid: Mapped[int] = mapped_column(Integer)
+    version: Mapped[str] = mapped_column(String(32))
+    started_at: Mapped[datetime]
+    seen_at: Mapped[datetime] = mapped_column(index=True)
+    stopped_at: Mapped[datetime | None]
+    keys: Mapped[dict[str, Any]]
+
+
+class GatewayState(Base):
+    """Named facts about the whole gateway that outlive processes (access state, key use)."""
+
+    __tablename__ = "gateway_state"
+
+    name: Mapped[str] = mapped_column(String(64), primary_key=True)
+    value: Mapped[dict[str, Any]]
+    updated_at: Mapped[datetime]

@@ -1,21 +1,30 @@
 """Work rows claimed with a lease: inbound messages and outbox items alike.
 
 A worker claims pending rows by setting ``lease_until``; until then no other worker
-takes them. A worker that dies leaves its lease to expire, and the rows are claimed
-again. On PostgreSQL the claim skips rows another transaction has locked, so
+takes them. While it works on them it pushes the lease forward every third of a lease
+(:func:`kept_leased`), so the lease can be short (HFA_LEASE_SECONDS, 20 s) however long
+the work takes: a worker that dies leaves its lease to expire within that, and the
+rows are claimed again by another. On PostgreSQL the claim skips rows another transaction has locked, so
 workers in several processes never wait on each other.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, or_, select
+from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session
 
+from gateway.store.db import Database
 from gateway.store.models import InboundMessage, OutboxItem
+
+log = logging.getLogger(__name__)
 
 Leased = TypeVar("Leased", InboundMessage, OutboxItem)
 
@@ -49,3 +58,50 @@ def claim(
         row.lease_until = now + lease
         row.attempts += 1
     return rows
+
+
+def renew(
+    session: Session, model: type[Leased], ids: Sequence[int], *, now: datetime, lease: timedelta
+) -> int:
+    """Push the lease of the still-pending rows ``ids`` to ``now + lease``."""
+    result = session.execute(
+        update(model)
+        .where(model.id.in_(list(ids)), model.state == "pending")
+        .values(lease_until=now + lease)
+        .execution_options(synchronize_session=False)
+    )
+    count: int = getattr(result, "rowcount", 0)
+    return count
+
+
+@asynccontextmanager
+async def kept_leased(
+    db: Database,
+    now: Callable[[], datetime],
+    model: type[Leased],
+    ids: Sequence[int],
+    lease: timedelta,
+) -> AsyncIterator[None]:
+    """Renew the lease of ``ids`` every third of ``lease`` while the block runs."""
+
+    def push() -> None:
+        with db.transaction() as session:
+            renew(session, model, ids, now=now(), lease=lease)
+
+    async def keep() -> None:
+        while True:
+            await asyncio.sleep(lease.total_seconds() / 3)
+            try:
+                await db.run(push)
+            except Exception:
+                # The lease may lapse and another worker take over: at-least-once, as before.
+                log.warning("could not renew the lease of %s rows", len(ids), exc_info=True)
+
+    task = asyncio.create_task(keep()) if ids else None
+    try:
+        yield
+    finally:
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task

@@ -140,6 +140,9 @@ async def test_outbox_list_failed_and_retry(
             break
         await asyncio.sleep(0.05)
     assert states[item["id"]] == "sent"
+    # The thread said it failed; it now also says it went out, and who retried it.
+    thread = await ops.wait_status(filed, lambda t: t["turns"][-1]["kind"] == "email_delivered")
+    assert "after ops:ops-on-call retried it" in thread["turns"][-1]["body"]
     [retried] = audit_events(ops.services, "outbox.retry_requested")
     assert retried.actor == "ops:ops-on-call" and retried.details["previous_state"] == "dead"
     assert run_json(capsys, "outbox", "list", "--failed") == []

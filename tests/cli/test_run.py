@@ -126,7 +126,9 @@ def test_demo_shows_each_step_of_a_round_trip(tmp_path: Path) -> None:
         assert step in out
     assert "Reply-To: reply+" in out
     assert '"human_has_replied": true' in out
-    assert '"kind": "approval"' in out
+    # The demo's lawyer approves with two conditions: never a bare approval.
+    assert '"kind": "conditional_approval"' in out
+    assert '"attach the signed NDA"' in out
 
 
 def test_bad_setting_exits_2_with_the_setting_named(

@@ -84,7 +84,12 @@ async def test_conditional_approval_keeps_its_list(running: Running) -> None:
     await send(reply_to(email, text, signature="Dana"), running.smtp_port)
     thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
     turn = human_turns(thread)[0]
-    assert turn["kind"] == "approval"
+    assert turn["kind"] == "conditional_approval" and turn["decision"] == "approval"
+    assert turn["conditions"] == [
+        "the governing law is changed to Germany",
+        "the term is limited to 2 years",
+        "Nordwind confirms the insurance in writing",
+    ]
     assert turn["body"] == text
 
 
@@ -160,7 +165,10 @@ async def test_reply_from_the_wrong_sender_is_held_not_recorded(running: Running
     thread = await running.status(filed)
     assert human_turns(thread) == [] and thread["status"] == "recorded"
     await asyncio.sleep(0.3)
-    assert len(running.sink.received) == 1  # no receipt to a stranger
+    # No receipt to a stranger: only a notice that says nothing of the thread.
+    [_request_email, notice] = running.sink.messages()
+    assert notice["To"] == "assistant@lawfirm.example"
+    assert notice["Subject"] == "Your email was not recorded"
 
 
 async def test_receipt_tells_the_lawyer_what_was_recorded(running: Running) -> None:

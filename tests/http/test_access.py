@@ -5,12 +5,13 @@ from __future__ import annotations
 import logging
 from pathlib import Path
 
+import httpx
 import pytest
 from sqlalchemy import select
 
 from gateway import contract
 from gateway.cli import main
-from gateway.intake.ratelimit import TokenBucket
+from gateway.intake.ratelimit import RateLimits, TokenBucket
 from gateway.services import build_services
 from gateway.store.models import AuditEntry, Request
 from tests.conftest import LAWYER, REPLY_DOMAIN, Running, SmtpSink, make_config, start_running
@@ -103,8 +104,19 @@ async def test_hfa_keys_create_list_revoke_and_rotate(
         assert main(["keys", "revoke", "research-agent"]) == 0
         revoked = await running.http.post("/v1/requests", json=BODY, headers={"X-API-Key": key})
         assert revoked.status_code == 401
+        capsys.readouterr()
         assert main(["keys", "revoke", "other-agent"]) == 0
-        # No live key is left: the gateway is open again.
+        said = capsys.readouterr().out
+        assert "revoked other-agent" in said and "stays CLOSED" in said and "hfa keys open" in said
+        # No live key is left, and the gateway stays closed: nobody reopened it.
+        refused = await running.http.post("/v1/requests", json=BODY)
+        assert refused.status_code == 401
+        revoked = await running.http.post("/v1/requests", json=BODY, headers={"X-API-Key": key})
+        assert revoked.status_code == 401
+        assert main(["keys", "list"]) == 0
+        assert "stays CLOSED" in capsys.readouterr().out
+        # Opening it is an explicit, audited decision.
+        assert main(["keys", "open", "--by", "alice"]) == 0
         assert (await running.http.post("/v1/requests", json=BODY)).status_code == 201
         assert other_key != key
     finally:
@@ -120,6 +132,7 @@ async def test_hfa_keys_create_list_revoke_and_rotate(
         services.close()
     assert "reply_key.rotated" in events
     assert "api_key.created" in events and "api_key.revoked" in events
+    assert "api_key.gateway_opened" in events
 
 
 async def test_filing_is_rate_limited_per_key(tmp_path: Path, sink: SmtpSink) -> None:
@@ -141,22 +154,41 @@ async def test_filing_is_rate_limited_per_key(tmp_path: Path, sink: SmtpSink) ->
         await stop(running)
 
 
-async def test_wrong_tokens_are_rate_limited_per_reference(tmp_path: Path, sink: SmtpSink) -> None:
+async def test_the_owner_reads_its_thread_after_1000_wrong_tokens_from_another_client(
+    tmp_path: Path, sink: SmtpSink
+) -> None:
     running = await start_running(make_config(tmp_path, token_failures_per_hour="3"), sink)
+    # The attacker connects from another loopback address: another client.
+    attacker = httpx.AsyncClient(
+        base_url=str(running.http.base_url),
+        transport=httpx.AsyncHTTPTransport(local_address="127.0.0.2"),
+        timeout=20,
+    )
     try:
         filed = await running.file()
-        other = await running.file()
         path = f"/v1/requests/{filed['reference']}"
         wrong = {"Authorization": "Bearer hfat_guess"}
-        codes = [(await running.http.get(path, headers=wrong)).status_code for _ in range(4)]
-        assert codes == [404, 404, 404, 429]
-        locked = await running.http.get(
-            path, headers={"Authorization": f"Bearer {filed['access_token']}"}
-        )
-        assert locked.status_code == 429 and int(locked.headers["Retry-After"]) > 0
-        assert (await running.status(other))["reference"] == other["reference"]
+        codes = [(await attacker.get(path, headers=wrong)).status_code for _ in range(1000)]
+        assert codes[:3] == [404, 404, 404] and set(codes[3:]) == {429}
+        right = {"Authorization": f"Bearer {filed['access_token']}"}
+        owner = await running.http.get(path, headers=right)
+        assert owner.status_code == 200 and owner.json()["reference"] == filed["reference"]
+        # Even from the client that is throttled, the right token reads the thread.
+        same_client = await attacker.get(path, headers=right)
+        assert same_client.status_code == 200
+        # The owner's own wrong guesses are counted on their own.
+        assert (await running.http.get(path, headers=wrong)).status_code == 404
     finally:
+        await attacker.aclose()
         await stop(running)
+
+
+def test_wrong_token_buckets_stay_bounded() -> None:
+    limits = RateLimits(60, 20)
+    for n in range(3000):
+        limits.token_failed(f"addr:10.0.{n // 250}.{n % 250}", "HFA-" + "9" * 12000 + str(n))
+    # Keys are cut to a bounded length, whatever the path carried.
+    assert max(len(k) for k in limits.token_failures._buckets) < 100
 
 
 async def test_agents_cannot_choose_recipients(running: Running) -> None:

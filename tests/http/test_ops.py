@@ -21,7 +21,14 @@ async def test_ready_and_metrics_count_what_happened(running: Running) -> None:
     assert ready.status_code == 200
     assert ready.json() == {
         "status": "ready",
-        "checks": {"database": "ok", "smtp": "ok", "outbox": "ok"},
+        "checks": {
+            "database": "ok",
+            "smtp": "ok",
+            "outbox": "ok",
+            "workers": "ok",
+            "smtp_listeners": "ok",
+        },
+        "deliveries": {"delayed": 0, "dead": 0},
     }
 
     filed = await running.file(urgency="blocking")

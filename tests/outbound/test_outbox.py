@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from email import message_from_bytes
@@ -14,9 +15,9 @@ from gateway.clock import FrozenClock
 from gateway.config import Config
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
 from gateway.intake.filing import file_request
-from gateway.outbound.outbox import OutboxWorker, email_deliverer
+from gateway.outbound.outbox import OutboxWorker, email_deliverer, enqueue
 from gateway.services import Services, build_services
-from gateway.store.models import AuditEntry, OutboxItem
+from gateway.store.models import AuditEntry, OutboxItem, Request
 
 
 class RecordingTransport:
@@ -115,18 +116,41 @@ async def test_permanent_failure_is_dead_at_once_and_told_to_the_thread(clocked:
     assert "email.failed" in events(clocked)
 
 
-async def test_exhausted_retries_become_dead(clocked: Services) -> None:
+async def test_email_is_retried_for_five_days_then_dead(clocked: Services) -> None:
     clock = clocked.clock
     assert isinstance(clock, FrozenClock)
-    attempts = clocked.config.outbox_max_attempts
-    transport = RecordingTransport([TransientDelivery("timeout")] * attempts)
+    assert clocked.config.outbox_retry_seconds == 5 * 86400
+    transport = RecordingTransport([TransientDelivery("timeout")] * 10)
     worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
     file_one(clocked)
-    for _ in range(attempts):
+    # One attempt a day: the old default (8 attempts, 5 s doubling) gave up after 11 minutes.
+    for day in range(6):
+        assert item(clocked).state == "pending", day
         await worker.run_once()
         clock.advance(timedelta(days=1))
-    assert item(clocked).state == "dead" and transport.attempts == attempts
+    assert item(clocked).state == "dead" and transport.attempts == 6
     assert transport.sent == []
+
+
+async def test_a_delayed_email_is_told_once_and_again_when_it_goes_out(
+    clocked: Services,
+) -> None:
+    from gateway.store.thread import load_turns
+
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    transport = RecordingTransport([TransientDelivery("relay unreachable")] * 4)
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    for _ in range(5):
+        await worker.run_once()
+        clock.advance(timedelta(minutes=20))
+    assert item(clocked).state == "sent"
+    with clocked.db.reading() as session:
+        kinds = [t.kind for t in load_turns(session, item(clocked).request_id or 0)]
+    assert kinds.count("email_delayed") == 1 and kinds.count("email_delivered") == 1
+    assert kinds.index("email_delayed") < kinds.index("email_delivered")
+    assert "email.delayed" in events(clocked)
 
 
 async def test_a_crashed_delivery_is_picked_up_after_its_lease(clocked: Services) -> None:
@@ -161,8 +185,6 @@ async def test_an_unexpected_error_does_not_lose_the_item(clocked: Services) -> 
 
 
 async def test_backoff_is_capped(clocked: Services) -> None:
-    from gateway.outbound.outbox import MAX_BACKOFF_SECONDS
-
     clock = clocked.clock
     assert isinstance(clock, FrozenClock)
     clocked.config = clocked.config.with_overrides(outbox_backoff_seconds="600")
@@ -172,11 +194,12 @@ async def test_backoff_is_capped(clocked: Services) -> None:
     for _ in range(5):
         attempted_at = clock.now()
         await worker.run_once()
-        clock.advance(timedelta(days=2))
+        clock.advance(timedelta(hours=3))
     # Uncapped, the fifth retry would wait 600 s * 2**4 = 160 minutes.
     row = item(clocked)
     assert row.state == "pending" and row.attempts == 5
-    assert row.next_attempt_at - attempted_at == timedelta(seconds=MAX_BACKOFF_SECONDS)
+    cap = clocked.config.outbox_max_backoff_seconds
+    assert row.next_attempt_at - attempted_at == timedelta(seconds=cap)
 
 
 async def test_webhooks_retry_for_their_period_not_a_count(clocked: Services) -> None:
@@ -211,3 +234,51 @@ async def test_webhooks_retry_for_their_period_not_a_count(clocked: Services) ->
         hook = session.scalars(select(OutboxItem).where(OutboxItem.channel == "webhook")).one()
     assert hook.state == "pending"
     assert len(calls) == clocked.config.outbox_max_attempts + 3
+
+
+async def test_a_failed_webhook_is_logged_without_its_query_secret(
+    clocked: Services, caplog: pytest.LogCaptureFixture
+) -> None:
+    async def refuse(services: Services, item: OutboxItem) -> str:
+        raise TransientDelivery("503 busy")
+
+    reference = file_one(clocked)
+    with clocked.db.transaction() as session:
+        request = session.scalars(select(Request)).one()
+        enqueue(
+            clocked,
+            session,
+            channel="webhook",
+            purpose="push",
+            request_id=request.id,
+            reference=reference,
+            target="https://hooks.example/in?token=s3cr3t-receiver-token",
+            message_id="msg_1",
+            payload={},
+            at=clocked.clock.now(),
+        )
+    worker = OutboxWorker(
+        clocked, {"webhook": refuse, "email": email_deliverer(RecordingTransport([]))}
+    )
+    with caplog.at_level(logging.INFO):
+        await worker.run_once()
+    assert "hooks.example/in?..." in caplog.text
+    assert "s3cr3t-receiver-token" not in caplog.text
+
+
+def test_the_audit_shows_a_webhook_reply_to_without_its_query(clocked: Services) -> None:
+    with clocked.db.transaction() as session:
+        file_request(
+            clocked,
+            session,
+            {
+                "category": "legal_review",
+                "request": "Read it.",
+                "reply_to": "https://hooks.example/in?token=s3cr3t-receiver-token",
+            },
+        )
+    with clocked.db.reading() as session:
+        [entry] = session.scalars(select(AuditEntry).where(AuditEntry.event == "request.recorded"))
+    assert entry.details["reply_to"] == "https://hooks.example/in?..."
+    mirror = (clocked.config.data_dir / "audit.jsonl").read_text()
+    assert "s3cr3t-receiver-token" not in mirror

@@ -315,6 +315,7 @@ CASES: list[Case] = [
             "Approvato, grazie.",
             f"Il giorno lun 4 mar 2024 alle ore 10:12 {ADDR} ha scritto:",
         ),
+        decision=A,
     ),
     Case(
         "gmail_nl",
@@ -354,6 +355,7 @@ CASES: list[Case] = [
         "gmail_ru_bare",
         "Согласовано.",
         _gmail("Согласовано.", f"пн, 4 мар. 2024 г. в 10:12, {ADDR}:"),
+        decision=A,
     ),
     Case(
         "android_ru_wrapped",
@@ -365,6 +367,7 @@ CASES: list[Case] = [
         "gmail_ja_bare",
         "承認します。",
         _gmail("承認します。", f"2024年3月4日(月) 10:12 {ADDR}:"),
+        decision=A,
     ),
     Case(
         "ja_kakimashita",
@@ -375,6 +378,7 @@ CASES: list[Case] = [
         "gmail_zh",
         "同意。",
         _gmail("同意。", f"{ADDR} 于2024年3月4日周一 10:12写道："),
+        decision=A,
     ),
     Case(
         "gmail_de_wrapped",
@@ -407,13 +411,14 @@ CASES: list[Case] = [
     ),
     Case(
         "inline_answers",
-        "Yes, German law is fine.\nNo, make it 24 months.",
+        "> 1. Is the governing law clause acceptable?\nYes, German law is fine.\n"
+        "> 2. Can we accept the 12-month term?\nNo, make it 24 months.",
         f"{GMAIL_EN}\n> 1. Is the governing law clause acceptable?\nYes, German law is fine.\n"
         "> 2. Can we accept the 12-month term?\nNo, make it 24 months.\n",
     ),
     Case(
         "inline_with_signoff",
-        "Fine.\n\nDelete it.",
+        "> Is clause 2 fine?\nFine.\n\n> And clause 3?\nDelete it.",
         f"{GMAIL_EN}\n> Is clause 2 fine?\nFine.\n\n> And clause 3?\nDelete it.\n\nRegards,\n"
         "Jane\n",
     ),
@@ -454,7 +459,7 @@ CASES: list[Case] = [
         "I cannot approve this - the cap is missing.",
         _gmail("I cannot approve this - the cap is missing."),
     ),
-    Case("not_approved", "Not approved.", _gmail("Not approved.")),
+    Case("not_approved", "Not approved.", _gmail("Not approved."), decision=R),
     Case(
         "do_not_approve",
         "Do not approve until the cap is fixed.",
@@ -462,10 +467,10 @@ CASES: list[Case] = [
     ),
     Case("disapprove", "Disapprove.", "Disapprove."),
     Case("unapproved", "Unapproved - please resend.", "Unapproved - please resend."),
-    Case("nicht_genehmigt", "Nicht genehmigt.", "Nicht genehmigt."),
-    Case("non_approuve", "Non approuvé.", "Non approuvé."),
-    Case("no_aprobado", "No aprobado.", "No aprobado."),
-    Case("niet_goedgekeurd", "Niet goedgekeurd.", "Niet goedgekeurd."),
+    Case("nicht_genehmigt", "Nicht genehmigt.", "Nicht genehmigt.", decision=R),
+    Case("non_approuve", "Non approuvé.", "Non approuvé.", decision=R),
+    Case("no_aprobado", "No aprobado.", "No aprobado.", decision=R),
+    Case("niet_goedgekeurd", "Niet goedgekeurd.", "Niet goedgekeurd.", decision=R),
     Case("disallow", "Disallow.", "Disallow."),
     Case(
         "approved_then_retracted",
@@ -477,8 +482,8 @@ CASES: list[Case] = [
         "Approved for the NDA, rejected for the MSA.",
         "Approved for the NDA, rejected for the MSA.",
     ),
-    Case("approved_question_mark", "Approved? Not yet.", "Approved? Not yet."),
-    Case("akkoord_question", "Akkoord?", "Akkoord?"),
+    Case("approved_question_mark", "Approved? Not yet.", "Approved? Not yet.", decision=Q),
+    Case("akkoord_question", "Akkoord?", "Akkoord?", decision=Q),
     Case(
         "no_with_comment",
         "No, use 6 instead of 5",
@@ -641,6 +646,7 @@ CASES: list[Case] = [
         html="<p>Отклонено.</p>Пн, 4 мар 2024 10:12 +03:00 от HFA Gateway &lt;review@hfa."
         'example.com&gt;:<br><blockquote style="border-left:1px solid #0857A6; margin:10px;">'
         "Hello! How are you?</blockquote>",
+        decision=R,
     ),
     Case(
         "html_yandex",

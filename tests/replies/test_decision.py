@@ -113,7 +113,7 @@ def test_never_an_approval(text: str) -> None:
         ("CLOSE [HFA-00042]", C),
         ("Re: [HFA-00042] Legal review: approve the NDA", None),
         ("Re: [HFA-00042] Legal review: supplier contract", None),
-        ("NOT APPROVED [HFA-00042]", None),
+        ("NOT APPROVED [HFA-00042]", R),
         (None, None),
         ("", None),
     ],

@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0004_hostile"
-down_revision = "0001"
+down_revision = "0002_operations"
 branch_labels = None
 depends_on = None
 

@@ -1,0 +1,94 @@
+"""``hfa health``: every role's last heartbeat, for people, scripts and systemd."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from gateway.cli.common import print_json
+from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, open_database, when
+from gateway.contract import iso
+from gateway.errors import ConfigError
+from gateway.store import heartbeats
+
+EXIT_NO_DATABASE = EXIT_USAGE
+
+
+def cmd_health(args: argparse.Namespace) -> int:
+    try:
+        services = open_database(args)
+    except ConfigError as exc:
+        if args.json:
+            print_json({"status": "unavailable", "error": str(exc)})
+        else:
+            print(f"unavailable: {exc}")
+        return EXIT_NO_DATABASE
+    config = services.config
+    try:
+        now = services.clock.now()
+        with services.db.reading() as session:
+            roles = heartbeats.roles_health(session, now, config.ready_role_seconds)
+            rows = heartbeats.all_rows(session)
+    finally:
+        services.close()
+    wanted = tuple(args.role) if args.role else heartbeats.ROLES
+    missing = [r.role for r in roles if r.role in wanted and r.live == 0]
+    if args.json:
+        print_json(
+            {
+                "status": "ok" if not missing else "degraded",
+                "within_seconds": config.ready_role_seconds,
+                "roles": {
+                    r.role: {
+                        "live": r.live,
+                        "last_seen": iso(r.last_seen) if r.last_seen else None,
+                        "age_seconds": round((now - r.last_seen).total_seconds(), 1)
+                        if r.last_seen
+                        else None,
+                    }
+                    for r in roles
+                },
+                "processes": [
+                    {
+                        "roles": p.roles.split(","),
+                        "host": p.host,
+                        "pid": p.pid,
+                        "version": p.version,
+                        "started_at": iso(p.started_at),
+                        "seen_at": iso(p.seen_at),
+                        "stopped_at": iso(p.stopped_at) if p.stopped_at else None,
+                    }
+                    for p in rows
+                ],
+            }
+        )
+    else:
+        for r in roles:
+            seen = (
+                f"{(now - r.last_seen).total_seconds():.0f}s ago ({when(r.last_seen)})"
+                if r.last_seen
+                else "never"
+            )
+            state = f"{r.live} live" if r.live else "NONE LIVE"
+            print(f"{r.role:7} {state:10} last seen {seen}")
+        for p in rows[-20:]:
+            ended = f"stopped {when(p.stopped_at)}" if p.stopped_at else f"seen {when(p.seen_at)}"
+            print(f"  {p.roles:18} {p.host}:{p.pid}  started {when(p.started_at)}, {ended}")
+        if missing:
+            print(
+                f"no live process seen in the last {config.ready_role_seconds:.0f}s for: "
+                + ", ".join(missing)
+            )
+    return EXIT_OK if not missing else EXIT_FAILED
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("health", help="each role's live processes and last heartbeat")
+    p.add_argument("--json", action="store_true")
+    p.add_argument(
+        "--role",
+        action="append",
+        choices=heartbeats.ROLES,
+        help="only this role must be live for exit 0 (repeatable); default: all",
+    )
+    p.set_defaults(handler=cmd_health)

@@ -1,0 +1,112 @@
+"""What an approval is subject to: "Approved, subject to: - a - b".
+
+An approval whose sentence carries a condition word ("subject to", "provided
+that", "but only", "unless") or that ends in ":" above a list is an approval
+WITH conditions, and the conditions are returned as a list (the list items,
+or the text after the approval word). A condition the same sentence says is
+not met ("Approved if the DPA is signed, which it is not") makes the approval
+no decision at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gateway.replies.lexicon import LEXICON, Phrase
+from gateway.replies.negation import is_negator
+from gateway.replies.words import Word, list_item, matches_at, words
+
+# Marks after which a clause starts that can say the condition is not met.
+_CLAUSE_BREAK = (",", ";", "—", "–", " - ", "(", "，", "、", "；")
+_MAX_CONDITIONS = 50
+_MAX_CONDITION_CHARS = 2000
+
+
+@dataclass(frozen=True)
+class Reading:
+    conditions: tuple[str, ...] = ()
+    unmet: bool = False
+
+
+def _marker_at(found: list[Word], index: int, phrases: list[Phrase]) -> int:
+    for wanted in phrases:
+        if matches_at(found, index, wanted):
+            return len(wanted)
+    return 0
+
+
+def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Reading:
+    """Conditions of the approval whose words end at ``after`` in ``region``.
+
+    ``region`` is the first paragraph of ``text`` (the whole new text, where a
+    list may continue after a blank line) and ``sentence_end`` ends the
+    approval's sentence in ``region``.
+    """
+    sentence = region[after:sentence_end]
+    found = words(sentence)
+    contingent_at = condition_at = None
+    for index in range(len(found)):
+        if contingent_at is None and _marker_at(found, index, LEXICON.contingent):
+            contingent_at = index
+        if condition_at is None and _marker_at(found, index, LEXICON.conditions):
+            condition_at = index
+    if contingent_at is not None and any(
+        is_negator(word.text, everywhere=True) for word in found[contingent_at + 1 :]
+    ):
+        # "Approved once the board agrees, which it has not": nothing is decided.
+        return Reading(unmet=True)
+    if condition_at is not None and _said_unmet(sentence, found, condition_at):
+        return Reading(unmet=True)
+    items = _list_after(region, text, sentence_end)
+    if items:
+        return Reading(tuple(items))
+    rest = region[after:].lstrip(" \t\n*_.,;:!-–—。、，：").rstrip()
+    marked = contingent_at is not None or condition_at is not None
+    if not marked and not _rest_has_condition(region[sentence_end:]):
+        return Reading()
+    return Reading((rest[:_MAX_CONDITION_CHARS],) if rest else ())
+
+
+def _said_unmet(sentence: str, found: list[Word], marker: int) -> bool:
+    """A negator in a later clause of the condition's sentence."""
+    marker_end = found[marker].end
+    for word in found[marker + 1 :]:
+        between = sentence[marker_end : word.start]
+        if any(mark in between for mark in _CLAUSE_BREAK) and is_negator(
+            word.text, everywhere=True
+        ):
+            return True
+    return False
+
+
+def _rest_has_condition(rest: str) -> bool:
+    found = words(rest)
+    return any(_marker_at(found, i, LEXICON.conditions) for i in range(len(found)))
+
+
+def _list_after(region: str, text: str, sentence_end: int) -> list[str]:
+    """The list items that follow a sentence ending in ":" (blank lines allowed)."""
+    if not region[:sentence_end].rstrip(" \t*_").endswith((":", "：")):
+        return []
+    start = text.find(region[:sentence_end])
+    if start < 0:
+        return []
+    items: list[str] = []
+    for line in text[start + sentence_end :].split("\n"):
+        if not line.strip():
+            if items:
+                continue
+            continue
+        item = list_item(line)
+        if item is None:
+            if items and line.startswith((" ", "\t")):
+                items[-1] = f"{items[-1]} {line.strip()}"[:_MAX_CONDITION_CHARS]
+                continue
+            if not items:
+                # "Approved, subject to:\n\nthe cap being raised." : one condition.
+                items.append(line.strip()[:_MAX_CONDITION_CHARS])
+            break
+        items.append(item[:_MAX_CONDITION_CHARS])
+        if len(items) == _MAX_CONDITIONS:
+            break
+    return items

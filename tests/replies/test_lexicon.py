@@ -1,0 +1,65 @@
+"""Decisions in every language of the lexicon: table-driven, per language."""
+
+from __future__ import annotations
+
+import pytest
+
+from gateway.replies import DecisionKind, read_decision
+from gateway.replies.lexicon import LANGUAGES, LEXICON
+from tests.replies.lexicon_cases import CASES
+
+_EXPECTED = {
+    "approval": DecisionKind.APPROVAL,
+    "rejection": DecisionKind.REJECTION,
+    "question": DecisionKind.QUESTION,
+}
+_TABLE = [
+    pytest.param(language, category, text, id=f"{language}-{category}-{index}")
+    for language, categories in CASES.items()
+    for category, texts in categories.items()
+    for index, text in enumerate(texts)
+]
+
+
+@pytest.mark.parametrize(("language", "category", "text"), _TABLE)
+def test_reply_is_read_right(language: str, category: str, text: str) -> None:
+    decision = read_decision(text, None)
+    if category == "negation":
+        assert decision.kind is not DecisionKind.APPROVAL, decision
+    else:
+        assert decision.kind is _EXPECTED[category], decision
+
+
+def test_every_language_has_ten_cases_of_each_kind() -> None:
+    assert set(CASES) == set(LANGUAGES)
+    assert len(LANGUAGES) >= 16
+    for language, categories in CASES.items():
+        for category in ("approval", "rejection", "negation", "question"):
+            assert len(categories[category]) >= 10, (language, category)
+
+
+def test_no_approval_word_is_a_negation_or_non_answer_elsewhere() -> None:
+    """A contributor cannot make one language's "no" another's approval."""
+    refusing = {
+        phrase
+        for language in LEXICON.languages.values()
+        for key in ("reject", "decline", "no", "not_answers")
+        for phrase in language.phrases(key)
+    }
+    for language in LEXICON.languages.values():
+        for phrase in language.phrases("approve") + language.phrases("yes"):
+            assert phrase not in refusing, (language.code, phrase)
+            exempt = any(
+                phrase[i : i + len(n)] == n
+                for n in LEXICON.not_negating
+                for i in range(len(phrase))
+            )
+            assert exempt or not any(word in LEXICON.negators for word in phrase), (
+                language.code,
+                phrase,
+            )
+
+
+def test_yes_that_is_thanks_elsewhere_never_decides() -> None:
+    assert read_decision("Tak.", None).kind is None  # Danish thanks, Polish yes
+    assert read_decision("Так.", None).kind is None  # Ukrainian yes, Russian "so"
