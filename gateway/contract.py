@@ -129,8 +129,13 @@ def validate_input(name: str, arguments: Any, *, max_chars: int) -> dict[str, An
             )
     for key in ("request", "message"):
         value = arguments.get(key)
-        if isinstance(value, str) and not value.strip():
+        # A withdrawal needs no words: {"message": "", "withdraw": true} is valid.
+        withdrawing = key == "message" and arguments.get("withdraw") is True
+        if isinstance(value, str) and not value.strip() and not withdrawing:
             problems.append(FieldProblem(key, f"{key} must not be empty"))
+    # MCP and the compat layers decode JSON themselves: NaN, huge numbers, NUL and
+    # lone surrogates are refused here too, naming the field.
+    problems.extend(value_problems(arguments))
     if problems:
         raise InvalidRequest(
             f"{name}: {len(problems)} problem(s) with the arguments: "
@@ -288,3 +293,14 @@ def storable(text: str) -> str:
     if "\x00" not in text and text.isascii():
         return text
     return _UNSTORABLE.sub(_escape, text)
+
+
+def storable_value(value: Any) -> Any:
+    """``value`` (decoded JSON) with :func:`storable` applied to every string and key."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {storable(str(k)): storable_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [storable_value(v) for v in value]
+    return value

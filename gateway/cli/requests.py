@@ -23,6 +23,7 @@ from gateway.cli.output import (
 )
 from gateway.inbound.held import HELD_OUTCOMES
 from gateway.outbound import push
+from gateway.outbound.outbox import shown_target
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
 from gateway.store.thread import change_status, load_turns, turn_as_json
 
@@ -44,7 +45,7 @@ def _summary(request: Request) -> dict[str, Any]:
         "deadline_at": contract.iso(request.deadline_at) if request.deadline_at else None,
         "agent_name": request.fields.get("agent_name"),
         "api_key_name": request.api_key_name,
-        "reply_to": request.reply_to,
+        "reply_to": shown_target(request.reply_to) if request.reply_to else None,
         "reminders_sent": request.reminders_sent,
         "escalated": bool(request.escalated),
         "first_human_reply_at": (
@@ -201,7 +202,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if fields.get("deadline"):
         print(f"  deadline   {fields['deadline']}")
     if request.reply_to:
-        print(f"  reply_to   {request.reply_to}")
+        print(f"  reply_to   {shown_target(request.reply_to)}")
     for r in recipients:
         print(f"  {r['role']:<10} {r['address']}")
     print(f"  reminders  {request.reminders_sent}{' (escalated)' if request.escalated else ''}")

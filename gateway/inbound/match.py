@@ -62,7 +62,8 @@ def match_recipient(
     tokens = services.tokens
     domain = services.config.reply_domain
     candidates = [tokens.token_from_address(a, domain) for a in row.rcpt_to]
-    # A mangled reply address still matches through the Message-ID we sent.
+    # Auto-replies and bounces to the bounce address find their thread through the
+    # Message-ID we sent (they never record an answer: see the worker).
     for header in ("in-reply-to", "references"):
         candidates.extend(tokens.tokens_in_message_ids(mail.headers.get(header, "")))
     for token in candidates:

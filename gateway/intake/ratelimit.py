@@ -25,9 +25,6 @@ from gateway.services import Services
 
 # Keys tracked per limit; past it the least recently used go (full buckets first).
 MAX_TRACKED = 10_000
-# A reference is HFA- and at most 18 digits: anything longer is cut, so a client
-# sending megabyte "references" costs no more memory than one sending real ones.
-MAX_KEY_CHARS = 32
 
 
 @dataclass
@@ -51,7 +48,6 @@ class TokenBucket:
 
     def _refill(self, key: str) -> _Bucket:
         now = self._now()
-        key = key[:MAX_KEY_CHARS]
         bucket = self._buckets.pop(key, None)
         if bucket is None:
             self._make_room(now)
@@ -78,7 +74,7 @@ class TokenBucket:
     def wait_seconds(self, key: str) -> float:
         """0 if one more event is allowed now, else the seconds until it is."""
         with self._lock:
-            if key[:MAX_KEY_CHARS] not in self._buckets:
+            if key not in self._buckets:
                 # Never counted: nothing to keep (a check alone costs no memory).
                 return 0.0
             bucket = self._refill(key)

@@ -230,7 +230,8 @@ async def test_many_tiny_parts_cost_bounded_time_and_stall_nothing(running: Runn
     worker_seconds = (row.processed_at - row.received_at).total_seconds()
     # Before: 16.5 s of worker time with the whole gateway blocked (audit, 100k parts).
     assert worker_seconds < 5, worker_seconds
-    assert worst < 1.0, worst
+    # Before: /healthz blocked for the whole 16.5 s. Margin for a shared, loaded machine.
+    assert worst < 2.0, worst
     # The answer at the top is kept, the rest is marked as not read.
     thread = await running.status(filed)
     assert [t["kind"] for t in human_turns(thread)] == ["approval"]

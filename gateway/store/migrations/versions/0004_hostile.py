@@ -1,10 +1,9 @@
-"""Replies deduplicated per request; the audit head row exists before the first write.
+"""Replies deduplicated per request, not per Message-ID alone.
 
-- One message sent to two reply addresses is one answer on each request: the
-  unique index that stops a reply being recorded twice is now per
-  (request, Message-ID), not per Message-ID alone.
-- The audit chain's head row is created here, once, so concurrent first
-  writes on a fresh PostgreSQL database no longer race to insert it.
+One message sent to two reply addresses is one answer on each request: the
+unique index that stops a reply being recorded twice on a request is now per
+(request, Message-ID). (The audit head row that concurrent first writes raced
+to create is made by 0002_operations.)
 
 Revision ID: 0004_hostile
 """
@@ -19,8 +18,6 @@ down_revision = "0002_operations"
 branch_labels = None
 depends_on = None
 
-GENESIS_HASH = "0" * 64
-
 
 def upgrade() -> None:
     op.drop_index("uq_inbound_recorded_message_id", table_name="inbound")
@@ -31,13 +28,6 @@ def upgrade() -> None:
         unique=True,
         sqlite_where=sa.text("outcome = 'recorded'"),
         postgresql_where=sa.text("outcome = 'recorded'"),
-    )
-    op.execute(
-        sa.text(
-            "INSERT INTO audit_head (id, seq, hash) SELECT 1, 0, :genesis "
-            "WHERE NOT EXISTS (SELECT 1 FROM audit_head WHERE id = 1) "
-            "AND NOT EXISTS (SELECT 1 FROM audit)"
-        ).bindparams(genesis=GENESIS_HASH)
     )
 
 
