@@ -20,7 +20,7 @@ from aiosmtpd.smtp import Session as SmtpSession
 from sqlalchemy.orm import Session
 
 from gateway.contract import storable
-from gateway.inbound.bounce_policy import BouncePolicy
+from gateway.inbound.bounce_policy import BOUNCE_MAX_BYTES, BouncePolicy
 from gateway.inbound.protocol import LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
 from gateway.store.models import InboundMessage
@@ -219,6 +219,7 @@ async def start_listener(services: Services, host: str, port: int) -> asyncio.Se
         return ReplySMTP(
             handler,
             guard=guard,
+            small_envelope=(config.mail_from, BOUNCE_MAX_BYTES),
             timeout=config.smtp_timeout_seconds,
             hostname=config.smtp_hostname,
             ident="hfa-gateway",
