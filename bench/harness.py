@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import http_paths, memory, procs, smtp_paths
+from bench import http_paths, memory, peer, procs, smtp_paths
 from bench.drive import FULL, QUICK, Driver, Plan
 from bench.report import ROWS, Figure, combine, table
 
@@ -37,6 +37,8 @@ class Options:
     work_dir: Path | None = None
     cache_dir: Path | None = None
     keep: bool = False
+    # "awaithumans": its create/get rates beside the gateway's submit/status (bench/peer.py).
+    peer: str | None = None
 
 
 def machine() -> str:
@@ -64,6 +66,11 @@ async def _one_run(
         say("submit and status (HTTP, empty database)")
         empty = await http_paths.submit_and_status(driver, work, http_dir)
         figures["submit"], figures["status"] = empty.submit, empty.status
+        if "peer" in wanted:
+            say("peer: awaithumans create and get task (HTTP, empty database)")
+            figures["peer_submit"], figures["peer_status"] = await peer.submit_and_status(
+                driver, work, empty.submit.limit, empty.status.limit
+            )
     if "outbound" in wanted:
         say("outbound (outbox -> relay)")
         figures["outbound"] = await smtp_paths.outbound(driver, work, http_dir)
@@ -103,6 +110,8 @@ def _wanted_row(key: str, wanted: set[str]) -> bool:
         "idle_rss": "memory",
         "idle_smtp": "memory",
         "large_message": "memory",
+        "peer_submit": "peer",
+        "peer_status": "peer",
     }.get(key, key)
     return owner in wanted
 
@@ -116,6 +125,14 @@ def run(options: Options, say: Callable[[str], None] = print) -> str:
     plan = plan_for(options)
     driver = Driver.detect(plan, builtin_only=options.builtin_only)
     wanted = set(options.paths)
+    peer_note = ""
+    if options.peer:
+        reason = peer.skip_reason(driver)
+        if reason is None and wanted & {"submit", "status"}:
+            wanted.add("peer")
+        else:
+            peer_note = f"Peer {options.peer}: skipped: {reason or 'needs the submit path'}."
+            say(peer_note)
     root = options.work_dir or Path(tempfile.mkdtemp(prefix="hfa-bench-"))
     cache = options.cache_dir or Path(tempfile.gettempdir()) / "hfa-bench-cache"
     cache.mkdir(parents=True, exist_ok=True)
@@ -147,6 +164,7 @@ def run(options: Options, say: Callable[[str], None] = print) -> str:
             f"Machine: {machine()}",
             f"Runs: {options.runs} ({'quick' if options.quick else 'full'}), medians; "
             f"{time.monotonic() - started:.0f}s in all. {tools}.",
+            *([peer_note] if peer_note else []),
             "",
             table(results),
         ]

@@ -18,6 +18,7 @@ from bench import bulk, mail, procs
 from bench.drive import Driver
 from bench.loadgen import Load
 from bench.report import Figure
+from gateway.store import db as store_db
 
 STATUS_TURNS = 10
 PROBE_CONNECTIONS = 2
@@ -78,7 +79,7 @@ async def submit_and_status(driver: Driver, work: Path, data_dir: Path) -> HttpF
 
 def scale_database(cache: Path, requests: int, turns: int) -> tuple[Path, bulk.Loaded]:
     """The loaded database, built once and kept in ``cache`` (keyed by size and schema)."""
-    versions = Path(bulk.__file__).parent.parent / "migrations" / "versions"
+    versions = Path(store_db.__file__).with_name("migrations") / "versions"
     schema = hashlib.sha256()
     for migration in sorted(versions.glob("*.py")):
         schema.update(migration.read_bytes())

@@ -73,7 +73,8 @@ async def memory(driver: Driver, work: Path, bare_idle_mb: float) -> MemoryFigur
         procs.gateway(data_dir, relay_port=sink_port, name="memory") as (gw, ports),
     ):
         await asyncio.sleep(SETTLE)
-        idle = gw.rss_mb()
+        # hfa serve forks its worker process: its private memory counts too.
+        idle = gw.total_rss_mb()
         gw_delta = await _rss_with_idle(gw, ports.smtp, plan.idle_connections)
         sink_delta = await _rss_with_idle(sink, sink_port, plan.idle_connections)
         # A request to reply to, so the large message carries a real token.

@@ -43,6 +43,25 @@ def _proc_kb(pid: int, field: str) -> int:
     return 0
 
 
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _private_kb(pid: int) -> int:
+    """Private_Clean + Private_Dirty of a process (its USS), from smaps_rollup."""
+    total = 0
+    try:
+        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+            if line.startswith(("Private_Clean:", "Private_Dirty:")):
+                total += int(line.split()[1])
+    except OSError:
+        pass
+    return total
+
+
 @dataclass
 class Child:
     """A running child process and where it logs."""
@@ -56,6 +75,14 @@ class Child:
 
     def rss_mb(self) -> float:
         return _proc_kb(self.pid, "VmRSS") / 1024
+
+    def total_rss_mb(self) -> float:
+        """This process's RSS plus what its children (hfa serve's worker) hold privately.
+
+        A forked worker shares most pages with its parent; counting its full RSS
+        again would count them twice, so only its private (unshared) memory is added.
+        """
+        return self.rss_mb() + sum(_private_kb(pid) for pid in _children(self.pid)) / 1024
 
     def peak_rss_mb(self) -> float:
         return _proc_kb(self.pid, "VmHWM") / 1024
@@ -75,7 +102,8 @@ class Child:
                 self.process.wait(timeout=STOP_TIMEOUT)
 
 
-def _spawn(argv: list[str], log: Path, env: dict[str, str] | None = None) -> Child:
+def spawn(argv: list[str], log: Path, env: dict[str, str] | None = None) -> Child:
+    """Start ``argv`` with its output in ``log`` and ``env`` over this environment."""
     log.parent.mkdir(parents=True, exist_ok=True)
     with log.open("wb") as out:
         # Our own interpreter and modules, with arguments the harness built.
@@ -152,7 +180,7 @@ def gateway(
     argv = [sys.executable, "-m", "gateway", "serve"]
     for role in roles:
         argv += ["--role", role]
-    child = _spawn(argv, log, gateway_env(data_dir, ports, relay_port, **extra))
+    child = spawn(argv, log, gateway_env(data_dir, ports, relay_port, **extra))
     try:
         _wait_for(log, child)
         yield child, ports
@@ -169,7 +197,7 @@ def reference(kind: str, work: Path, **options: Path) -> Iterator[tuple[Child, i
     argv += ["--ready", str(ready)]
     for key, value in options.items():
         argv += [f"--{key}", str(value)]
-    child = _spawn(argv, work / f"reference-{kind}-{port}.log")
+    child = spawn(argv, work / f"reference-{kind}-{port}.log")
     try:
         deadline = time.monotonic() + START_TIMEOUT
         while not ready.exists():

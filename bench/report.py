@@ -21,6 +21,8 @@ class RowSpec:
 ROWS: tuple[RowSpec, ...] = (
     RowSpec("submit", "1 submit POST /v1/requests", "req/s", "bare ASGI", ">= 25%"),
     RowSpec("status", "2 status GET, 10 turns", "req/s", "bare ASGI", ">= 40%"),
+    RowSpec("peer_submit", "1p peer: awaithumans create task", "req/s", "bare ASGI", "-"),
+    RowSpec("peer_status", "2p peer: awaithumans get task", "req/s", "bare ASGI", "-"),
     RowSpec("accepted", "3 inbound accepted (250)", "msg/s", "aiosmtpd sink", ">= 60%"),
     RowSpec(
         "recorded",

@@ -41,10 +41,23 @@ def _lua_string(text: str) -> str:
     return f"[{level}[{text}]{level}]"
 
 
+# In a body, replaced by a counter: every request wrk sends is then a different one.
+UNIQUE = "{{n}}"
+
+
 def wrk_script(method: str, body: str, headers: dict[str, str]) -> str:
     lines = [f'wrk.method = "{method}"', f"wrk.body = {_lua_string(body)}"]
     for name, value in headers.items():
         lines.append(f"wrk.headers[ {_lua_string(name)} ] = {_lua_string(value)}")
+    if UNIQUE in body:
+        lines += [
+            "counter = 0",
+            "request = function()",
+            "  counter = counter + 1",
+            f"  local body = string.gsub(wrk.body, {_lua_string(UNIQUE)}, tostring(counter))",
+            "  return wrk.format(nil, nil, nil, body)",
+            "end",
+        ]
     return "\n".join(lines) + "\n"
 
 

@@ -26,7 +26,7 @@ from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
 from gateway.outbound import notices, push
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
-from gateway.outbound.transports import mail_transport
+from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
 from gateway.store import heartbeats
@@ -37,9 +37,9 @@ log = logging.getLogger(__name__)
 ROLES = ("http", "smtp", "worker")
 
 
-def deliverers(services: Services) -> dict[str, Deliverer]:
+def deliverers(services: Services, mail: MailTransport) -> dict[str, Deliverer]:
     """The one table of deliverers: each outbox channel and what sends it."""
-    table: dict[str, Deliverer] = {"email": email_deliverer(mail_transport(services.config))}
+    table: dict[str, Deliverer] = {"email": email_deliverer(mail)}
     table.update(push.deliverers(services))
     table.update(notices.deliverers(services))
     return table
@@ -75,6 +75,7 @@ class Gateway:
     _tasks: list[asyncio.Task[None]] = field(default_factory=list)
     _smtp: asyncio.Server | None = None
     _http: uvicorn.Server | None = None
+    _mail: MailTransport | None = None
     _process: str = field(default_factory=heartbeats.process_name)
 
     async def start(self) -> None:
@@ -125,7 +126,8 @@ class Gateway:
                 await asyncio.sleep(0.01)
             log.info("HTTP API on http://%s:%s", config.http_host, self.http_port)
         if "worker" in self.roles:
-            outbox = OutboxWorker(self.services, deliverers(self.services))
+            self._mail = mail_transport(config)
+            outbox = OutboxWorker(self.services, deliverers(self.services, self._mail))
             inbound = InboundWorker(self.services)
             self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
@@ -222,6 +224,10 @@ class Gateway:
             except (TimeoutError, asyncio.CancelledError):
                 task.cancel()
         self._tasks.clear()
+        if self._mail is not None:
+            # Relay connections kept open for reuse are closed with a QUIT.
+            with contextlib.suppress(Exception):
+                await asyncio.wait_for(close_transport(self._mail), timeout=5)
         with contextlib.suppress(Exception):
             await self.services.db.run(self._audit_stop)
         with contextlib.suppress(Exception):

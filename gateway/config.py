@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
+from gateway.mail_auth import mail_auth_fields
 from gateway.settings import CATEGORIES, SETTINGS
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -163,6 +164,12 @@ class Config:
     smtp_relay_username: str
     smtp_relay_password: str = field(repr=False)
     smtp_relay_tls: str
+    smtp_relay_ca_file: Path | None
+    smtp_tls_cert_file: Path | None
+    smtp_tls_key_file: Path | None
+    dkim_selector: str
+    dkim_domain: str
+    dkim_private_key_file: Path | None
     lawyers: Mapping[str, tuple[str, ...]]
     secret_keys: tuple[str, ...] = field(repr=False)
     max_request_bytes: int
@@ -308,6 +315,7 @@ def load_config(
         raise ConfigError("HFA_LAWYERS: at least one lawyer address is required")
     reply_domain = values["reply_domain"].strip().lower()
     public_url = values["public_url"].strip().rstrip("/") or f"http://{http_host}:{http_port}"
+    mail_from = values["mail_from"].strip() or f"hfa-gateway@{reply_domain}"
     config = Config(
         raw=values,
         data_dir=data_dir,
@@ -320,16 +328,14 @@ def load_config(
         smtp_hostname=values["smtp_hostname"].strip(),
         public_url=public_url,
         reply_domain=reply_domain,
-        mail_from=values["mail_from"].strip() or f"hfa-gateway@{reply_domain}",
+        mail_from=mail_from,
         smtp_relay=_split_host_port(relay, "HFA_SMTP_RELAY") if relay else None,
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
         smtp_relay_tls=tls,
+        **mail_auth_fields(values, mail_from),
         lawyers=lawyers,
-        lawyer_aliases={
-            **parse_aliases(values["escalation"]),
-            **parse_aliases(values["lawyers"]),
-        },
+        lawyer_aliases=_aliases(values),
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
@@ -337,13 +343,7 @@ def load_config(
         **_connection_limits(values),
         outbox_retry_seconds=_float(values, "outbox_retry_seconds"),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
-        outbox_backoff_seconds=_float(values, "outbox_backoff_seconds"),
-        outbox_max_backoff_seconds=_float(values, "outbox_max_backoff_seconds"),
-        outbox_delay_notice_seconds=_float(values, "outbox_delay_notice_seconds"),
-        lease_seconds=_float(values, "lease_seconds"),
-        heartbeat_seconds=_float(values, "heartbeat_seconds"),
-        ready_role_seconds=_float(values, "ready_role_seconds"),
-        worker_poll_seconds=_float(values, "worker_poll_seconds"),
+        **_timing(values),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
         require_authenticated_sender=_require_authenticated(values),
         receipts=_flag(values, "receipts"),
@@ -363,6 +363,27 @@ def load_config(
     )
     _check_timing(config)
     return config
+
+
+# Seconds the outbox, leases and heartbeats run by, each read as a number.
+_TIMING = (
+    "outbox_retry_seconds",
+    "outbox_backoff_seconds",
+    "outbox_max_backoff_seconds",
+    "outbox_delay_notice_seconds",
+    "lease_seconds",
+    "heartbeat_seconds",
+    "ready_role_seconds",
+    "worker_poll_seconds",
+)
+
+
+def _timing(values: Mapping[str, str]) -> dict[str, Any]:
+    return {name: _float(values, name) for name in _TIMING}
+
+
+def _aliases(values: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    return {**parse_aliases(values["escalation"]), **parse_aliases(values["lawyers"])}
 
 
 def _check_timing(config: Config) -> None:

@@ -45,6 +45,8 @@ class Renderer:
             trim_blocks=True,
             lstrip_blocks=True,
             keep_trailing_newline=True,
+            # Each template is compiled once per process: no stat of its file per email.
+            auto_reload=False,
         )
         self.env.filters["label"] = _label
 

@@ -5,11 +5,49 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import threading
 from collections.abc import Awaitable, Callable
+from typing import Literal
 
 log = logging.getLogger(__name__)
 
 FAILURE_PAUSE = 2.0
+
+
+class Wakeup(asyncio.Event):
+    """The event that wakes an idle worker, which can also wake one in another process.
+
+    ``set`` is called where work is committed: on the loop, or (PostgreSQL work
+    runs in worker threads) from another thread, in which case the waiters are
+    woken on their own loop. Listeners added with ``also`` are called on every
+    ``set``; ``hfa serve`` uses one to poke its worker process.
+    """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._listeners: list[Callable[[], None]] = []
+        self._owner: asyncio.AbstractEventLoop | None = None
+        self._owner_thread: int | None = None
+
+    def also(self, listener: Callable[[], None]) -> None:
+        self._listeners.append(listener)
+
+    async def wait(self) -> Literal[True]:
+        self._owner, self._owner_thread = asyncio.get_running_loop(), threading.get_ident()
+        return await super().wait()
+
+    def set(self) -> None:
+        owner = self._owner
+        if (
+            owner is not None
+            and threading.get_ident() != self._owner_thread
+            and not owner.is_closed()
+        ):
+            owner.call_soon_threadsafe(super().set)
+        else:
+            super().set()
+        for listener in self._listeners:
+            listener()
 
 
 async def run_until_stopped(

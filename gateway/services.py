@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -10,6 +9,7 @@ from typing import Any, TypeVar
 from gateway.clock import Clock
 from gateway.config import Config
 from gateway.render import Renderer
+from gateway.runner import Wakeup
 from gateway.store.audit import AuditLog
 from gateway.store.db import Database
 from gateway.tokens import ReplyTokens, load_or_create_keys
@@ -26,8 +26,8 @@ class Services:
     clock: Clock
     renderer: Renderer
     # Set when new outbox or inbound work is committed, so idle workers wake at once.
-    outbox_ready: asyncio.Event = field(default_factory=asyncio.Event)
-    inbound_ready: asyncio.Event = field(default_factory=asyncio.Event)
+    outbox_ready: Wakeup = field(default_factory=Wakeup)
+    inbound_ready: Wakeup = field(default_factory=Wakeup)
     # In-process state that every interface must share (rate limits, the token-failure
     # recorder), one instance each, built on first use by ``shared``.
     _shared: dict[Callable[[Services], Any], Any] = field(default_factory=dict, repr=False)

@@ -52,7 +52,32 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "smtp_relay_tls",
         "none",
-        "TLS towards the relay: none, starttls or tls.",
+        "TLS towards the relay: none, starttls or tls. With TLS the relay's certificate "
+        "and name are always verified.",
+    ),
+    Setting(
+        "smtp_relay_ca_file",
+        "",
+        "PEM file of the CA(s) that verify the relay's certificate. Empty: the system's CAs.",
+    ),
+    Setting(
+        "smtp_tls_cert_file",
+        "",
+        "PEM certificate chain for STARTTLS on the SMTP listener. Empty: no STARTTLS "
+        "(the MTA in front does TLS).",
+    ),
+    Setting("smtp_tls_key_file", "", "PEM private key of HFA_SMTP_TLS_CERT_FILE."),
+    Setting(
+        "dkim_selector",
+        "",
+        "DKIM selector that signs outgoing mail (key in DNS at SELECTOR._domainkey.DOMAIN). "
+        "Empty: mail is not signed.",
+    ),
+    Setting("dkim_domain", "", "DKIM signing domain (d=). Empty: the domain of HFA_MAIL_FROM."),
+    Setting(
+        "dkim_private_key_file",
+        "",
+        "PEM file of the DKIM private key (RSA), readable only by the gateway's user.",
     ),
     Setting(
         "lawyers",

@@ -79,5 +79,5 @@ def test_the_example_config_in_deploy_is_valid() -> None:
     example = README.parent / "deploy" / "hfa.toml.example"
     config = load_config(env={}, file_values=read_config_file(example))
     assert config.reply_domain == "reply.example.com"
-    assert config.smtp_relay == ("smtp.example.com", 587)
+    assert config.smtp_relay == ("127.0.0.1", 10587)  # Postfix's submission service
     assert config.lawyers_for("legal_review") == ("counsel@lawfirm.example",)

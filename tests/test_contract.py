@@ -8,6 +8,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
 
 from gateway import contract
 from gateway.errors import InvalidRequest
@@ -94,3 +97,42 @@ def test_references_widen_past_99999(number: int, reference: str) -> None:
 @pytest.mark.parametrize("junk", ["", "HFA-1", "HFA-", "ABC-00001", "HFA-0000x", "HFA-" + "9" * 30])
 def test_junk_references_are_unknown(junk: str) -> None:
     assert contract.number_from_reference(junk) is None
+
+
+# Values shaped like what agents send: the contract's own keys, right and wrong types.
+_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.floats(allow_nan=False),
+    st.text(max_size=12),
+    st.sampled_from(["legal_review", "routine", "blocking", "HFA-00001", ""]),
+    st.lists(st.text(max_size=3), max_size=2),
+    st.dictionaries(st.text(max_size=3), st.integers(), max_size=2),
+)
+_KEYS = st.sampled_from(
+    ["category", "request", "urgency", "reply_to", "reference", "access_token", "message", "x"]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.sampled_from([t["name"] for t in contract.tools()]),
+    st.dictionaries(_KEYS, _VALUES, max_size=6),
+)
+def test_the_compiled_check_accepts_only_what_jsonschema_accepts(
+    name: str, arguments: dict[str, Any]
+) -> None:
+    # The compiled schema decides alone when it accepts, so it must never be laxer.
+    reference = Draft202012Validator(contract.tool(name)["inputSchema"])
+    if contract._fits(name, "inputSchema", arguments):
+        assert reference.is_valid(arguments)
+    else:
+        assert not reference.is_valid(arguments)
+
+
+def test_validation_does_not_fill_in_defaults() -> None:
+    # The stored fields and the idempotency fingerprint are what the agent sent.
+    args = {"category": "legal_review", "request": "x"}
+    contract.validate_input(contract.REQUEST_TOOL, args, max_chars=100)
+    assert args == {"category": "legal_review", "request": "x"}

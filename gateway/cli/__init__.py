@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from gateway import __version__
 from gateway.cli import (
     audit,
+    backup,
     bench,
     common,
     db,
@@ -28,7 +29,7 @@ from gateway.cli import (
 )
 from gateway.errors import ConfigError, GatewayError
 
-GROUPS = [run, db, health, requests, outbox, inbound, audit, mail, keys, mcp, bench, common]
+GROUPS = [run, db, health, requests, outbox, inbound, audit, backup, mail, keys, mcp, bench, common]
 
 
 def build_parser() -> argparse.ArgumentParser:

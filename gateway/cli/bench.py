@@ -55,6 +55,7 @@ def cmd_bench(args: argparse.Namespace) -> int:
         work_dir=Path(args.work_dir) if args.work_dir else None,
         cache_dir=Path(args.cache_dir) if args.cache_dir else None,
         keep=args.keep,
+        peer=args.peer,
     )
 
     def say(text: str) -> None:
@@ -83,4 +84,10 @@ def register(sub: Any) -> None:
         "--cache-dir", help="where the bulk-loaded scale database is kept (default: a temp dir)"
     )
     p.add_argument("--keep", action="store_true", help="keep the work directory (logs, databases)")
+    p.add_argument(
+        "--peer",
+        choices=("awaithumans",),
+        help="also measure this peer's filing and reading beside the same bare endpoint "
+        "(its command from $BENCH_AWAITHUMANS or PATH; skipped, saying why, without it)",
+    )
     p.set_defaults(handler=cmd_bench)

@@ -18,17 +18,16 @@ import aiosmtplib
 import httpx
 
 from gateway.app import ROLES, Gateway
+from gateway.cli import processes
 from gateway.cli.common import config_from
-from gateway.config import load_config
+from gateway.config import Config, load_config
 from gateway.outbound.transports import read_maildir
 from gateway.services import build_services
 
 log = logging.getLogger("gateway")
 
 
-async def _serve(args: argparse.Namespace) -> int:
-    config = config_from(args)
-    roles = tuple(args.role) if args.role else ROLES
+async def _serve(config: Config, roles: tuple[str, ...]) -> int:
     services = build_services(config)
     gateway = Gateway(services, roles=roles)
     stop = asyncio.Event()
@@ -36,11 +35,6 @@ async def _serve(args: argparse.Namespace) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await gateway.start()
-    if config.smtp_relay is None and "worker" in roles:
-        log.info(
-            "no HFA_SMTP_RELAY: outgoing mail goes to %s (read it with 'hfa mail list')",
-            config.data_dir / "maildir",
-        )
     log.info("hfa-gateway running (roles: %s); Ctrl-C stops it", ", ".join(roles))
     await stop.wait()
     log.info("stopping")
@@ -50,7 +44,17 @@ async def _serve(args: argparse.Namespace) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
-    return asyncio.run(_serve(args))
+    config = config_from(args)
+    roles = tuple(args.role) if args.role else ROLES
+    if config.smtp_relay is None and "worker" in roles:
+        log.info(
+            "no HFA_SMTP_RELAY: outgoing mail goes to %s (read it with 'hfa mail list')",
+            config.data_dir / "maildir",
+        )
+    if not args.role and not args.single_process and processes.can_split(config):
+        # The workers get the second core; --role or --single-process keep one process.
+        return processes.serve_split(config)
+    return asyncio.run(_serve(config, roles))
 
 
 def _step(n: int, title: str) -> None:
@@ -117,7 +121,8 @@ async def _demo(data_dir: Path) -> int:
             reply["Message-ID"] = "<demo-reply-1@lawfirm.example>"
             reply.set_content(
                 "Approved, subject to:\n- attach the signed NDA\n- copy me on the email\n\n"
-                "Dana\n\nOn Mon, the gateway wrote:\n> May I send the signed supplier contract?\n"
+                "Dana\n\nOn Mon, 30 Nov 2026 at 09:12, Human for AI <hfa-gateway@localhost> wrote:\n"
+                "> May I send the signed supplier contract?\n"
             )
             print(reply.as_string())
             await aiosmtplib.send(reply, hostname="127.0.0.1", port=gateway.smtp_port)
@@ -155,7 +160,13 @@ def register(sub: Any) -> None:
         "--role",
         action="append",
         choices=ROLES,
-        help="run only this role (repeatable); default: all",
+        help="run only this role (repeatable), in this one process; default: all, with "
+        "the workers in a second process",
+    )
+    p.add_argument(
+        "--single-process",
+        action="store_true",
+        help="run every role in this one process (default: the workers get their own)",
     )
     p.set_defaults(handler=cmd_serve)
     d = sub.add_parser("demo", help="run a full round trip locally and show each step")

@@ -83,13 +83,8 @@ class AgentAccess:
         services = self.services
         key = presented_key(Headers(scope=scope), path)
 
-        def check() -> tuple[bool, str | None]:
-            with services.db.reading() as session:
-                required = apikeys.keys_required(services, session)
-                name = apikeys.identify(services, session, key) if key else None
-                return required, name
-
-        required, name = await services.db.run(check)
+        # From a snapshot of the live keys at most half a second old: no read per filing.
+        required, name = await services.db.run(apikeys.key_cache(services).check, key)
         if required and name is None:
             raise Unauthorized(
                 "an agent API key is required: send it as 'X-API-Key: <key>'"

@@ -66,8 +66,8 @@ async def check_status(request: Request) -> JSONResponse:
     reference = request.path_params["reference"]
 
     def work() -> dict[str, Any]:
-        with services.db.reading() as session:
-            return reading.check_status(session, reference, token)
+        with services.db.reading_rows() as conn:
+            return reading.check_status(conn, reference, token)
 
     return JSONResponse(await services.db.run(work))
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
+import ssl
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 from typing import Any
@@ -19,7 +20,9 @@ from aiosmtpd.smtp import SMTP, Envelope
 from aiosmtpd.smtp import Session as SmtpSession
 from sqlalchemy.orm import Session
 
+from gateway.config import Config
 from gateway.contract import storable
+from gateway.errors import ConfigError
 from gateway.inbound.bounce_policy import BOUNCE_MAX_BYTES, BouncePolicy
 from gateway.inbound.protocol import LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
@@ -208,12 +211,28 @@ def _one_per_address(rcpt_tos: list[str]) -> dict[str, str]:
     return copies
 
 
+def tls_context(config: Config) -> ssl.SSLContext | None:
+    """The STARTTLS context of the listener, or None when no certificate is configured."""
+    if config.smtp_tls_cert_file is None or config.smtp_tls_key_file is None:
+        return None
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    try:
+        context.load_cert_chain(config.smtp_tls_cert_file, config.smtp_tls_key_file)
+    except (OSError, ssl.SSLError) as exc:
+        raise ConfigError(
+            f"HFA_SMTP_TLS_CERT_FILE/HFA_SMTP_TLS_KEY_FILE: cannot load "
+            f"{config.smtp_tls_cert_file}: {exc}"
+        ) from None
+    return context
+
+
 async def start_listener(services: Services, host: str, port: int) -> asyncio.Server:
     """Serve SMTP on the running loop (not aiosmtpd's threaded Controller)."""
     config = services.config
     handler = ReplyHandler(services)
     guard = ConnectionGuard(config.smtp_max_connections, config.smtp_max_connections_per_client)
     loop = asyncio.get_running_loop()
+    context = tls_context(config)
 
     def factory() -> Any:
         return ReplySMTP(
@@ -226,6 +245,9 @@ async def start_listener(services: Services, host: str, port: int) -> asyncio.Se
             data_size_limit=config.max_message_bytes,
             enable_SMTPUTF8=True,
             decode_data=False,
+            # STARTTLS is offered when a certificate is configured; a client may still
+            # send in plain text, as MTAs fall back to it (the token guards the data).
+            tls_context=context,
             loop=loop,
         )
 

@@ -95,7 +95,9 @@ def parse(raw: bytes) -> ParsedMail:
     if not headers:
         raise Unparseable("no headers")
     try:
-        mail = mailparser.parse_from_bytes(raw)
+        # Handed the message parsed above (compat32, as mail-parser parses it itself),
+        # so the bytes are read once, not twice. mail-parser only reads the message.
+        mail = mailparser.MailParser(message)
         text_plain = cut_text(
             "\n".join(mail.text_plain) if mail.text_plain else None, "text", truncated
         )

@@ -13,6 +13,9 @@ transaction as whatever it adds to a thread:
     unparseable        the bytes could not be read as an email
     failed             processing crashed repeatedly; kept for ``hfa inbound reprocess``
 
+A held message (unverified_sender, no_thread, unparseable) is never held in
+silence: ``held`` tells its sender and, when it belongs to a request, the thread.
+
 Authorisation (who sent it, how many From headers) is read with the
 standard library's strict parser; mail-parser is used for bodies and
 attachments, where its leniency helps.
@@ -52,39 +55,52 @@ log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
 BATCH = 32
+# Messages recorded per write transaction: few enough that the write lock is never held
+# long (the listeners in the other process commit replies between chunks).
+WRITE_CHUNK = 8
+
+
+# What parsing a stored message gave: the mail, or the error it raised.
+Parsed = ParsedMail | Exception
+
+
 # The longest one message may take to be read; bounded work (limits) keeps it far lower.
 READ_SECONDS = 20.0
 
-Read = ParsedMail | Unparseable
 
-
-def read(raw: bytes) -> Read:
-    """Everything about a message that costs CPU and needs no database: parse and
-    split off the new text. Runs in a worker thread, never on the event loop."""
+def parse_stored(raw: bytes) -> Parsed:
+    """Everything about a message that costs CPU and needs no database: parse it and
+    split off the new text. The worker runs this in a thread, off the event loop."""
     try:
         mail = parse(raw)
-    except Unparseable as exc:
-        return exc
     except RecursionError:
         return Unparseable("nested too deeply to read")
+    except Exception as exc:
+        return exc
     try:
         mail.reply = extract_reply(mail.text_plain, mail.text_html)
     except ReplyError as exc:
         mail.reply = exc
+    except Exception as exc:
+        return exc
     return mail
 
 
 def process(
-    services: Services, session: Session, row: InboundMessage, got: Read | None = None
+    services: Services, session: Session, row: InboundMessage, parsed: Parsed | None = None
 ) -> Outcome:
-    """Decide the outcome of one stored message and record it."""
+    """Decide the outcome of one stored message and record it (``parsed``: its bytes read
+    already, outside the transaction)."""
     config = services.config
     if is_duplicate(session, row):
         return Outcome("duplicate", "the same message was processed before")
-    mail = got if got is not None else read(row.raw)
+    mail = parsed if parsed is not None else parse_stored(row.raw)
     if isinstance(mail, Unparseable):
         outcome = Outcome("unparseable", str(mail))
         return held.tell(services, session, row, outcome, automatic=False, their_message_id=None)
+    if isinstance(mail, Exception):
+        # A bug in parsing: this message is undone and retried, like any crash.
+        raise mail
     if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
         return Outcome("loop", "our own mail came back")
 
@@ -156,37 +172,54 @@ def process_one(services: Services, inbound_id: int) -> str:
     return process_batch(services, [inbound_id])[0]
 
 
-def process_batch(
-    services: Services, ids: list[int], already_read: Mapping[int, Read] | None = None
-) -> list[str]:
-    """Process stored messages in one transaction (one commit), each in its own savepoint.
+def _parse_all(services: Services, ids: list[int]) -> dict[int, Parsed]:
+    """Read and parse the messages before the write transaction: parsing is the slow part,
+    and the write lock (on SQLite, one for every process) is not held meanwhile."""
+    with services.db.reading() as session:
+        rows = session.execute(
+            select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.id.in_(ids))
+        )
+        raws = {inbound_id: raw for inbound_id, raw in rows}
+    return {inbound_id: parse_stored(raw) for inbound_id, raw in raws.items()}
 
-    ``already_read`` holds what :func:`read` made of each message, when that ran
-    off the event loop. A message whose processing raises is undone alone and
-    retried later (up to MAX_ATTEMPTS, then kept as ``failed``); the others are
-    recorded.
+
+def process_batch(
+    services: Services, ids: list[int], already_read: Mapping[int, Parsed] | None = None
+) -> list[str]:
+    """Process stored messages, each in its own savepoint, WRITE_CHUNK to a transaction.
+
+    A message whose processing raises is undone alone and retried later (up to
+    MAX_ATTEMPTS, then kept as ``failed``); the others are recorded. Each chunk
+    is parsed first and then written in one transaction (one commit), so the
+    write lock is held for a few messages' worth of writes at a time.
+    ``already_read``: what :func:`parse_stored` gave, run off the event loop.
     """
-    done_reading = already_read or {}
     outcomes: dict[int, str] = {}
     crashed: list[int] = []
 
-    def one(inbound_id: int) -> Callable[[Session], str]:
+    def one(inbound_id: int, parsed: Parsed | None) -> Callable[[Session], str]:
         def work(session: Session) -> str:
             row = session.get(InboundMessage, inbound_id)
             assert row is not None
-            outcome = process(services, session, row, done_reading.get(inbound_id))
+            outcome = process(services, session, row, parsed)
             finish(services, session, row, outcome)
             return outcome.name
 
         return work
 
-    with services.db.transaction() as session:
-        for inbound_id in ids:
-            try:
-                outcomes[inbound_id] = in_savepoint(session, one(inbound_id))
-            except Exception:
-                log.exception("inbound %s: processing failed", inbound_id)
-                crashed.append(inbound_id)
+    for start in range(0, len(ids), WRITE_CHUNK):
+        chunk = ids[start : start + WRITE_CHUNK]
+        unread = [i for i in chunk if not already_read or i not in already_read]
+        parsed = {**(already_read or {}), **(_parse_all(services, unread) if unread else {})}
+        with services.db.transaction() as session:
+            for inbound_id in chunk:
+                try:
+                    outcomes[inbound_id] = in_savepoint(
+                        session, one(inbound_id, parsed.get(inbound_id))
+                    )
+                except Exception:
+                    log.exception("inbound %s: processing failed", inbound_id)
+                    crashed.append(inbound_id)
     for inbound_id in crashed:
         outcomes[inbound_id] = _after_crash(services, inbound_id)
     return [outcomes[i] for i in ids]
@@ -236,9 +269,9 @@ class InboundWorker:
         # leaves the other core to HTTP and SMTP.
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-read")
 
-    async def read_off_loop(self, inbound_id: int, raw: bytes) -> Read:
+    async def read_off_loop(self, inbound_id: int, raw: bytes) -> Parsed:
         loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._reader, read, raw)
+        future = loop.run_in_executor(self._reader, parse_stored, raw)
         try:
             return await asyncio.wait_for(future, READ_SECONDS)
         except TimeoutError:

@@ -10,6 +10,9 @@ when the last is revoked, until ``hfa keys open`` (audited) opens it again.
 from __future__ import annotations
 
 import hmac
+import threading
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -24,6 +27,9 @@ from gateway.tokens import hash_secret, new_secret
 
 KEY_PREFIX = "hfak_"
 MAX_NAME = 128
+# How long the live keys read from the database are trusted: a key revoked (or created)
+# by ``hfa keys`` in another process takes effect within this many seconds.
+KEY_CACHE_SECONDS = 0.5
 
 
 @dataclass(frozen=True)
@@ -73,6 +79,7 @@ def open_gateway(services: Services, session: Session, by: str) -> None:
     now = services.clock.now()
     state.put(session, state.ACCESS, {"closed": False}, now)
     services.audit.append(session, "api_key.gateway_opened", at=now, actor=f"ops:{by}")
+    key_cache(services).forget()
 
 
 def access_state(services: Services, session: Session) -> str:
@@ -88,20 +95,67 @@ def access_state(services: Services, session: Session) -> str:
     return "no live keys: the gateway is OPEN, anyone who can reach it may file requests"
 
 
-def identify(services: Services, session: Session, presented: str) -> str | None:
-    """The name of the key ``presented``, or None if it is no live key."""
-    digest = hash_secret(presented)
-    found: str | None = None
-    for name, key in services.config.api_keys:
-        # Every configured key is compared, so the time does not tell which one matched.
-        if hmac.compare_digest(hash_secret(key), digest):
-            found = name
-    if found is not None:
-        return found
-    row = session.scalars(
-        select(ApiKey).where(ApiKey.key_hash == digest, ApiKey.revoked_at.is_(None))
-    ).first()
-    return row.name if row is not None else None
+class KeyCache:
+    """The live stored keys, read at most once per ``ttl`` seconds, and the check of a key.
+
+    Every filing asks whether keys are required and whose key was presented;
+    answering from a snapshot spares a read transaction per filing, and the short
+    lifetime keeps a revocation effective within a second in every process.
+    """
+
+    def __init__(
+        self,
+        services: Services,
+        ttl: float = KEY_CACHE_SECONDS,
+        now: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.services = services
+        self.ttl = ttl
+        self._now = now
+        self._lock = threading.Lock()
+        self._required = False
+        self._stored: dict[str, str] = {}
+        self._read_at: float | None = None
+
+    def _snapshot(self) -> tuple[bool, dict[str, str]]:
+        with self._lock:
+            if self._read_at is not None and self._now() - self._read_at < self.ttl:
+                return self._required, self._stored
+        read_at = self._now()
+        with self.services.db.reading() as session:
+            rows = session.execute(
+                select(ApiKey.key_hash, ApiKey.name).where(ApiKey.revoked_at.is_(None))
+            )
+            stored = {key_hash: name for key_hash, name in rows}
+            required = keys_required(self.services, session)
+        with self._lock:
+            self._required, self._stored, self._read_at = required, stored, read_at
+        return required, stored
+
+    def forget(self) -> None:
+        """Read the keys again on the next check (after a change made in this process)."""
+        with self._lock:
+            self._read_at = None
+
+    def check(self, presented: str | None) -> tuple[bool, str | None]:
+        """(keys are required, the name of the presented live key or None)."""
+        required, stored = self._snapshot()
+        if presented is None:
+            return required, None
+        digest = hash_secret(presented)
+        found: str | None = None
+        for name, key in self.services.config.api_keys:
+            # Every configured key is compared, so the time does not tell which one matched.
+            if hmac.compare_digest(hash_secret(key), digest):
+                found = name
+        # Stored keys are looked up by the SHA-256 of a 256-bit random key, as the
+        # database index did before: the digest gives nothing away.
+        return required, found if found is not None else stored.get(digest)
+
+
+def key_cache(services: Services) -> KeyCache:
+    """The one key cache of these services."""
+    return services.shared(KeyCache)
 
 
 def _check_name(name: str) -> str:
@@ -130,6 +184,7 @@ def create_key(services: Services, session: Session, name: str) -> str:
     session.add(ApiKey(name=name, key_hash=hash_secret(key), created_at=now, revoked_at=None))
     note_keys_exist(services, session)
     services.audit.append(session, "api_key.created", at=now, actor="ops", details={"name": name})
+    key_cache(services).forget()
     return key
 
 
@@ -140,6 +195,7 @@ def revoke_key(services: Services, session: Session, name: str) -> None:
     now = services.clock.now()
     row.revoked_at = now
     services.audit.append(session, "api_key.revoked", at=now, actor="ops", details={"name": name})
+    key_cache(services).forget()
 
 
 def list_keys(services: Services, session: Session) -> list[KeyInfo]:

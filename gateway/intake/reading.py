@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from gateway import contract
@@ -41,7 +42,9 @@ def status_of(session: Session, request: Request) -> dict[str, Any]:
     return _status(session, request.id, request.status, request.received_at)
 
 
-def _status(session: Session, number: int, status: str, received_at: datetime) -> dict[str, Any]:
+def _status(
+    session: Session | Connection, number: int, status: str, received_at: datetime
+) -> dict[str, Any]:
     turns = thread_as_json(session, number)
     return {
         "reference": contract.reference_for(number),
@@ -59,18 +62,18 @@ _STATUS_HEAD = select(
 ).where(_REQUEST_COLUMNS.id == bindparam("id"))
 
 
-def check_status(session: Session, reference: str, access_token: str) -> dict[str, Any]:
+def check_status(
+    session: Session | Connection, reference: str, access_token: str
+) -> dict[str, Any]:
     """The thread, if the token is the request's access token; the same NotFound otherwise.
 
-    Read as rows, not ORM objects (the status read is the hottest path), with the
+    Read as rows, not ORM objects (the status read is the hottest path; a bare
+    connection from ``Database.reading_rows`` spares the session too), with the
     same constant-time comparison as :func:`authorize`.
     """
     number = contract.number_from_reference(reference)
-    row = (
-        session.connection().execute(_STATUS_HEAD, {"id": number}).first()
-        if number is not None
-        else None
-    )
+    conn = session.connection() if isinstance(session, Session) else session
+    row = conn.execute(_STATUS_HEAD, {"id": number}).first() if number is not None else None
     stored = row.access_token_hash if row is not None else DUMMY_HASH
     if not secret_matches(access_token, stored) or row is None or number is None:
         raise not_found()

@@ -8,7 +8,6 @@ sends the same message.
 from __future__ import annotations
 
 import re
-from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
 
@@ -16,6 +15,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway import contract
+from gateway.outbound.mime import OutgoingMail
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import load_turns
 
@@ -74,7 +74,7 @@ def compose_lawyer_email(
     mail_from: str,
     reply_address: str,
     loop_marker: str,
-) -> EmailMessage:
+) -> OutgoingMail:
     request = session.get(Request, item.request_id)
     recipient = session.get(Recipient, item.recipient_id)
     assert request is not None and recipient is not None
@@ -95,34 +95,37 @@ def compose_lawyer_email(
         context.setdefault("status", request.status)
     text, html = renderer.render(PURPOSE_TEMPLATE[item.purpose], **context)
 
-    earlier = _thread_ids(session, item)
+    # The request email is queued with its recipient, when the request is filed:
+    # nothing can have been sent to that recipient before it.
+    earlier = [] if item.purpose == "request" else _thread_ids(session, item)
     # A request filed through the HumanLayer email channel may name the thread it continues.
     outside = [
         str(fields[key]).strip()
         for key in ("email_references_message_id", "email_in_reply_to_message_id")
         if isinstance(fields.get(key), str) and _MESSAGE_ID.fullmatch(str(fields[key]).strip())
     ]
-    msg = EmailMessage()
-    msg["From"] = mail_from
-    msg["To"] = recipient.address
-    msg["Reply-To"] = reply_address
-    msg["Subject"] = subject_for(request, "Re: " if earlier else "")
-    msg["Date"] = format_datetime(item.created_at)
-    msg["Message-ID"] = item.message_id
+    headers: list[tuple[str, str | None]] = [
+        ("From", mail_from),
+        ("To", recipient.address),
+        ("Reply-To", reply_address),
+        ("Subject", subject_for(request, "Re: " if earlier else "")),
+        ("Date", format_datetime(item.created_at)),
+        ("Message-ID", item.message_id),
+    ]
     if outside and not earlier:
-        msg["In-Reply-To"] = outside[-1]
-        msg["References"] = " ".join(dict.fromkeys(outside))
+        headers.append(("In-Reply-To", outside[-1]))
+        headers.append(("References", " ".join(dict.fromkeys(outside))))
     if earlier:
         # Replies to a receipt or follow-up then land in the same thread in every client.
-        msg["In-Reply-To"] = earlier[-1]
-        msg["References"] = " ".join(earlier[-20:])
-    msg["Auto-Submitted"] = "auto-replied" if item.purpose == "receipt" else "auto-generated"
-    msg["X-Auto-Response-Suppress"] = "All"
-    msg["X-HFA-Reference"] = request.reference
-    msg[LOOP_HEADER] = loop_marker
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    return msg
+        headers.append(("In-Reply-To", earlier[-1]))
+        headers.append(("References", " ".join(earlier[-20:])))
+    headers += [
+        ("Auto-Submitted", "auto-replied" if item.purpose == "receipt" else "auto-generated"),
+        ("X-Auto-Response-Suppress", "All"),
+        ("X-HFA-Reference", request.reference),
+        (LOOP_HEADER, loop_marker),
+    ]
+    return OutgoingMail([(n, v) for n, v in headers if v is not None], text, html)
 
 
 def thread_ids_for_request(session: Session, request_id: int) -> list[str]:

@@ -21,9 +21,10 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import insert
+from sqlalchemy import bindparam, insert, update
 from sqlalchemy.orm import Session
 
+from gateway import contract
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
 from gateway.outbound import retry
 from gateway.outbound.compose import compose_lawyer_email
@@ -169,18 +170,28 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
     )
 
 
-def _record_success(services: Services, session: Session, item_id: int, detail: str) -> None:
+_MARK_SENT = (
+    update(OutboxItem)
+    .where(OutboxItem.id == bindparam("item_id"))
+    .values(state="sent", sent_at=bindparam("now"), lease_until=None, last_error=None)
+    .returning(OutboxItem.delay_noticed_at, OutboxItem.revived_by)
+)
+
+
+def _record_success(services: Services, session: Session, item: OutboxItem, detail: str) -> None:
+    """Mark the claimed ``item`` sent: one prebuilt UPDATE and the audit entry.
+
+    Everything the entry names is on the item as it was claimed; the row and its
+    request are read back only when the thread was told of a delay or an ops retry
+    (the UPDATE returns whether it was), to say it went out.
+    """
     now = services.clock.now()
-    item = session.get(OutboxItem, item_id)
-    assert item is not None
-    item.state, item.sent_at, item.lease_until = "sent", now, None
-    item.last_error = None
-    request = session.get(Request, item.request_id) if item.request_id else None
+    marked = session.connection().execute(_MARK_SENT, {"item_id": item.id, "now": now}).first()
     services.audit.append(
         session,
         f"{item.channel}.sent",
         at=now,
-        reference=request.reference if request else None,
+        reference=contract.reference_for(item.request_id) if item.request_id else None,
         details={
             "outbox_id": item.id,
             "purpose": item.purpose,
@@ -189,7 +200,11 @@ def _record_success(services: Services, session: Session, item_id: int, detail: 
             "relay": detail[:300],
         },
     )
-    retry.notice_delivered(session, item, request, shown_target(item.target), now)
+    if marked is not None and (marked.delay_noticed_at is not None or marked.revived_by):
+        current = session.get(OutboxItem, item.id)
+        request = session.get(Request, item.request_id) if item.request_id else None
+        if current is not None:
+            retry.notice_delivered(session, current, request, shown_target(item.target), now)
 
 
 def _record_failure(
@@ -332,7 +347,7 @@ class OutboxWorker:
             )
             return
         # Deliveries that finish together are recorded in one commit.
-        await services.db.write(partial(_record_success, services, item_id=item.id, detail=detail))
+        await services.db.write(partial(_record_success, services, item=item, detail=detail))
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         services = self.services

@@ -7,7 +7,12 @@ Library errors are translated here into TransientDelivery / PermanentDelivery.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import mailbox
+import socket
+import ssl
+import time
 from pathlib import Path
 from typing import Protocol
 
@@ -15,6 +20,7 @@ import aiosmtplib
 
 from gateway.config import Config
 from gateway.errors import PermanentDelivery, TransientDelivery
+from gateway.outbound.dkim import DkimSigner, load_signer
 
 
 class MailTransport(Protocol):
@@ -24,7 +30,15 @@ class MailTransport(Protocol):
 
 
 class SmtpRelay:
-    """Sends through an SMTP relay with aiosmtplib, a new connection per message."""
+    """Sends through an SMTP relay with aiosmtplib, keeping connections open between messages.
+
+    A connection that delivered a message goes back to a pool and carries the
+    next one, so a busy outbox pays the TCP (and TLS, and AUTH) handshake once
+    per connection rather than once per message. A pooled connection is used
+    for at most ``max_messages`` messages and ``idle_seconds`` without traffic
+    (relays drop idle clients after a few minutes); one the relay has closed
+    meanwhile is replaced and the message sent on a fresh connection.
+    """
 
     def __init__(
         self,
@@ -34,27 +48,61 @@ class SmtpRelay:
         username: str = "",
         password: str = "",
         tls: str = "none",
+        ca_file: str | None = None,
         timeout: float = 30.0,
+        idle_seconds: float = 30.0,
+        max_messages: int = 100,
     ) -> None:
         self.host, self.port = host, port
         self.username, self.password = username, password
         self.tls = tls
+        self.ca_file = ca_file
         self.timeout = timeout
+        self.idle_seconds = idle_seconds
+        self.max_messages = max_messages
+        # Idle connections: (client, monotonic time it was last used, messages sent on it).
+        self._idle: list[tuple[aiosmtplib.SMTP, float, int]] = []
+        self._local_hostname: str | None = None
+
+    async def _connect(self) -> aiosmtplib.SMTP:
+        if self._local_hostname is None:
+            # aiosmtplib looks the name up in a thread on every connect: once is enough.
+            self._local_hostname = await asyncio.to_thread(socket.getfqdn)
+        client = aiosmtplib.SMTP(
+            hostname=self.host,
+            port=self.port,
+            username=self.username or None,
+            password=self.password or None,
+            use_tls=self.tls == "tls",
+            start_tls=self.tls == "starttls",
+            # Certificate and host name are checked whenever TLS is used; a private CA
+            # is added with HFA_SMTP_RELAY_CA_FILE, never by turning the check off.
+            validate_certs=True,
+            cert_bundle=self.ca_file,
+            timeout=self.timeout,
+            local_hostname=self._local_hostname,
+        )
+        await client.connect()
+        return client
+
+    def _take_idle(self) -> tuple[aiosmtplib.SMTP, int] | None:
+        now = time.monotonic()
+        while self._idle:
+            client, used_at, sent = self._idle.pop()
+            if client.is_connected and now - used_at < self.idle_seconds:
+                return client, sent
+            client.close()
+        return None
+
+    def _give_back(self, client: aiosmtplib.SMTP, sent: int) -> None:
+        if sent >= self.max_messages or not client.is_connected:
+            client.close()
+            return
+        self._idle.append((client, time.monotonic(), sent))
 
     async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
         try:
-            errors, response = await aiosmtplib.send(
-                message,
-                sender=sender,
-                recipients=recipients,
-                hostname=self.host,
-                port=self.port,
-                username=self.username or None,
-                password=self.password or None,
-                use_tls=self.tls == "tls",
-                start_tls=self.tls == "starttls",
-                timeout=self.timeout,
-            )
+            errors, response = await self._send_pooled(message, sender, recipients)
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [r.code for r in exc.recipients]
             detail = "; ".join(f"{r.recipient}: {r.code} {r.message}" for r in exc.recipients)
@@ -66,6 +114,11 @@ class SmtpRelay:
             if exc.code >= 500:
                 raise PermanentDelivery(detail) from exc
             raise TransientDelivery(detail) from exc
+        except ssl.SSLCertVerificationError as exc:
+            raise TransientDelivery(
+                f"relay {self.host}:{self.port} certificate not trusted ({exc.verify_message}); "
+                "name its CA in HFA_SMTP_RELAY_CA_FILE"
+            ) from exc
         except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
             raise TransientDelivery(
                 f"relay {self.host}:{self.port} unreachable: {type(exc).__name__}"
@@ -76,6 +129,41 @@ class SmtpRelay:
             )
             raise TransientDelivery(f"relay refused some recipients: {detail}")
         return response
+
+    async def _send_pooled(
+        self, message: bytes, sender: str, recipients: list[str]
+    ) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
+        idle = self._take_idle()
+        if idle is not None:
+            client, sent = idle
+            try:
+                result = await client.sendmail(sender, recipients, message)
+            except (aiosmtplib.SMTPServerDisconnected, ConnectionError):
+                # The relay closed the idle connection before this message went out:
+                # it goes on a fresh connection (delivery is at-least-once either way).
+                client.close()
+            except BaseException:
+                client.close()
+                raise
+            else:
+                self._give_back(client, sent + 1)
+                return result
+        client = await self._connect()
+        try:
+            result = await client.sendmail(sender, recipients, message)
+        except BaseException:
+            client.close()
+            raise
+        self._give_back(client, 1)
+        return result
+
+    async def close(self) -> None:
+        """Say goodbye on every idle connection (at shutdown)."""
+        idle, self._idle = self._idle, []
+        for client, _used_at, _sent in idle:
+            with contextlib.suppress(Exception):
+                await client.quit()
+            client.close()
 
 
 class MaildirTransport:
@@ -94,6 +182,9 @@ class MaildirTransport:
             raise TransientDelivery(f"cannot write to the Maildir {self.path}: {exc}") from exc
         return f"written to Maildir as {key}"
 
+    async def close(self) -> None:
+        """Nothing is kept open between messages."""
+
 
 def read_maildir(path: Path) -> list[tuple[str, bytes]]:
     """Every message in the Maildir, oldest first, as (key, raw bytes)."""
@@ -104,15 +195,43 @@ def read_maildir(path: Path) -> list[tuple[str, bytes]]:
     return sorted((key, box.get_bytes(key)) for key in box.keys())  # noqa: SIM118 (iterating a Maildir yields messages)
 
 
+class SigningTransport:
+    """Signs each message with DKIM, then hands it to the transport it wraps."""
+
+    def __init__(self, inner: MailTransport, signer: DkimSigner) -> None:
+        self.inner = inner
+        self.signer = signer
+
+    async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+        return await self.inner.send(self.signer.sign(message), sender, recipients)
+
+
+async def close_transport(transport: MailTransport) -> None:
+    """Let go of what a transport keeps open (the relay's pooled connections), at shutdown."""
+    while isinstance(transport, SigningTransport):
+        transport = transport.inner
+    if isinstance(transport, SmtpRelay):
+        await transport.close()
+
+
 def mail_transport(config: Config) -> MailTransport:
-    """The relay when one is configured, else the Maildir under the data directory."""
+    """The relay when one is configured, else the Maildir under the data directory.
+
+    Signed with DKIM when configured, so every email is signed as it leaves, whichever
+    way it goes; a DKIM key that cannot be used fails here, at start (ConfigError).
+    """
+    transport: MailTransport
     if config.smtp_relay is None:
-        return MaildirTransport(config.data_dir / "maildir")
-    host, port = config.smtp_relay
-    return SmtpRelay(
-        host,
-        port,
-        username=config.smtp_relay_username,
-        password=config.smtp_relay_password,
-        tls=config.smtp_relay_tls,
-    )
+        transport = MaildirTransport(config.data_dir / "maildir")
+    else:
+        host, port = config.smtp_relay
+        transport = SmtpRelay(
+            host,
+            port,
+            username=config.smtp_relay_username,
+            password=config.smtp_relay_password,
+            tls=config.smtp_relay_tls,
+            ca_file=str(config.smtp_relay_ca_file) if config.smtp_relay_ca_file else None,
+        )
+    signer = load_signer(config)
+    return transport if signer is None else SigningTransport(transport, signer)

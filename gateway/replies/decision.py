@@ -33,12 +33,13 @@ from __future__ import annotations
 import enum
 import re
 from dataclasses import dataclass
+from functools import cache
 
 from gateway.replies.conditions import read_conditions
 from gateway.replies.errors import ReplyError
-from gateway.replies.lexicon import LEXICON
+from gateway.replies.lexicon import LEXICON, Phrase
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
-from gateway.replies.words import Word, is_question, matches_at, sentence_spans, words
+from gateway.replies.words import Word, is_kana, is_question, matches_at, sentence_spans, words
 
 
 class DecisionKind(enum.StrEnum):
@@ -238,12 +239,33 @@ def _kinds_in(region: str, found: list[Word]) -> set[DecisionKind]:
     return kinds
 
 
+@cache
+def _retractions_by_first_word() -> tuple[dict[str, tuple[Phrase, ...]], tuple[Phrase, ...]]:
+    """The retraction phrases by their first word, and those whose first word is kana.
+
+    A phrase can only start where the reply's word is its first word (or, for a
+    kana word, starts with it), so each word of a reply is tried against a few
+    phrases rather than every phrase of every language.
+    """
+    by_first: dict[str, list[Phrase]] = {}
+    kana: list[Phrase] = []
+    for wanted in LEXICON.retractions:
+        if wanted:
+            by_first.setdefault(wanted[0], []).append(wanted)
+            if is_kana(wanted[0]):
+                kana.append(wanted)
+    return {k: tuple(v) for k, v in by_first.items()}, tuple(kana)
+
+
 def _has_retraction(found: list[Word]) -> bool:
-    return any(
-        matches_at(found, index, wanted)
-        for index in range(len(found))
-        for wanted in LEXICON.retractions
-    )
+    by_first, kana = _retractions_by_first_word()
+    for index, word in enumerate(found):
+        candidates = by_first.get(word.text, ())
+        if kana and is_kana(word.text):
+            candidates += kana
+        if any(matches_at(found, index, wanted) for wanted in candidates):
+            return True
+    return False
 
 
 def _opens_line(region: str, word: Word) -> bool:

@@ -97,6 +97,17 @@ def entry_as_json(entry: AuditEntry) -> dict[str, Any]:
     }
 
 
+def _move_head(session: Session) -> None:
+    """Write the chain's head once, as the transaction that appended entries commits."""
+    if session.in_nested_transaction():
+        # Only a savepoint is released: the head goes with the outer commit.
+        return
+    head: dict[str, Any] | None = session.info.get(_HEAD)
+    if head is not None and head.get("moved") is False:
+        session.connection().execute(_MOVE_HEAD, {"new_seq": head["seq"], "new_hash": head["hash"]})
+        head["moved"] = True
+
+
 class AuditLog:
     """Appends entries to the chain and mirrors them to a JSON-lines file."""
 
@@ -154,13 +165,16 @@ class AuditLog:
                 "hash": digest,
             },
         )
-        connection.execute(_MOVE_HEAD, {"new_seq": seq, "new_hash": digest})
-        head["seq"], head["hash"] = seq, digest
+        # The head row is moved once, just before the transaction commits (_move_head),
+        # not once per entry: a transaction that appends many entries (a batch of
+        # filings, a reply and its receipt) writes it once. Until then it is locked.
+        head["seq"], head["hash"], head["moved"] = seq, digest, False
         pending: list[dict[str, Any]] = session.info.setdefault("hfa_audit_pending", [])
         if not session.info.get(_HOOKED):
             # Once per session, and not "once=True": a savepoint's release also fires
             # after_commit, and the hook must still be there for the real commit.
             session.info[_HOOKED] = True
+            sa_event.listen(session, "before_commit", _move_head)
             sa_event.listen(session, "after_commit", self._write_pending)
             sa_event.listen(session, "after_rollback", self._drop_pending)
         pending.append(

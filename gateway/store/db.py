@@ -13,10 +13,12 @@ is on disk: the SMTP listener relies on that before it answers 250. Write
 transactions start with ``BEGIN IMMEDIATE`` so that two writers never
 deadlock upgrading a read lock; several processes wait on ``busy_timeout``.
 
-Database work is synchronous SQLAlchemy. On SQLite it runs on the event loop
-itself: the one writer is the point, and a threadpool hop per call costs
-more than the commit. On PostgreSQL it runs in a worker thread, since a
-network round trip must not stall the loop.
+Database work is synchronous SQLAlchemy. On SQLite reads and single
+transactions run on the event loop itself (a threadpool hop per call costs
+more than the work), while group commits run in a thread: one hop per batch,
+and the loop is not stalled while the commit waits for the write lock (which
+hfa serve's worker process may hold) or the fsync. On PostgreSQL everything
+runs in worker threads, since a network round trip must not stall the loop.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ import asyncio
 import copy
 import os
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
@@ -37,6 +39,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gateway.errors import StorageError
 from gateway.store import schema
+from gateway.store.writelock import WriterLock
 
 T = TypeVar("T")
 
@@ -137,7 +140,13 @@ class Database:
             # One snapshot per read: under READ COMMITTED a request's status and its
             # turns, read by two statements, could straddle a commit and disagree.
             reader = reader.execution_options(isolation_level="REPEATABLE READ")
+        self._reader = reader
         self._read_sessions = sessionmaker(reader, expire_on_commit=False)
+        self._writer_lock: WriterLock | None = None
+        if self.is_sqlite:
+            path = url.removeprefix("sqlite:///")
+            if path and path != ":memory:":
+                self._writer_lock = WriterLock(Path(path))
         # Writes waiting for the next group commit, and the task that commits them.
         self._queued: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]] = []
         self._writer: asyncio.Task[None] | None = None
@@ -145,11 +154,22 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """A write transaction: committed on success, rolled back on any error."""
+        with self._writer_lock.held() if self._writer_lock is not None else nullcontext():
+            try:
+                with self._sessions.begin() as session:
+                    if not self.is_sqlite:
+                        session.execute(_WRITE_LOCK)
+                    yield session
+            except SQLAlchemyError as exc:
+                raise StorageError(f"database error: {type(exc).__name__}") from exc
+
+    @contextmanager
+    def reading_rows(self) -> Iterator[Connection]:
+        """A read-only transaction on a bare connection, for the hot reads written as Core
+        statements: the same snapshot as :meth:`reading`, without an ORM session."""
         try:
-            with self._sessions.begin() as session:
-                if not self.is_sqlite:
-                    session.execute(_WRITE_LOCK)
-                yield session
+            with self._reader.connect() as conn, conn.begin():
+                yield conn
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
 
@@ -193,7 +213,10 @@ class Database:
             batch = self._queued[:MAX_BATCH]
             del self._queued[:MAX_BATCH]
             try:
-                self._commit_batch(batch)
+                # In a thread: while it waits for the write lock (another process may
+                # hold it) and for the fsync, the loop goes on serving and gathering
+                # the next batch. Callers are answered here, on the loop, after commit.
+                outcomes = await asyncio.to_thread(self._commit_batch, batch)
             except BaseException as exc:
                 # Whatever happened, no caller is left waiting.
                 for _fn, future in batch:
@@ -201,10 +224,19 @@ class Database:
                         future.set_exception(_as_storage_error(exc))
                 if not isinstance(exc, Exception):
                     raise
+                continue
+            for future, value, error in outcomes:
+                if future.done():
+                    continue
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(value)
 
     def _commit_batch(
         self, batch: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]]
-    ) -> None:
+    ) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
+        """Run the batch's writes in one transaction and commit; what each caller gets."""
         outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
         with self.transaction() as session:
             for fn, future in batch:
@@ -217,13 +249,7 @@ class Database:
                     outcomes.append((future, None, _as_storage_error(exc)))
                 else:
                     outcomes.append((future, value, None))
-        for future, value, error in outcomes:
-            if future.done():
-                continue
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(value)
+        return outcomes
 
     async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:
         """Run blocking database work from async code (see the module docstring)."""
@@ -248,3 +274,5 @@ class Database:
 
     def dispose(self) -> None:
         self.engine.dispose()
+        if self._writer_lock is not None:
+            self._writer_lock.close()

@@ -10,6 +10,7 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from gateway.contract import HUMAN_ANSWER_KINDS, iso, storable, storable_value
@@ -142,9 +143,10 @@ THREAD_ROWS = (
 )
 
 
-def thread_as_json(session: Session, request_id: int) -> list[dict[str, Any]]:
+def thread_as_json(session: Session | Connection, request_id: int) -> list[dict[str, Any]]:
     """Every turn of a request as the contract shows it, oldest first."""
-    rows = session.connection().execute(THREAD_ROWS, {"request_id": request_id})
+    conn = session.connection() if isinstance(session, Session) else session
+    rows = conn.execute(THREAD_ROWS, {"request_id": request_id})
     return [turn_fields_as_json(*row) for row in rows]
 
 

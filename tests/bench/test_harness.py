@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from bench import peer
+from bench.drive import QUICK, Driver
 from bench.harness import PATHS as HARNESS_PATHS
 from bench.report import ROWS
+from bench.tools import UNIQUE, wrk_script
 from gateway.cli import bench as bench_command
 from gateway.cli import main
 
@@ -58,6 +61,9 @@ def test_quick_bench_prints_every_row(tmp_path: Path) -> None:
     assert lines[0].startswith("Machine: ")
     rows = {line.split(" | ")[0].strip("| "): line for line in lines if line.startswith("| ")}
     for spec in ROWS:
+        if spec.key.startswith("peer_"):
+            # Only with --peer (test_the_peer_rows_are_skipped_with_a_reason).
+            continue
         assert spec.path in rows, f"missing row {spec.path!r} in:\n{done.stdout}"
         cells = [c.strip() for c in rows[spec.path].strip("|").split("|")]
         # path, gateway, limit: both figures were measured (a number with its unit).
@@ -65,3 +71,27 @@ def test_quick_bench_prints_every_row(tmp_path: Path) -> None:
         assert cells[2][0].isdigit(), rows[spec.path]
     # Nothing was left running: the work directory's processes were all stopped.
     assert "exited early" not in done.stderr
+
+
+def test_the_peer_rows_are_skipped_with_a_reason(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("BENCH_AWAITHUMANS", "/nonexistent/bin/awaithumans")
+    reason = peer.skip_reason(Driver(QUICK, use_wrk=True, use_smtp_source=False))
+    assert reason is not None and "awaithumans is not installed" in reason
+    assert "pip install 'awaithumans[server]==0.1.12'" in reason
+
+
+def test_the_peer_needs_wrk_for_distinct_filings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    command = tmp_path / "awaithumans"
+    command.write_text("#!/bin/sh\n")
+    monkeypatch.setenv("BENCH_AWAITHUMANS", str(command))
+    assert peer.skip_reason(Driver(QUICK, use_wrk=True, use_smtp_source=False)) is None
+    reason = peer.skip_reason(Driver(QUICK, use_wrk=False, use_smtp_source=False))
+    assert reason is not None and "wrk" in reason
+
+
+def test_a_body_with_a_counter_makes_every_wrk_request_distinct() -> None:
+    script = wrk_script("POST", f'{{"idempotency_key": "k-{UNIQUE}"}}', {})
+    assert "request = function()" in script and "string.gsub(wrk.body" in script
+    assert "request = function()" not in wrk_script("POST", '{"a": 1}', {})

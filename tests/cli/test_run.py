@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
@@ -143,3 +145,118 @@ def test_settings_lists_every_variable(capsys: pytest.CaptureFixture[str]) -> No
     assert main(["settings"]) == 0
     out = capsys.readouterr().out
     assert "HFA_REPLY_DOMAIN" in out and "HFA_SMTP_RELAY" in out
+
+
+def children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def alive(pid: int) -> bool:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    return "\nState:\tZ" not in status
+
+
+def start_serve(tmp_path: Path, *args: str, poll: str = "30") -> tuple[subprocess.Popen[str], str]:
+    """``hfa serve`` with a long worker poll: work must be found through the wake-up."""
+    http_port, smtp_port = free_port(), free_port()
+    env = gateway_env(tmp_path, http_port, smtp_port) | {"HFA_WORKER_POLL_SECONDS": poll}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "gateway", "serve", *args],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{http_port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            if httpx.get(f"{base}/healthz", timeout=1).status_code == 200:
+                return proc, base
+        except httpx.TransportError:
+            pass
+        assert proc.poll() is None, "hfa serve exited early"
+        assert time.monotonic() < deadline, "hfa serve did not come up"
+        time.sleep(0.1)
+
+
+def wait_until(check: Callable[[], object], seconds: float, what: str) -> None:
+    deadline = time.monotonic() + seconds
+    while not check():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.05)
+
+
+def audit_roles(data_dir: Path) -> list[tuple[str, list[str]]]:
+    lines = (data_dir / "audit.jsonl").read_text().splitlines()
+    entries = [json.loads(line) for line in lines]
+    return [
+        (e["event"], e["details"].get("roles", []))
+        for e in entries
+        if e["event"] in ("gateway.started", "gateway.stopped")
+    ]
+
+
+def test_serve_runs_the_workers_in_a_second_process_and_stops_both(tmp_path: Path) -> None:
+    proc, base = start_serve(tmp_path)
+    try:
+        (worker,) = children(proc.pid)
+        httpx.post(f"{base}/v1/requests", json={"category": "legal_review", "request": "NDA?"})
+        # Sent by the worker process within seconds, though it polls only every 30 s.
+        wait_until(
+            lambda: list((tmp_path / "maildir" / "new").glob("*")), 5, "the worker was not woken"
+        )
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, output
+    assert not alive(worker)
+    assert f"worker process {worker} running" in output and "Traceback" not in output
+    assert sorted(audit_roles(tmp_path)) == [
+        ("gateway.started", ["http", "smtp"]),
+        ("gateway.started", ["worker"]),
+        ("gateway.stopped", []),
+        ("gateway.stopped", []),
+    ]
+
+
+def test_sigint_stops_both_processes(tmp_path: Path) -> None:
+    proc, _base = start_serve(tmp_path)
+    (worker,) = children(proc.pid)
+    # Ctrl-C in a terminal signals both; the parent alone must do as well.
+    proc.send_signal(signal.SIGINT)
+    output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, output
+    assert not alive(worker)
+
+
+def test_a_worker_that_dies_takes_the_gateway_down_with_an_error(tmp_path: Path) -> None:
+    proc, _base = start_serve(tmp_path)
+    (worker,) = children(proc.pid)
+    os.kill(worker, signal.SIGKILL)
+    output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 1
+    assert f"the worker process {worker} exited" in output
+
+
+def test_the_worker_stops_when_the_listeners_are_killed(tmp_path: Path) -> None:
+    proc, _base = start_serve(tmp_path)
+    (worker,) = children(proc.pid)
+    proc.kill()
+    proc.communicate(timeout=10)
+    wait_until(lambda: not alive(worker), 15, "the worker outlived the listeners")
+
+
+@pytest.mark.parametrize("args", [("--single-process",), ("--role", "http", "--role", "worker")])
+def test_single_process_and_roles_keep_one_process(tmp_path: Path, args: tuple[str, ...]) -> None:
+    proc, _base = start_serve(tmp_path, *args, poll="0.05")
+    try:
+        assert children(proc.pid) == []
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, output

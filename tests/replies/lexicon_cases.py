@@ -621,7 +621,7 @@ CASES: dict[str, dict[str, list[str]]] = {
             "Да, действуйте.",
             "Разрешаю.",
             "Здравствуйте,\n\nсогласовано.",
-            "Принято.",
+            "Утверждено.",
             "Даю согласие.",
         ],
         "rejection": [
@@ -724,7 +724,7 @@ CASES: dict[str, dict[str, list[str]]] = {
             "Ano, pokračujte.",
             "Povoleno.",
             "Dobrý den,\n\nschvaluji.",
-            "Přijato.",
+            "Odsouhlaseno.",
             "Schvalujeme smlouvu.",
         ],
         "rejection": [
@@ -822,7 +822,7 @@ CASES: dict[str, dict[str, list[str]]] = {
             "承認しました。",
             "承認。",
             "承認",
-            "了承しました。",
+            "承認済みです。",
             "同意します。",
             "はい。",
             "はい、進めてください。",

@@ -190,3 +190,26 @@ def test_a_decision_with_a_later_question_keeps_the_decision() -> None:
 def test_a_quick_reply_subject_over_a_question_is_unclear() -> None:
     decision = read_decision("Who signs?", "APPROVE [HFA-00001]")
     assert decision.kind is None and decision.ambiguous
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "D'accord, je regarde demain.",
+        "Accord de confidentialité ci-joint.",
+        "Agree with Tom that this needs more work.",
+        "Agreed that we need more time; I will look tomorrow.",
+        "Proceed with the research and send me a summary?",
+        "Accepted your calendar invite, let's discuss on Monday.",
+        "Cleared my calendar, will review tomorrow.",
+        "Принято, посмотрю завтра.",
+        "De acuerdo, lo reviso mañana.",
+        "Conforme a lo hablado, adjunto el borrador.",
+        "Einverstanden, dass es länger dauert; ich melde mich.",
+        "了承しました。確認します。",
+        "I orden, jeg kigger på det i morgen.",
+        "Tak.",
+    ],
+)
+def test_everyday_ok_and_noted_words_do_not_approve(text: str) -> None:
+    assert read_decision(text, None).kind is not A

@@ -1,0 +1,199 @@
+"""``hfa serve`` on two cores: HTTP and SMTP in this process, the workers in a second one.
+
+The inbound worker (parsing and recording replies) and the outbox worker
+(rendering and sending mail) are CPU work that would otherwise share one
+core with the listeners. When the database can be shared between processes
+(SQLite in WAL mode, which the gateway always sets, or PostgreSQL), ``hfa
+serve`` forks a worker process once everything is in place (schema migrated,
+keys created), so the user still runs one command.
+
+The two are tied by a pipe: the listeners write a byte whenever they commit
+new work, which wakes the worker at once (no polling delay); when the pipe
+closes because the parent died, the worker stops too. SIGTERM or SIGINT to
+the parent stops the listeners first, then the worker (SIGTERM, waited for);
+a worker that dies on its own takes the gateway down with an error, for the
+supervisor to restart, rather than leave a gateway that accepts replies and
+never records them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import gc
+import logging
+import os
+import signal
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from gateway.app import Gateway
+from gateway.config import Config
+from gateway.outbound.webhooks import load_or_create_secrets
+from gateway.services import build_services
+
+log = logging.getLogger("gateway")
+
+LISTENER_ROLES = ("http", "smtp")
+WORKER_ROLES = ("worker",)
+# The worker finishes the batch it holds; past this it is killed (its leases expire).
+WORKER_STOP_SECONDS = 20.0
+_INBOUND, _OUTBOX = b"i", b"o"
+
+
+def can_split(config: Config) -> bool:
+    """Whether a second process sees the same database (not an in-memory SQLite)."""
+    url = config.database_url
+    return not (url.startswith("sqlite") and (":memory:" in url or url.rstrip("/") == "sqlite:"))
+
+
+def _poke(fd: int, what: bytes) -> Callable[[], None]:
+    def poke() -> None:
+        # A full pipe already holds a wake-up; a closed one means the worker is gone,
+        # which the parent notices on its own.
+        with contextlib.suppress(BlockingIOError, BrokenPipeError):
+            os.write(fd, what)
+
+    return poke
+
+
+@dataclass
+class _Stop:
+    """Why the listeners stop: a signal (exit 0) or the worker died (exit 1)."""
+
+    event: asyncio.Event
+    worker_died: bool = False
+
+
+def prepare(config: Config) -> None:
+    """Everything both processes read and one of them would otherwise create: the schema,
+    the reply keys, the webhook secret. Done once, before the fork, so they cannot race."""
+    services = build_services(config)
+    try:
+        load_or_create_secrets(config.webhook_secrets, config.data_dir)
+    finally:
+        services.close()
+
+
+def serve_split(config: Config) -> int:
+    """Fork the worker process, then serve the listeners here; returns the exit code."""
+    prepare(config)
+    read_end, write_end = os.pipe()
+    # Objects that exist now are never collected, so the fork's shared pages stay shared.
+    gc.freeze()
+    pid = os.fork()
+    if pid == 0:
+        os.close(write_end)
+        code = 1
+        try:
+            code = asyncio.run(_worker(config, read_end))
+        except BaseException:
+            log.exception("the worker process failed")
+        finally:
+            logging.shutdown()
+            os._exit(code)
+    os.close(read_end)
+    os.set_blocking(write_end, False)
+    try:
+        return asyncio.run(_listeners(config, write_end, pid))
+    finally:
+        os.close(write_end)
+
+
+async def _worker(config: Config, read_end: int) -> int:
+    services = build_services(config, migrate=False)
+    gateway = Gateway(services, roles=WORKER_ROLES)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+
+    def on_poke() -> None:
+        try:
+            data = os.read(read_end, 4096)
+        except BlockingIOError:
+            return
+        if not data:
+            log.error("the listener process is gone; the worker process stops")
+            loop.remove_reader(read_end)
+            stop.set()
+            return
+        if _INBOUND in data:
+            services.inbound_ready.set()
+        if _OUTBOX in data:
+            services.outbox_ready.set()
+
+    os.set_blocking(read_end, False)
+    loop.add_reader(read_end, on_poke)
+    await gateway.start()
+    log.info("worker process %s running (roles: %s)", os.getpid(), ", ".join(WORKER_ROLES))
+    await stop.wait()
+    with contextlib.suppress(ValueError, OSError):
+        loop.remove_reader(read_end)
+    await gateway.stop()
+    services.close()
+    return 0
+
+
+async def _listeners(config: Config, write_end: int, worker: int) -> int:
+    services = build_services(config, migrate=False)
+    services.inbound_ready.also(_poke(write_end, _INBOUND))
+    services.outbox_ready.also(_poke(write_end, _OUTBOX))
+    gateway = Gateway(services, roles=LISTENER_ROLES)
+    stop = _Stop(asyncio.Event())
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.event.set)
+    watcher = asyncio.create_task(_watch_worker(worker, stop))
+    try:
+        await gateway.start()
+        log.info(
+            "hfa-gateway running (roles: %s here, worker in process %s); Ctrl-C stops it",
+            ", ".join(LISTENER_ROLES),
+            worker,
+        )
+        await stop.event.wait()
+        log.info("stopping")
+        await gateway.stop()
+    finally:
+        watcher.cancel()
+        services.close()
+        await _stop_worker(worker)
+    return 1 if stop.worker_died else 0
+
+
+def _exited(pid: int) -> int | None:
+    """The worker's exit status once it has ended, else None."""
+    try:
+        done, status = os.waitpid(pid, os.WNOHANG)
+    except ChildProcessError:
+        return 0
+    return os.waitstatus_to_exitcode(status) if done else None
+
+
+async def _watch_worker(pid: int, stop: _Stop) -> None:
+    while not stop.event.is_set():
+        code = _exited(pid)
+        if code is not None:
+            log.error("the worker process %s exited (status %s); stopping the gateway", pid, code)
+            stop.worker_died = True
+            stop.event.set()
+            return
+        await asyncio.sleep(0.5)
+
+
+async def _stop_worker(pid: int) -> None:
+    if _exited(pid) is not None:
+        return
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = asyncio.get_running_loop().time() + WORKER_STOP_SECONDS
+    while _exited(pid) is None:
+        if asyncio.get_running_loop().time() > deadline:
+            log.error("the worker process %s did not stop in time; killed", pid)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(ChildProcessError):
+                os.waitpid(pid, 0)
+            return
+        await asyncio.sleep(0.05)

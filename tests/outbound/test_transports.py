@@ -1,0 +1,113 @@
+"""The relay transport: connections are kept and reused, and a dropped one is replaced."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from aiosmtpd.smtp import SMTP, Envelope
+from aiosmtpd.smtp import Session as SmtpSession
+
+from gateway.outbound.transports import SmtpRelay
+
+MESSAGE = b"From: gw@hfa.example\nTo: counsel@lawfirm.example\nSubject: s\n\nbody\n"
+
+
+@dataclass
+class CountingRelay:
+    """An aiosmtpd relay that counts connections and keeps each protocol, to drop them."""
+
+    port: int = 0
+    connections: int = 0
+    received: int = 0
+    protocols: list[SMTP] = field(default_factory=list)
+
+    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+        self.received += 1
+        return "250 OK"
+
+    def drop_all(self) -> None:
+        for protocol in self.protocols:
+            if protocol.transport is not None:
+                protocol.transport.close()
+
+
+@pytest.fixture
+async def relay() -> AsyncIterator[CountingRelay]:
+    handler = CountingRelay()
+    loop = asyncio.get_running_loop()
+
+    def factory() -> SMTP:
+        handler.connections += 1
+        protocol = SMTP(handler, hostname="relay.test", loop=loop)
+        handler.protocols.append(protocol)
+        return protocol
+
+    server = await loop.create_server(factory, host="127.0.0.1", port=0)
+    handler.port = server.sockets[0].getsockname()[1]
+    yield handler
+    server.close()
+    await server.wait_closed()
+
+
+async def send(transport: SmtpRelay, count: int) -> list[Any]:
+    return [
+        await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+        for _ in range(count)
+    ]
+
+
+async def test_many_messages_share_one_connection(relay: CountingRelay) -> None:
+    transport = SmtpRelay("127.0.0.1", relay.port)
+    try:
+        await send(transport, 10)
+    finally:
+        await transport.close()
+    assert (relay.received, relay.connections) == (10, 1)
+
+
+async def test_concurrent_messages_open_only_as_many_connections_as_needed(
+    relay: CountingRelay,
+) -> None:
+    transport = SmtpRelay("127.0.0.1", relay.port)
+    try:
+        for _ in range(3):
+            await asyncio.gather(*(send(transport, 1) for _ in range(4)))
+    finally:
+        await transport.close()
+    assert relay.received == 12 and relay.connections == 4
+
+
+async def test_a_connection_the_relay_dropped_is_replaced(relay: CountingRelay) -> None:
+    transport = SmtpRelay("127.0.0.1", relay.port)
+    try:
+        await send(transport, 1)
+        relay.drop_all()
+        await asyncio.sleep(0.05)
+        await send(transport, 1)
+    finally:
+        await transport.close()
+    assert (relay.received, relay.connections) == (2, 2)
+
+
+async def test_a_connection_carries_at_most_max_messages(relay: CountingRelay) -> None:
+    transport = SmtpRelay("127.0.0.1", relay.port, max_messages=3)
+    try:
+        await send(transport, 7)
+    finally:
+        await transport.close()
+    assert (relay.received, relay.connections) == (7, 3)
+
+
+async def test_an_idle_connection_is_not_reused_after_idle_seconds(relay: CountingRelay) -> None:
+    transport = SmtpRelay("127.0.0.1", relay.port, idle_seconds=0.05)
+    try:
+        await send(transport, 1)
+        await asyncio.sleep(0.1)
+        await send(transport, 1)
+    finally:
+        await transport.close()
+    assert (relay.received, relay.connections) == (2, 2)
