@@ -341,7 +341,6 @@ def load_config(
         max_field_chars=_int(values, "max_field_chars"),
         max_message_bytes=_int(values, "max_message_bytes"),
         **_connection_limits(values),
-        outbox_retry_seconds=_float(values, "outbox_retry_seconds"),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
         **_timing(values),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
