@@ -107,7 +107,8 @@ class Gateway:
             # /readyz asks whether this process's SMTP listener is still bound.
             app.state.smtp_bound = self.smtp_bound
             guard = ConnectionGuard(
-                config.http_max_connections, config.http_max_connections_per_client
+                config.listeners.http.max_connections,
+                config.listeners.http.max_connections_per_client,
             )
             server = _HttpServer(
                 uvicorn.Config(
@@ -115,7 +116,7 @@ class Gateway:
                     log_level="warning",
                     lifespan="on",
                     access_log=False,
-                    http=guarded_protocol(guard, config.http_timeout_seconds),
+                    http=guarded_protocol(guard, config.listeners.http.timeout_seconds),
                 )
             )
             self._http = server

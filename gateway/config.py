@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
+from gateway.guard_settings import Listeners, guard_fields
 from gateway.mail_auth import mail_auth_fields
 from gateway.settings import CATEGORIES, SETTINGS
 
@@ -175,12 +176,7 @@ class Config:
     max_request_bytes: int
     max_field_chars: int
     max_message_bytes: int
-    smtp_timeout_seconds: float
-    smtp_max_connections: int
-    smtp_max_connections_per_client: int
-    http_timeout_seconds: float
-    http_max_connections: int
-    http_max_connections_per_client: int
+    listeners: Listeners
     outbox_retry_seconds: float
     outbox_max_attempts: int
     outbox_backoff_seconds: float
@@ -340,11 +336,10 @@ def load_config(
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
         max_message_bytes=_int(values, "max_message_bytes"),
-        **_connection_limits(values),
+        **guard_fields(values),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
         **_timing(values),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
-        require_authenticated_sender=_require_authenticated(values),
         receipts=_flag(values, "receipts"),
         reminders=_parse_reminders(values["reminders"]),
         escalation=_parse_escalation(values["escalation"]),
@@ -399,25 +394,6 @@ def _check_timing(config: Config) -> None:
             "HFA_HEARTBEAT_SECONDS must be at most half of HFA_READY_ROLE_SECONDS, or a live "
             "process would be taken for a dead one between two heartbeats"
         )
-
-
-def _connection_limits(values: Mapping[str, str]) -> dict[str, Any]:
-    limits: dict[str, Any] = {}
-    for server in ("smtp", "http"):
-        limits[f"{server}_timeout_seconds"] = _float(values, f"{server}_timeout_seconds")
-        for name in (f"{server}_max_connections", f"{server}_max_connections_per_client"):
-            limits[name] = _int(values, name)
-    return limits
-
-
-def _require_authenticated(values: Mapping[str, str]) -> bool:
-    required = _flag(values, "require_authenticated_sender")
-    if required and not values["trusted_authserv_id"].strip():
-        raise ConfigError(
-            "HFA_REQUIRE_AUTHENTICATED_SENDER=1 needs HFA_TRUSTED_AUTHSERV_ID: without a "
-            "trusted server no reply could ever be recorded"
-        )
-    return required
 
 
 def setting_names() -> list[str]:

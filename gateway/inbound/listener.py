@@ -230,7 +230,8 @@ async def start_listener(services: Services, host: str, port: int) -> asyncio.Se
     """Serve SMTP on the running loop (not aiosmtpd's threaded Controller)."""
     config = services.config
     handler = ReplyHandler(services)
-    guard = ConnectionGuard(config.smtp_max_connections, config.smtp_max_connections_per_client)
+    limits = config.listeners.smtp
+    guard = ConnectionGuard(limits.max_connections, limits.max_connections_per_client)
     loop = asyncio.get_running_loop()
     context = tls_context(config)
 
@@ -239,7 +240,7 @@ async def start_listener(services: Services, host: str, port: int) -> asyncio.Se
             handler,
             guard=guard,
             small_envelope=(config.mail_from, BOUNCE_MAX_BYTES),
-            timeout=config.smtp_timeout_seconds,
+            timeout=limits.timeout_seconds,
             hostname=config.smtp_hostname,
             ident="hfa-gateway",
             data_size_limit=config.max_message_bytes,
