@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
 from gateway.guard_settings import Listeners, guard_fields
+from gateway.lawyer_settings import LawyerSettings, lawyer_settings
 from gateway.mail_auth import mail_auth_fields
 from gateway.settings import CATEGORIES, SETTINGS
 
@@ -191,6 +192,7 @@ class Config:
     receipts: bool
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]
+    lawyer: LawyerSettings
     escalate_after: int
     deadline_closes: bool
     scheduler_seconds: float
@@ -343,6 +345,7 @@ def load_config(
         receipts=_flag(values, "receipts"),
         reminders=_parse_reminders(values["reminders"]),
         escalation=_parse_escalation(values["escalation"]),
+        lawyer=lawyer_settings(values),
         escalate_after=_int(values, "escalate_after"),
         deadline_closes=_flag(values, "deadline_closes"),
         scheduler_seconds=_float(values, "scheduler_seconds"),
@@ -394,7 +397,3 @@ def _check_timing(config: Config) -> None:
             "HFA_HEARTBEAT_SECONDS must be at most half of HFA_READY_ROLE_SECONDS, or a live "
             "process would be taken for a dead one between two heartbeats"
         )
-
-
-def setting_names() -> list[str]:
-    return [f.name for f in fields(Config)]

@@ -9,6 +9,7 @@ text written by an agent can never become markup.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,33 @@ def _label(category: str) -> str:
     return category.replace("_", " ").capitalize()
 
 
+# Characters that change how text around them reads: bidi embeddings, overrides and
+# isolates (U+202A-U+202E, U+2066-U+2069), the other invisible direction marks, C0
+# controls but tab and newline, DEL and C1 (ESC starts terminal escape sequences).
+_HIDDEN = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u061c\u202a-\u202e\u2066-\u2069]")
+
+
+def shown(value: object) -> str:
+    """Text an agent wrote, with every hidden control shown as a visible marker.
+
+    "EVORPPA" between U+202E and U+202C then reads "[U+202E]EVORPPA[U+202C]",
+    not "APPROVE", and an ANSI colour code reads "[U+001B][31m" in a terminal.
+    Line breaks and tabs are kept; CR is shown, since CR alone can overwrite a line.
+    """
+    text = "" if value is None else str(value)
+    text = text.replace("\r\n", "\n")
+    return _HIDDEN.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+
+
+def barred(value: object) -> str:
+    """Agent text for a plain-text part: every line starts with "| ".
+
+    Nothing the agent writes can then look like a line of the gateway's own,
+    such as an end of the agent's block or a "HOW TO ANSWER" heading.
+    """
+    return "\n".join("| " + line for line in shown(value).rstrip("\n").split("\n"))
+
+
 class Renderer:
     """Renders ``NAME.txt`` and ``NAME.html`` with the same variables."""
 
@@ -49,6 +77,8 @@ class Renderer:
             auto_reload=False,
         )
         self.env.filters["label"] = _label
+        self.env.filters["shown"] = shown
+        self.env.filters["barred"] = barred
 
     def render(self, name: str, **context: Any) -> tuple[str, str]:
         """(text, html) for the template pair NAME."""

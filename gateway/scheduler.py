@@ -32,6 +32,7 @@ from sqlalchemy.orm import Session
 from gateway.contract import AWAITING_ANSWER, iso
 from gateway.errors import StorageError
 from gateway.outbound import outbox, push
+from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
 from gateway.store.thread import add_turn, change_status
@@ -67,13 +68,13 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         if interval is None:
             return ran
         due = request.next_reminder_at or request.received_at + timedelta(seconds=interval)
-        if due > now:
-            return ran
         sent = request.reminders_sent
+        if due > now or sent >= config.lawyer.reminder_cap:
+            return ran
         claim = (
             update(Request)
             .where(Request.id == request_id, Request.reminders_sent == sent)
-            .values(reminders_sent=sent + 1, next_reminder_at=now + timedelta(seconds=interval))
+            .values(reminders_sent=sent + 1, next_reminder_at=now + backoff(interval, sent + 1))
             .execution_options(synchronize_session=False)
         )
         if not _claimed(session, claim):
@@ -101,7 +102,11 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
                 recipient,
                 purpose="reminder",
                 at=now,
-                payload={"reminder_number": number, "sent_at": iso(now)},
+                payload={
+                    "reminder_number": number,
+                    "sent_at": iso(now),
+                    "last_reminder": number >= config.lawyer.reminder_cap,
+                },
             )
         addresses = [r.address for r in recipients]
         add_turn(
@@ -125,6 +130,12 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
     return ran
 
 
+def backoff(interval: float, sent: int) -> timedelta:
+    """The wait after reminder ``sent``: doubling each time, at most a day (or the interval)."""
+    longest = max(interval, 86400.0)
+    return timedelta(seconds=min(interval * 2 ** max(sent - 1, 0), longest))
+
+
 def _escalate(services: Services, session: Session, request: Request, now: datetime) -> bool:
     addresses = services.config.escalation_for(request.category)
     if not addresses:
@@ -145,6 +156,7 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
     }
     lawyers = ", ".join(sorted(existing))
     added = []
+    new_ids: set[int] = set()
     for address in addresses:
         if address.lower() in existing:
             continue
@@ -167,6 +179,18 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
             },
         )
         added.append(address)
+        new_ids.add(recipient.id)
+    if added:
+        # Counsel hears that the request went further, and to whom.
+        tell_thread(
+            services,
+            session,
+            request,
+            "escalated_notice",
+            {"to": added, "reminders": request.reminders_sent - 1},
+            at=now,
+            skip=frozenset(new_ids),
+        )
     add_turn(
         session,
         request,
@@ -235,6 +259,8 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
                 reason="deadline passed without an answer",
                 audit_reason="deadline passed",
             )
+        # The lawyers hear it too, not only the agent.
+        tell_thread(services, session, request, "deadline_passed", {"closes": closes}, at=now)
         push.enqueue_for_turn(services, session, request, turn)
     return True
 
@@ -265,6 +291,7 @@ def run_due(services: Services) -> Ran:
                     .where(
                         Request.status.in_(AWAITING_ANSWER),
                         Request.first_human_reply_at.is_(None),
+                        Request.reminders_sent < services.config.lawyer.reminder_cap,
                         or_(*due),
                     )
                     .order_by(Request.id)

@@ -43,6 +43,16 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("reply_domain", "localhost", "Domain of reply addresses (reply+TOKEN@DOMAIN)."),
     Setting("mail_from", "", "From address of outgoing mail. Empty: hfa-gateway@REPLY_DOMAIN."),
     Setting(
+        "mail_from_name",
+        "Human for AI",
+        "Display name on the From of lawyers' emails (empty: the bare address).",
+    ),
+    Setting(
+        "display_timezone",
+        "UTC",
+        "IANA time zone in which lawyers' emails show times and deadlines (e.g. Europe/Berlin).",
+    ),
+    Setting(
         "smtp_relay",
         "",
         "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir.",
@@ -168,6 +178,12 @@ SETTINGS: tuple[Setting, ...] = (
         "",
         "Escalation addresses per category, like HFA_LAWYERS "
         "('legal_review=gc@x;*=head@x'). Empty: no escalation.",
+    ),
+    Setting(
+        "reminder_cap",
+        "6",
+        "Most reminders sent for one request; each waits twice as long as the one before, "
+        "at most a day (0: no reminders).",
     ),
     Setting(
         "escalate_after",

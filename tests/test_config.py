@@ -44,6 +44,8 @@ def test_lawyers_per_category() -> None:
         ({"HFA_MAX_MESSAGE_BYTES": "lots"}, "HFA_MAX_MESSAGE_BYTES"),
         ({"HFA_REPLYDOMAIN": "x"}, "HFA_REPLYDOMAIN"),
         ({"HFA_SMTP_RELAY_TLS": "maybe"}, "HFA_SMTP_RELAY_TLS"),
+        ({"HFA_DISPLAY_TIMEZONE": "Mars/Olympus"}, "HFA_DISPLAY_TIMEZONE"),
+        ({"HFA_REMINDER_CAP": "many"}, "HFA_REMINDER_CAP"),
     ],
 )
 def test_bad_settings_name_the_setting(env: dict[str, str], named: str) -> None:

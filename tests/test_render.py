@@ -39,6 +39,18 @@ def test_html_is_autoescaped_and_text_is_not() -> None:
         status="answered",
         body="<b>bold</b> & <script>x</script>",
         recorded_at="now",
+        sent_local="now",
+        links=[],
+        r={
+            "headline": "Your reply was recorded",
+            "late": "",
+            "target": None,
+            "conditions": [],
+            "why": "",
+            "standing": "",
+            "effect": "",
+            "attachments": [],
+        },
     )
     assert "<b>bold</b> & <script>x</script>" in text
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;" in html

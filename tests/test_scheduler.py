@@ -85,7 +85,8 @@ async def test_blocking_requests_are_reminded_every_two_hours_in_the_same_thread
     assert reminder["To"] == LAWYER
     assert reminder["In-Reply-To"] == original["Message-ID"]
     assert reminder["Reply-To"] == original["Reply-To"]
-    assert str(reminder["Subject"]).startswith(f"Re: [{filed['reference']}]")
+    assert str(reminder["Subject"]).startswith("Reminder 1: ")
+    assert str(reminder["Subject"]).endswith(f"[{filed['reference']}]")
     assert "REMINDER 1" in body(reminder) and "Please review clause 7." in body(reminder)
 
     thread = await clocked.status(filed)
@@ -139,12 +140,17 @@ async def test_escalation_after_unanswered_reminders_and_the_escalation_contact_
         clock.advance(timedelta(hours=2))
         ran = await scan(running)
         assert (ran.reminders, ran.escalations) == (1, 1)
-        messages = await sink.wait_for(4)
+        messages = await sink.wait_for(5)
         to_gc = [m for m in messages if m["To"] == GC]
         assert len(to_gc) == 1  # the escalation, not also a reminder
         escalation = to_gc[0]
         assert "ESCALATED" in body(escalation) and LAWYER in body(escalation)
         assert "Please review clause 7." in body(escalation)
+        assert str(escalation["Subject"]).startswith("Escalated to you: ")
+        # Counsel is told the request went to the GC.
+        [told] = [m for m in messages if m["X-HFA-Kind"] == "escalated_notice"]
+        assert told["To"] == LAWYER and GC in body(told)
+        assert str(told["Subject"]).startswith("Also sent to escalation: ")
 
         with running.services.db.reading() as session:
             roles = {
@@ -155,11 +161,14 @@ async def test_escalation_after_unanswered_reminders_and_the_escalation_contact_
         [entry] = events(running.services, "request.escalated")
         assert entry.details == {"to": [GC], "after_reminders": 1}
 
-        # Later scans do not escalate again; reminders now reach the escalation contact too.
+        # Later scans do not escalate again; reminders now reach the escalation contact too,
+        # each after twice the wait of the one before.
+        clock.advance(timedelta(hours=2))
+        assert (await scan(running)).reminders == 0
         clock.advance(timedelta(hours=2))
         ran = await scan(running)
         assert (ran.reminders, ran.escalations) == (1, 0)
-        await sink.wait_for(6)
+        await sink.wait_for(7)
 
         await send(reply_to(escalation, "APPROVE. Go ahead.", sender=GC), running.smtp_port)
         thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
@@ -168,6 +177,13 @@ async def test_escalation_after_unanswered_reminders_and_the_escalation_contact_
         assert human["kind"] == "approval" and thread["status"] == "answered"
         kinds = [t["kind"] for t in thread["turns"] if t["author"] == "system"]
         assert "escalated" in kinds
+        # Counsel hears that the GC answered, and what; the GC gets the receipt.
+        messages = await sink.wait_for(9)
+        [other] = [m for m in messages if m["X-HFA-Kind"] == "answered_by_other"]
+        assert other["To"] == LAWYER and GC in body(other) and "APPROVAL" in body(other)
+        assert str(other["Subject"]).startswith("Answered by another lawyer: ")
+        [receipt] = [m for m in messages if m["X-HFA-Kind"] == "receipt"]
+        assert receipt["To"] == GC
     finally:
         await stop_running(running)
 
@@ -267,3 +283,50 @@ async def test_the_scheduler_loop_of_a_running_gateway_sends_reminders(
         assert len(sink.received) == 2
     finally:
         await stop_running(running)
+
+
+async def test_reminders_back_off_stop_at_the_cap_and_say_when_the_deadline_passed(
+    config: Config, sink: SmtpSink, clock: FrozenClock
+) -> None:
+    running = await start_clocked(config, sink, clock, reminder_cap="3")
+    try:
+        await running.file(urgency="blocking", deadline=iso(START + timedelta(hours=3)))
+        await sink.wait_for(1)
+        sent_at = []
+        for _ in range(40):  # 20 hours in half-hour steps
+            clock.advance(timedelta(minutes=30))
+            if (await scan(running)).reminders:
+                sent_at.append(clock.now() - START)
+        # 2 h, then 2 h later, then 4 h later; then no more: the cap is 3.
+        assert sent_at == [timedelta(hours=2), timedelta(hours=4), timedelta(hours=8)]
+        messages = await sink.wait_for(5)
+        reminders = [m for m in messages if m["X-HFA-Kind"] == "reminder"]
+        assert [str(m["Subject"]).split(":")[0] for m in reminders] == [
+            "Reminder 1",
+            "Reminder 2 (overdue)",
+            "Reminder 3 (overdue)",
+        ]
+        assert "The deadline passed 1 hour 0 min ago" in body(reminders[1])
+        assert "last reminder" in body(reminders[2]) and "last reminder" not in body(reminders[1])
+        [notice] = [m for m in messages if m["X-HFA-Kind"] == "deadline_passed"]
+        assert notice["To"] == LAWYER
+        assert str(notice["Subject"]).startswith("Deadline passed: ")
+        assert "still open" in body(notice) or "stays open" in body(notice)
+    finally:
+        await stop_running(running)
+
+
+async def test_im_on_it_marks_the_request_reviewed_and_pauses_reminders(
+    clocked: Running, clock: FrozenClock
+) -> None:
+    filed = await clocked.file(urgency="blocking")
+    [original] = await clocked.sink.wait_for(1)
+    await send(reply_to(original, "I'm on it, answer by tomorrow."), clocked.smtp_port)
+    thread = await clocked.wait_status(filed, lambda t: t["status"] == "reviewed")
+    assert thread["human_has_replied"] is False  # read, not answered
+    [human] = [t for t in thread["turns"] if t["author"] == "human"]
+    assert human["kind"] == "acknowledgement"
+    clock.advance(timedelta(hours=23))
+    assert (await scan(clocked)).reminders == 0
+    clock.advance(timedelta(hours=2))
+    assert (await scan(clocked)).reminders == 1  # the pause is over; still no answer

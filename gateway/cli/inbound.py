@@ -23,6 +23,7 @@ from gateway.cli.output import (
 )
 from gateway.inbound.mailparse import Unparseable, parse
 from gateway.inbound.ops import NotHeld, record_held, reprocess
+from gateway.render import shown as escape_controls
 from gateway.replies import ReplyError, extract_reply
 from gateway.services import Services
 from gateway.store.models import Attachment, InboundMessage, Turn
@@ -144,10 +145,11 @@ def cmd_show(args: argparse.Namespace) -> int:
         print(f"\nPROBLEM\n  {shown['problem']}")
     if shown["text"] is not None:
         print("\nTEXT AS CAPTURED" if turn is not None else "\nTEXT (as it would be recorded)")
-        for line in shown["text"].splitlines() or [""]:
+        # Quoted gateway mail carries reply addresses (the quick-reply links): tokens hidden.
+        for line in hide_tokens(escape_controls(shown["text"])).splitlines() or [""]:
             print(f"    {line}")
         print("\nELIDED (quoted text, signature, disclaimers)")
-        for line in (shown["elided"] or "(nothing)").splitlines():
+        for line in hide_tokens(escape_controls(shown["elided"] or "(nothing)")).splitlines():
             print(f"    {line}")
     for a in shown["attachments"]:
         print(f"  attachment {a['name']} ({a['type']}, {a['size']} bytes)")

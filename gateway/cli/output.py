@@ -20,12 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from sqlalchemy import make_url
 
 from gateway.cli.common import config_from
 from gateway.contract import iso
 from gateway.errors import ConfigError, StorageError
+from gateway.render import shown
 from gateway.services import Services, build_services
 
 EXIT_OK = 0
@@ -109,7 +111,8 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*("" if v is None else str(v) for v in row))
+        # Escaped twice over: rich markup ("[red]") and terminal controls are shown, not obeyed.
+        table.add_row(*("" if v is None else escape(shown(v)) for v in row))
     console().print(table)
 
 

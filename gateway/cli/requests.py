@@ -24,12 +24,14 @@ from gateway.cli.output import (
 from gateway.inbound.held import HELD_OUTCOMES
 from gateway.outbound import push
 from gateway.outbound.outbox import shown_target
+from gateway.outbound.tell import tell_thread
+from gateway.render import shown
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
 from gateway.store.thread import change_status, load_turns, turn_as_json
 
 
 def _gist(request: Request, chars: int = 60) -> str:
-    text = " ".join(str(request.fields.get("request", "")).split())
+    text = " ".join(shown(request.fields.get("request", "")).split())
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
@@ -97,9 +99,9 @@ def cmd_list(args: argparse.Namespace) -> int:
                 r.category,
                 r.urgency,
                 when(r.received_at),
-                r.fields.get("deadline") or "",
+                shown(r.fields.get("deadline") or ""),
                 r.reminders_sent,
-                r.fields.get("agent_name") or r.api_key_name or "",
+                shown(r.fields.get("agent_name") or r.api_key_name or ""),
                 _gist(r),
             )
             for r in requests
@@ -160,9 +162,48 @@ def _print_held(held: list[dict[str, Any]]) -> None:
     if not held:
         print("    none")
     for h in held:
-        print(f"    inbound {h['inbound_id']}  {h['received_at'][:19]}  from {h['mail_from']}")
-        print(f"        held: {h['outcome']} - {h['why'][:200]}")
+        print(
+            f"    inbound {h['inbound_id']}  {h['received_at'][:19]}  from {shown(h['mail_from'])}"
+        )
+        print(f"        held: {h['outcome']} - {shown(h['why'][:200])}")
         print(f"        to record it: {h['accept_with']}")
+
+
+def _print_head(request: Request, recipients: list[dict[str, str]]) -> None:
+    fields = request.fields
+    agent = shown(fields.get("agent_name") or "(agent)")
+    print(f"{request.reference}  {request.status.upper()}  {request.category} / {request.urgency}")
+    print(f"  filed      {when(request.received_at)}Z by {agent}")
+    if request.api_key_name:
+        print(f"  api key    {shown(request.api_key_name)}")
+    if fields.get("deadline"):
+        print(f"  deadline   {shown(fields['deadline'])}")
+    if request.reply_to:
+        print(f"  reply_to   {shown(request.reply_to).split('?')[0]}")
+    for r in recipients:
+        print(f"  {r['role']:<10} {r['address']}")
+    print(f"  reminders  {request.reminders_sent}{' (escalated)' if request.escalated else ''}")
+    if fields.get("proposed_action"):
+        print("\nPROPOSED ACTION")
+        for line in shown(fields["proposed_action"]).splitlines() or [""]:
+            print(f"    {line}")
+
+
+def _print_turn(turn: dict[str, Any]) -> None:
+    who = f" from {shown(turn['from'])}" if turn.get("from") else ""
+    decision = f" decision={turn['decision']}" if turn.get("decision") else ""
+    if turn.get("decision_unclear"):
+        decision += f" decision_unclear ({shown(turn.get('decision_words'))})"
+    print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
+    for line in hide_tokens(shown(turn["body"])).splitlines() or [""]:
+        print(f"    {line}")
+    for number, condition in enumerate(turn.get("conditions") or [], 1):
+        print(f"    condition {number}: {shown(condition)}")
+    for a in turn.get("attachments") or []:
+        print(
+            f"    attachment: {shown(a.get('name'))} ({a.get('size', 0)} bytes, "
+            f"sha256 {str(a.get('sha256', ''))[:12]}){'' if a.get('stored', True) else ' raw only'}"
+        )
 
 
 def cmd_show(args: argparse.Namespace) -> int:
@@ -194,25 +235,10 @@ def cmd_show(args: argparse.Namespace) -> int:
             }
         )
         return EXIT_OK
-    fields = request.fields
-    print(f"{request.reference}  {request.status.upper()}  {request.category} / {request.urgency}")
-    print(f"  filed      {when(request.received_at)}Z by {fields.get('agent_name') or '(agent)'}")
-    if request.api_key_name:
-        print(f"  api key    {request.api_key_name}")
-    if fields.get("deadline"):
-        print(f"  deadline   {fields['deadline']}")
-    if request.reply_to:
-        print(f"  reply_to   {shown_target(request.reply_to)}")
-    for r in recipients:
-        print(f"  {r['role']:<10} {r['address']}")
-    print(f"  reminders  {request.reminders_sent}{' (escalated)' if request.escalated else ''}")
+    _print_head(request, recipients)
     print("\nTHREAD")
     for turn in turns:
-        who = f" from {turn['from']}" if turn.get("from") else ""
-        decision = f" decision={turn['decision']}" if turn.get("decision") else ""
-        print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
-        for line in hide_tokens(str(turn["body"])).splitlines() or [""]:
-            print(f"    {line}")
+        _print_turn(turn)
     _print_held(held)
     _print_deliveries(emails)
     return EXIT_OK
@@ -273,6 +299,15 @@ def cmd_close(args: argparse.Namespace) -> int:
             assert turn is not None
             session.flush()
             push.enqueue_for_turn(services, session, request, turn)
+            # The lawyers hear of it too: nobody works on a closed request.
+            tell_thread(
+                services,
+                session,
+                request,
+                "closed",
+                {"by": f"ops:{by}", "reason": args.reason},
+                at=now,
+            )
             reference = request.reference
     finally:
         services.close()

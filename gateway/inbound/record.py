@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
@@ -18,6 +18,9 @@ from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
+from gateway.outbound.quickreply import conditions_in
+from gateway.outbound.receipts import recorded_as
+from gateway.outbound.tell import tell_thread
 from gateway.replies import (
     Decision,
     DecisionKind,
@@ -28,7 +31,14 @@ from gateway.replies import (
     read_decision,
 )
 from gateway.services import Services
-from gateway.store.models import Attachment, InboundMessage, OutboxItem, Recipient, Request
+from gateway.store.models import (
+    Attachment,
+    InboundMessage,
+    OutboxItem,
+    Recipient,
+    Request,
+    Turn,
+)
 from gateway.store.thread import add_turn, change_status
 
 MAX_ATTACHMENTS = 20
@@ -42,7 +52,11 @@ DECISION_EFFECT: dict[DecisionKind | None, tuple[str, str]] = {
     DecisionKind.DECLINE: ("decline", "declined"),
     DecisionKind.QUESTION: ("question", "reviewed"),
     DecisionKind.CLOSE: ("close", "closed"),
+    # "I'M ON IT": read but not answered; reminders pause for a while.
+    DecisionKind.ACKNOWLEDGE: ("acknowledgement", "reviewed"),
 }
+# How long an "I'M ON IT" holds reminders back (never past the deadline).
+ACKNOWLEDGE_PAUSE = timedelta(days=1)
 
 
 @dataclass
@@ -145,11 +159,11 @@ def record_reply(
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
-    if decision.conditions:
-        # Its own kind, so no reader takes it for a bare approval.
-        kind = CONDITIONAL_APPROVAL
     attachments = store_attachments(session, row, mail)
     data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
+    if data.get("conditions"):
+        # Its own kind, so no reader takes it for a bare approval.
+        kind = CONDITIONAL_APPROVAL
     if accepted_by is not None:
         # Held for ops (e.g. the lawyer's second address) and accepted by this person.
         data["accepted_by"] = accepted_by
@@ -160,7 +174,9 @@ def record_reply(
     turn = add_turn(
         session, request, author="human", kind=kind, at=now, body=reply.new_text, data=data
     )
-    if request.first_human_reply_at is None:
+    if decision.kind is DecisionKind.ACKNOWLEDGE:
+        _pause_reminders(request, now)
+    elif request.first_human_reply_at is None:
         request.first_human_reply_at = now
     if not late:
         change_status(
@@ -186,13 +202,11 @@ def record_reply(
             "decision": data["decision"],
             "status": request.status,
             "attachments": len(attachments),
-            "conditions": len(decision.conditions),
+            "conditions": len(data.get("conditions", [])),
             "late": late,
         },
     )
-    if services.config.receipts:
-        _queue_receipt(services, session, request, recipient, kind, data, reply.new_text, now)
-    push.enqueue_for_turn(services, session, request, turn)
+    _tell_everyone(services, session, request, recipient, turn, now)
     detail = _recorded_detail(kind, attachments)
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
@@ -224,13 +238,50 @@ def _turn_data(
         "attachments": attachments,
         "inbound_id": row.id,
     }
-    if decision.conditions:
+    conditions = list(decision.conditions)
+    listed = conditions_in(reply.new_text) if decision.kind is DecisionKind.APPROVAL else []
+    if listed:
+        # The list under the "Conditions ...:" prompt of an APPROVE WITH CONDITIONS link is
+        # what the lawyer wrote the conditions into; the words of the prompt are not one.
+        conditions = listed
+    if conditions:
         # What the approval is subject to: the agent may act only within these.
-        data["conditions"] = list(decision.conditions)
+        data["conditions"] = conditions
     if mail.truncated:
         # The limits left part of the message unread; all of it is in the raw bytes.
         data["truncated"] = mail.truncated
     return data
+
+
+def _tell_everyone(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    turn: Turn,
+    now: datetime,
+) -> None:
+    """The lawyer's receipt, a word to the thread's other humans, the push to the agent."""
+    if services.config.receipts:
+        _queue_receipt(services, session, request, recipient, turn, now)
+    # The thread's other humans hear of it, so two people do not answer the same request.
+    tell_thread(
+        services,
+        session,
+        request,
+        "answered_by_other",
+        {"who": turn.data["from"], "decision_label": recorded_as(turn), "body": turn.body},
+        at=now,
+        skip=frozenset({recipient.id}),
+    )
+    push.enqueue_for_turn(services, session, request, turn)
+
+
+def _pause_reminders(request: Request, now: datetime) -> None:
+    pause = now + ACKNOWLEDGE_PAUSE
+    if request.deadline_at is not None and now < request.deadline_at < pause:
+        pause = request.deadline_at
+    request.next_reminder_at = max(request.next_reminder_at or pause, pause)
 
 
 def _queue_receipt(
@@ -238,12 +289,12 @@ def _queue_receipt(
     session: Session,
     request: Request,
     recipient: Recipient,
-    kind: str,
-    data: dict[str, Any],
-    body: str,
+    turn: Turn,
     now: datetime,
 ) -> None:
-    """Tell the lawyer what was recorded from their reply."""
+    """Tell the lawyer what was recorded from their reply, in reply to that message."""
+    session.flush()
+    data = turn.data
     outbox.enqueue_lawyer_email(
         services,
         session,
@@ -252,9 +303,11 @@ def _queue_receipt(
         purpose="receipt",
         at=now,
         payload={
-            "kind_label": kind.replace("_", " "),
+            "kind_label": turn.kind.replace("_", " "),
             "decision": data["decision"],
-            "body": body,
+            "body": turn.body,
+            "turn_seq": turn.seq,
+            "reply_message_id": data.get("message_id"),
             "recorded_at": iso(now),
             "status": request.status,
             # Shown by the receipt templates: what the approval is subject to, and

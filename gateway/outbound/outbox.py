@@ -29,6 +29,7 @@ from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
 from gateway.outbound import retry
 from gateway.outbound.compose import compose_lawyer_email
 from gateway.outbound.transports import MailTransport
+from gateway.outbound.view import MailSettings
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
@@ -290,6 +291,7 @@ def email_deliverer(transport: MailTransport) -> Deliverer:
                     mail_from=config.mail_from,
                     reply_address=reply_address,
                     loop_marker=config.reply_domain,
+                    settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
                 )
                 return message.as_bytes(), recipient.address
 

@@ -24,7 +24,7 @@ import secrets
 import uuid
 from datetime import timedelta
 from email.message import EmailMessage
-from email.utils import format_datetime
+from email.utils import format_datetime, formataddr
 from typing import Any
 
 from sqlalchemy import select
@@ -223,23 +223,64 @@ def webhook_deliverer(services: Services) -> Deliverer:
     return deliver
 
 
+_HUMAN_SAID = {
+    "approval": "APPROVED",
+    "rejection": "REJECTED",
+    "decline": "DECLINED",
+    "question": "asked a QUESTION",
+    "acknowledgement": "is on it (read, not answered yet)",
+    "close": "CLOSED the request",
+}
+_SYSTEM_NEWS = {
+    "deadline_passed": "Deadline passed, no answer yet",
+    "status_changed": "Status changed",
+}
+
+
+def _said(turn: dict[str, Any]) -> str:
+    key = turn.get("decision") or ("acknowledgement" if turn["kind"] == "acknowledgement" else "")
+    said = _HUMAN_SAID.get(str(key), "replied (no decision read)")
+    if key == "approval" and turn.get("conditions"):
+        said = "APPROVED WITH CONDITIONS"
+    return said
+
+
+def _push_headline(data: dict[str, Any]) -> str:
+    human = [t for t in data["turns"] if t["author"] == "human"]
+    if human:
+        return f"The lawyer {_said(human[-1])}"
+    kinds = [t["kind"] for t in data["turns"]]
+    for kind, news in _SYSTEM_NEWS.items():
+        if kind in kinds:
+            return news if data["status"] != "closed" else f"{news}: closed"
+    return f"Status: {data['status']}"
+
+
 def compose_push_email(services: Services, item: OutboxItem, event: dict[str, Any]) -> EmailMessage:
     config = services.config
     data = event["data"]
-    human = [t for t in data["turns"] if t["author"] == "human"]
-    gist = f"{human[0]['kind']} from the lawyer" if human else f"status {data['status']}"
-    subject = header_safe(f"[{data['reference']}] {gist}")
+    headline = _push_headline(data)
+    subject = header_safe(f"{headline} [{data['reference']}]", 78)
+    turns = [
+        t | {"label": f"The lawyer {_said(t)} ({t['kind'].replace('_', ' ')})"}
+        if t["author"] == "human"
+        else t
+        for t in data["turns"]
+    ]
+    notice = data["notice"]
     text, html = services.renderer.render(
         "push",
         subject=subject,
+        headline=headline,
         reference=data["reference"],
         status=data["status"],
-        notice=data["notice"],
-        turns=data["turns"],
+        notice=notice,
+        turns=turns,
         thread_url=data["thread_url"],
+        preheader=f"{headline}. {notice}",
     )
     msg = EmailMessage()
-    msg["From"] = config.mail_from
+    msg["From"] = formataddr((config.lawyer.from_name, config.mail_from))
     msg["To"] = item.target
     msg["Subject"] = subject
     msg["Date"] = format_datetime(item.created_at)
@@ -247,9 +288,10 @@ def compose_push_email(services: Services, item: OutboxItem, event: dict[str, An
     msg["Auto-Submitted"] = "auto-generated"
     msg["X-Auto-Response-Suppress"] = "All"
     msg["X-HFA-Reference"] = data["reference"]
+    msg["X-HFA-Kind"] = "push"
     msg[LOOP_HEADER] = config.reply_domain
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
+    msg.set_content(text, cte="quoted-printable")
+    msg.add_alternative(html, subtype="html", cte="quoted-printable")
     return msg
 
 

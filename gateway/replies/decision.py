@@ -48,6 +48,8 @@ class DecisionKind(enum.StrEnum):
     DECLINE = "decline"
     QUESTION = "question"
     CLOSE = "close"
+    # "I'M ON IT": read, not answered; the quick-reply link fills it in.
+    ACKNOWLEDGE = "acknowledgement"
 
 
 _KIND = {
@@ -56,6 +58,7 @@ _KIND = {
     "decline": DecisionKind.DECLINE,
     "question": DecisionKind.QUESTION,
     "close": DecisionKind.CLOSE,
+    "acknowledge": DecisionKind.ACKNOWLEDGE,
 }
 
 

@@ -126,7 +126,7 @@ def test_demo_shows_each_step_of_a_round_trip(tmp_path: Path) -> None:
         "4. The agent reads the thread back",
     ):
         assert step in out
-    assert "Reply-To: reply+" in out
+    assert "Reply-To: HFA-00001 answers <reply+" in out
     assert '"human_has_replied": true' in out
     # The demo's lawyer approves with two conditions: never a bare approval.
     assert '"kind": "conditional_approval"' in out

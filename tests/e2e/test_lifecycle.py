@@ -67,9 +67,9 @@ async def test_request_becomes_a_clear_email_with_a_signed_reply_address(running
 
     assert email["To"] == LAWYER
     subject = str(email["Subject"])
-    assert filed["reference"] in subject and "Human confirmation" in subject
+    assert filed["reference"] in subject and "May I wire EUR 40,000" in subject
     assert "BLOCKING" in subject
-    reply_address = str(email["Reply-To"])
+    reply_address = email["Reply-To"].addresses[0].addr_spec
     match = re.fullmatch(rf"reply\+([a-z2-7]+)@{re.escape(REPLY_DOMAIN)}", reply_address)
     assert match, reply_address
     token = match.group(1)
@@ -87,7 +87,8 @@ async def test_request_becomes_a_clear_email_with_a_signed_reply_address(running
         "payables-bot",
         "claude-opus-5",
         "Example Corp finance",
-        "2026-12-02",
+        "Wed 2 Dec 2026",
+        "Human confirmation",
         "APPROVE",
         "REJECT",
         "DECLINE",

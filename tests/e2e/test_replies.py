@@ -182,11 +182,17 @@ async def test_receipt_tells_the_lawyer_what_was_recorded(running: Running) -> N
     receipt = (await running.sink.wait_for(2))[1]
     assert receipt["To"] == LAWYER
     assert receipt["Auto-Submitted"] == "auto-replied"
-    assert receipt["In-Reply-To"] == email["Message-ID"]
+    # The receipt answers the lawyer's own message and stays in the gateway's thread.
+    reply_id = human_turns(thread)[0]["message_id"]
+    assert receipt["In-Reply-To"] == reply_id
+    assert str(receipt["References"]).split()[0] == email["Message-ID"]
+    assert str(receipt["Subject"]).startswith("Recorded: your QUESTION: ")
     text = receipt.get_body(preferencelist=("plain",))
     assert text is not None
     content = text.get_content()
-    assert "question" in content and "which version of the agreement is this?" in content
+    assert (
+        "You asked a QUESTION" in content and "which version of the agreement is this?" in content
+    )
     assert filed["access_token"] not in receipt.as_string()
 
 

@@ -75,12 +75,12 @@ async def test_fetch_approval_approved(gateway: Running) -> None:
     text = text_of(email)
     assert "divide" in text
     # The call's arguments as a table: one row per argument.
-    assert any(line.split() == ["a", "|", "5"] for line in text.splitlines())
-    assert any(line.split() == ["b", "|", "4"] for line in text.splitlines())
+    assert any(line.removeprefix("| ").split() == ["a", "|", "5"] for line in text.splitlines())
+    assert any(line.removeprefix("| ").split() == ["b", "|", "4"] for line in text.splitlines())
     html_part = email.get_body(preferencelist=("html",))
     assert html_part is not None
     html = html_part.get_content()
-    assert ">argument a</td>" in html and ">argument b</td>" in html
+    assert ">argument a</th>" in html and ">argument b</th>" in html
 
 
 async def test_fetch_approval_rejected_with_the_lawyers_words(gateway: Running) -> None:

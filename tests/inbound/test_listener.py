@@ -46,7 +46,7 @@ async def rcpt(port: int, address: str) -> tuple[int, str]:
 
 
 def token_of(email: EmailMessage) -> str:
-    match = re.match(r"reply\+([a-z2-7]+)@", str(email["Reply-To"]))
+    match = re.search(r"reply\+([a-z2-7]+)@", str(email["Reply-To"]))
     assert match
     return match.group(1)
 

@@ -49,7 +49,7 @@ def test_header_safe_flattens_and_caps() -> None:
     assert header_safe("x" * 200, 10) == "x" * 9 + "…"
 
 
-def test_subject_names_reference_category_and_blocking(services: Services) -> None:
+def test_subject_puts_the_ask_first_then_blocking_and_the_reference(services: Services) -> None:
     with services.db.transaction() as session:
         file_request(
             services,
@@ -58,4 +58,5 @@ def test_subject_names_reference_category_and_blocking(services: Services) -> No
         )
     with services.db.reading() as session:
         request = session.scalars(select(Request)).one()
-        assert subject_for(request) == "[HFA-00001] BLOCKING - Physical action: Post the letter"
+        item = session.scalars(select(OutboxItem)).one()
+        assert subject_for(request, item) == "“Post the” · BLOCKING [HFA-00001]"

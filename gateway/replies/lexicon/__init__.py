@@ -13,7 +13,8 @@ from importlib import resources
 
 from gateway.replies.words import phrase
 
-KINDS = ("approve", "reject", "decline", "question", "close")
+# "acknowledge" (I'M ON IT) is read, not answered: it only has English words, from the quick reply.
+KINDS = ("approve", "reject", "decline", "question", "close", "acknowledge")
 _LIST_KEYS = (
     *KINDS, "yes", "no", "approval_stems", "negated_forms", "negators", "local_negators",
     "not_negating", "conditions", "contingent", "retractions", "greetings", "not_answers", "alone",

@@ -1,0 +1,154 @@
+"""One-click answers: ``mailto:`` links to the lawyer's own signed reply address.
+
+Each link opens the lawyer's mail client with a subject that is one decision
+keyword and the reference ("APPROVE [HFA-00001]") and a body whose first line repeats it,
+followed by a blank line and a prompt for conditions or reasons. The reply
+parser reads the keyword at the start of the subject and of the body; the
+prompt sits in its own paragraph, so nothing the lawyer writes under it can
+change the decision that was clicked.
+
+URLs follow RFC 6068: every character outside the unreserved set is
+percent-encoded as UTF-8 (a space is ``%20``, never ``+``), and line breaks are
+``%0D%0A``. No JavaScript and no web page is involved, so the links work in
+Gmail, Outlook, Apple Mail and phone clients, and every answer is still an
+email in the lawyer's own mailbox.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from urllib.parse import quote
+
+# Characters RFC 6068 allows unencoded in the address part ("some-delims" and "@").
+_ADDRESS_SAFE = "@!$'()*+,;:"
+
+
+@dataclass(frozen=True)
+class QuickReply:
+    """One answer button: its keyword, the prompt under it and what it means."""
+
+    key: str
+    keyword: str
+    prompt: str
+    meaning: str
+    color: str
+
+
+QUICK_REPLIES: tuple[QuickReply, ...] = (
+    QuickReply(
+        "approve",
+        "APPROVE",
+        "Notes (optional):",
+        "you approve the proposed action as it stands",
+        "#166534",
+    ),
+    QuickReply(
+        "approve_with_conditions",
+        "APPROVE WITH CONDITIONS",
+        "Conditions (one per line, each starting with -):\n- \n- ",
+        "you approve it only within the conditions you list",
+        "#166534",
+    ),
+    QuickReply(
+        "reject",
+        "REJECT",
+        "Reasons, or what to do instead:",
+        "you do not approve it",
+        "#991b1b",
+    ),
+    QuickReply(
+        "question",
+        "QUESTION",
+        "What I need to know first:",
+        "you need more before you can answer",
+        "#1e3a8a",
+    ),
+    QuickReply(
+        "decline",
+        "DECLINE",
+        "Why (optional):",
+        "you will not take this request on",
+        "#374151",
+    ),
+    QuickReply(
+        "acknowledge",
+        "I'M ON IT",
+        "I have read this and expect to answer by:",
+        "you have read it and are working on it; reminders pause",
+        "#374151",
+    ),
+)
+
+
+@dataclass(frozen=True)
+class QuickLink:
+    """A quick reply made concrete for one lawyer and one request."""
+
+    reply: QuickReply
+    subject: str
+    body: str
+    url: str
+
+
+def mailto(address: str, subject: str, body: str) -> str:
+    """An RFC 6068 ``mailto:`` URL with a pre-filled subject and body."""
+    crlf = body.replace("\r\n", "\n").replace("\n", "\r\n")
+    return (
+        f"mailto:{quote(address, safe=_ADDRESS_SAFE)}"
+        f"?subject={quote(subject, safe='')}&body={quote(crlf, safe='')}"
+    )
+
+
+def quick_subject(keyword: str, reference: str) -> str:
+    """``APPROVE [HFA-00001]``: the keyword and the reference, nothing the agent wrote.
+
+    The agent's words stay out: a "not" or "without" in its ask, next to APPROVE,
+    would read as a negated approval and turn the click into no decision.
+    """
+    return f"{keyword} [{reference}]"
+
+
+def quick_body(reply: QuickReply) -> str:
+    return f"{reply.keyword}\n\n{reply.prompt}\n"
+
+
+def links_for(address: str, reference: str) -> list[QuickLink]:
+    """Every quick reply for one lawyer's signed reply address."""
+    out = []
+    for reply in QUICK_REPLIES:
+        subject = quick_subject(reply.keyword, reference)
+        body = quick_body(reply)
+        out.append(QuickLink(reply, subject, body, mailto(address, subject, body)))
+    return out
+
+
+_CONDITIONS_HEADING = re.compile(r"^\s*conditions\b[^\n]*:\s*$", re.IGNORECASE | re.MULTILINE)
+_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(.*\S)\s*$")
+
+
+def conditions_in(text: str) -> list[str]:
+    """The conditions listed under the "Conditions ...:" prompt of a quick reply.
+
+    Only list lines directly under the heading count; the first line that is
+    not a list item ends the list. Empty "- " lines left from the prompt are
+    skipped.
+    """
+    heading = _CONDITIONS_HEADING.search(text[:100_000])
+    if heading is None:
+        return []
+    found: list[str] = []
+    for line in text[heading.end() :].lstrip("\r\n").splitlines():
+        if not line.strip():
+            if found:
+                break
+            continue
+        item = _ITEM.match(line)
+        if item is None:
+            if line.strip() in ("-", "*", "•"):
+                continue
+            break
+        found.append(item.group(1)[:1000])
+        if len(found) >= 50:
+            break
+    return found

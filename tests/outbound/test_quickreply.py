@@ -1,0 +1,77 @@
+"""Quick-reply links: RFC 6068 encoding, and the reply parser reads what they fill in."""
+
+from __future__ import annotations
+
+from urllib.parse import parse_qs, unquote, urlsplit
+
+import pytest
+
+from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, conditions_in, links_for, mailto
+from gateway.replies import DecisionKind, read_decision
+
+ADDRESS = "reply+aeaaaaaaaaaaaakg4v4a@hfa.example"
+EXPECTED = {
+    "approve": DecisionKind.APPROVAL,
+    "approve_with_conditions": DecisionKind.APPROVAL,
+    "reject": DecisionKind.REJECTION,
+    "question": DecisionKind.QUESTION,
+    "decline": DecisionKind.DECLINE,
+    "acknowledge": DecisionKind.ACKNOWLEDGE,
+}
+
+
+def opened(url: str) -> tuple[str, str, str]:
+    """(address, subject, body) as a mail client reads an RFC 6068 URL."""
+    parts = urlsplit(url)
+    assert parts.scheme == "mailto"
+    query = parse_qs(parts.query, keep_blank_values=True)
+    return unquote(parts.path), query["subject"][0], query["body"][0]
+
+
+def test_links_are_rfc_6068_encoded() -> None:
+    url = mailto(ADDRESS, "APPROVE: “Zahlung an Müller & Co?” [HFA-00001]", "a b\nc=d&e")
+    assert url.startswith(f"mailto:{ADDRESS}?subject=")
+    query = url.split("?", 1)[1]
+    # Space is %20, never "+"; & and = inside values are encoded; line breaks are CRLF.
+    assert "+" not in query and " " not in query
+    assert "%20" in query and "%26" in query and "%3D" in query and "%0D%0A" in query
+    assert "%E2%80%9C" in query and "M%C3%BCller" in query
+    address, subject, body = opened(url)
+    assert address == ADDRESS
+    assert subject == "APPROVE: “Zahlung an Müller & Co?” [HFA-00001]"
+    assert body == "a b\r\nc=d&e"
+
+
+@pytest.mark.parametrize("reply", QUICK_REPLIES, ids=[r.key for r in QUICK_REPLIES])
+def test_each_link_is_read_as_the_decision_it_names(reply: QuickReply) -> None:
+    links = {link.reply.key: link for link in links_for(ADDRESS, "HFA-00001")}
+    link = links[reply.key]
+    _address, subject, body = opened(link.url)
+    decision = read_decision(body.replace("\r\n", "\n"), subject)
+    assert decision.kind is EXPECTED[link.reply.key]
+    assert not decision.ambiguous
+    # The subject alone and the body alone each carry the same decision.
+    assert read_decision("", subject).kind is EXPECTED[link.reply.key]
+    assert read_decision(body.replace("\r\n", "\n"), None).kind is EXPECTED[link.reply.key]
+
+
+def test_what_the_lawyer_writes_under_the_prompt_cannot_change_the_decision() -> None:
+    link = next(
+        k for k in links_for(ADDRESS, "HFA-00001") if k.reply.key == "approve_with_conditions"
+    )
+    _address, subject, body = opened(link.url)
+    filled = body.replace("\r\n", "\n").replace(
+        "- \n- ", "- only the business addresses\n- reject clause 9.3 as drafted"
+    )
+    decision = read_decision(filled, subject)
+    assert decision.kind is DecisionKind.APPROVAL
+    assert conditions_in(filled) == ["only the business addresses", "reject clause 9.3 as drafted"]
+
+
+def test_conditions_are_the_list_under_the_prompt_only() -> None:
+    text = (
+        "APPROVE WITH CONDITIONS\n\nConditions (one per line, each starting with -):\n"
+        "- cap liability at 12 months\n-\n- delete 9.3\nThanks, Jane\n- not a condition"
+    )
+    assert conditions_in(text) == ["cap liability at 12 months", "delete 9.3"]
+    assert conditions_in("APPROVE\n- a list, but no conditions heading") == []
