@@ -15,6 +15,7 @@ import smtplib
 import threading
 import time
 from collections.abc import Iterator
+from email.utils import parseaddr
 from pathlib import Path
 from typing import Any
 
@@ -100,7 +101,7 @@ class Background:
             assert time.monotonic() < deadline, "the request email never reached the relay"
             time.sleep(0.02)
         email = self.sink.messages()[before]
-        return response.json(), str(email["Reply-To"]).strip("<>"), str(email["Message-ID"])
+        return response.json(), parseaddr(str(email["Reply-To"]))[1], str(email["Message-ID"])
 
     def rows(self) -> list[InboundMessage]:
         with self.services.db.reading() as session:

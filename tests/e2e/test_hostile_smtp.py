@@ -16,7 +16,7 @@ import time
 import uuid
 from datetime import UTC, datetime
 from email.message import EmailMessage
-from email.utils import format_datetime
+from email.utils import format_datetime, parseaddr
 from pathlib import Path
 from typing import Any
 
@@ -48,7 +48,7 @@ async def filed_with_email(running: Running, **fields: Any) -> tuple[dict[str, A
 
 
 def address_of(email: EmailMessage) -> str:
-    return str(email["Reply-To"]).strip("<>")
+    return parseaddr(str(email["Reply-To"]))[1]
 
 
 def inbound_rows(running: Running) -> list[InboundMessage]:
