@@ -20,6 +20,7 @@ import uvicorn
 from gateway import __version__, scheduler
 from gateway.http import mounts
 from gateway.http.app import build_app
+from gateway.http.connections import guarded_protocol
 from gateway.inbound.listener import start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
@@ -29,6 +30,7 @@ from gateway.outbound.transports import MailTransport, close_transport, mail_tra
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
 from gateway.store import heartbeats
+from gateway.throttle import ConnectionGuard
 
 log = logging.getLogger(__name__)
 
@@ -104,8 +106,18 @@ class Gateway:
             )
             # /readyz asks whether this process's SMTP listener is still bound.
             app.state.smtp_bound = self.smtp_bound
+            guard = ConnectionGuard(
+                config.listeners.http.max_connections,
+                config.listeners.http.max_connections_per_client,
+            )
             server = _HttpServer(
-                uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+                uvicorn.Config(
+                    app,
+                    log_level="warning",
+                    lifespan="on",
+                    access_log=False,
+                    http=guarded_protocol(guard, config.listeners.http.timeout_seconds),
+                )
             )
             self._http = server
             self._tasks.append(asyncio.create_task(server.serve(sockets=[sock])))

@@ -10,11 +10,12 @@ from __future__ import annotations
 import os
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
+from gateway.guard_settings import Listeners, guard_fields
 from gateway.lawyer_settings import LawyerSettings, lawyer_settings
 from gateway.mail_auth import mail_auth_fields
 from gateway.settings import CATEGORIES, SETTINGS
@@ -176,6 +177,7 @@ class Config:
     max_request_bytes: int
     max_field_chars: int
     max_message_bytes: int
+    listeners: Listeners
     outbox_retry_seconds: float
     outbox_max_attempts: int
     outbox_backoff_seconds: float
@@ -186,6 +188,7 @@ class Config:
     ready_role_seconds: float
     worker_poll_seconds: float
     trusted_authserv_id: str
+    require_authenticated_sender: bool
     receipts: bool
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]
@@ -335,6 +338,7 @@ def load_config(
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
         max_message_bytes=_int(values, "max_message_bytes"),
+        **guard_fields(values),
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
         **_timing(values),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
@@ -393,7 +397,3 @@ def _check_timing(config: Config) -> None:
             "HFA_HEARTBEAT_SECONDS must be at most half of HFA_READY_ROLE_SECONDS, or a live "
             "process would be taken for a dead one between two heartbeats"
         )
-
-
-def setting_names() -> list[str]:
-    return [f.name for f in fields(Config)]

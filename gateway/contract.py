@@ -8,6 +8,8 @@ its answers with the functions below, so the shapes cannot drift apart.
 from __future__ import annotations
 
 import json
+import math
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime
 from functools import cache
@@ -153,8 +155,13 @@ def validate_input(name: str, arguments: Any, *, max_chars: int) -> dict[str, An
             )
     for key in ("request", "message"):
         value = arguments.get(key)
-        if isinstance(value, str) and not value.strip():
+        # A withdrawal needs no words: {"message": "", "withdraw": true} is valid.
+        withdrawing = key == "message" and arguments.get("withdraw") is True
+        if isinstance(value, str) and not value.strip() and not withdrawing:
             problems.append(FieldProblem(key, f"{key} must not be empty"))
+    # MCP and the compat layers decode JSON themselves: NaN, huge numbers, NUL and
+    # lone surrogates are refused here too, naming the field.
+    problems.extend(value_problems(arguments))
     if problems:
         raise InvalidRequest(
             f"{name}: {len(problems)} problem(s) with the arguments: "
@@ -196,3 +203,131 @@ NOTICE_STATUS = {
     "declined": "The human will not take this request on.",
     "closed": "The request is closed without an answer.",
 }
+
+
+# --- values a client may send but the gateway cannot store or answer with ------------
+
+MAX_JSON_DEPTH = 64
+_INT64 = 2**63
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+class Unrepresentable:
+    """A number JSON may spell but nothing downstream can hold (NaN, 1e999999, 10**5000)."""
+
+    __slots__ = ("text",)
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+
+def _parse_int(text: str) -> int | Unrepresentable:
+    # Checked before int(): Python refuses more than 4,300 digits with a ValueError.
+    if len(text) > 20:
+        return Unrepresentable(text)
+    value = int(text)
+    return value if -_INT64 <= value < _INT64 else Unrepresentable(text)
+
+
+def _parse_float(text: str) -> float | Unrepresentable:
+    value = float(text)
+    return value if math.isfinite(value) else Unrepresentable(text)
+
+
+def loads(raw: bytes | str) -> Any:
+    """json.loads, with every number the gateway cannot store left as Unrepresentable.
+
+    Raises ValueError for text that is not JSON and RecursionError for nesting
+    deeper than the interpreter's parser goes.
+    """
+    return json.loads(
+        raw, parse_int=_parse_int, parse_float=_parse_float, parse_constant=Unrepresentable
+    )
+
+
+def _number_problem(value: Any) -> str | None:
+    if isinstance(value, Unrepresentable):
+        return f"{value.text[:24]} is not a number the gateway can store"
+    if isinstance(value, float) and not math.isfinite(value):
+        return f"{value} is not a number the gateway can store"
+    if isinstance(value, int) and not isinstance(value, bool) and not -_INT64 <= value < _INT64:
+        return "integers must fit in 64 bits"
+    return None
+
+
+def _text_problem(text: str) -> str | None:
+    if "\x00" in text:
+        return "contains a NUL character (\\u0000), which is not stored"
+    if not text.isascii() and _SURROGATE.search(text):
+        return "contains a lone surrogate (\\ud800-\\udfff), which is not Unicode text"
+    return None
+
+
+def value_problems(value: Any, limit: int = 20) -> list[FieldProblem]:
+    """Every place in a decoded JSON value that cannot be stored, by path (at most ``limit``)."""
+    problems: list[FieldProblem] = []
+    stack: list[tuple[str, Any, int]] = [("", value, 0)]
+    while stack and len(problems) < limit:
+        path, item, depth = stack.pop()
+        where = path or "(body)"
+        if depth > MAX_JSON_DEPTH:
+            problems.append(FieldProblem(where, f"nested deeper than {MAX_JSON_DEPTH} levels"))
+            continue
+        if isinstance(item, str):
+            why = _text_problem(item)
+        elif isinstance(item, dict):
+            why = None
+            for key, inner in item.items():
+                key_text = str(key)
+                child = f"{path}.{key_text}" if path else key_text
+                key_problem = _text_problem(key_text)
+                if key_problem:
+                    problems.append(
+                        FieldProblem(repr(key_text)[:40], "property name " + key_problem)
+                    )
+                    continue
+                stack.append((child, inner, depth + 1))
+        elif isinstance(item, list):
+            why = None
+            stack.extend(
+                (f"{path}.{i}" if path else str(i), inner, depth + 1)
+                for i, inner in enumerate(item)
+            )
+        else:
+            why = _number_problem(item)
+        if why:
+            problems.append(FieldProblem(where, f"{where} {why}"))
+    return sorted(problems, key=lambda p: p.field)
+
+
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = ord(match.group())
+    if 0xDC80 <= char <= 0xDCFF:
+        # A byte that was not UTF-8 (surrogateescape): shown as the byte it was.
+        return f"\\x{char - 0xDC00:02x}"
+    return f"\\x{char:02x}" if char < 0x100 else f"\\u{char:04x}"
+
+
+def storable(text: str) -> str:
+    """``text`` with what no database column can hold (NUL, lone surrogates) escaped.
+
+    For text read from mail, where refusing is not an option: the raw bytes keep
+    the original, and the escape is visible (``\\x00``) rather than silent.
+    """
+    if "\x00" not in text and text.isascii():
+        return text
+    return _UNSTORABLE.sub(_escape, text)
+
+
+def storable_value(value: Any) -> Any:
+    """``value`` (decoded JSON) with :func:`storable` applied to every string and key."""
+    if isinstance(value, str):
+        return storable(value)
+    if isinstance(value, dict):
+        return {storable(str(k)): storable_value(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [storable_value(v) for v in value]
+    return value

@@ -11,6 +11,8 @@ from typing import Literal
 
 log = logging.getLogger(__name__)
 
+FAILURE_PAUSE = 2.0
+
 
 class Wakeup(asyncio.Event):
     """The event that wakes an idle worker, which can also wake one in another process.
@@ -62,13 +64,17 @@ async def run_until_stopped(
     logged and the loop goes on: the work it held is retried by its lease.
     """
     while not stop.is_set():
+        wait = poll_seconds
         try:
             done = await run_once()
         except Exception:
             log.exception("%s worker iteration failed; retrying", name)
             done = 0
+            # The database is likely busy (another process holds SQLite's write lock) or
+            # away: pausing leaves the event loop to HTTP and SMTP, which answer 503/451.
+            wait = max(poll_seconds, FAILURE_PAUSE)
         if done:
             continue
         ready.clear()
         with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(ready.wait(), timeout=poll_seconds)
+            await asyncio.wait_for((stop if wait > poll_seconds else ready).wait(), timeout=wait)

@@ -108,6 +108,21 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("max_field_chars", "50000", "Longest text accepted in any one request field."),
     Setting("max_message_bytes", "26214400", "Largest inbound email the SMTP listener accepts."),
     Setting(
+        "smtp_timeout_seconds",
+        "300",
+        "SMTP: longest wait for a client's next command, and for a whole DATA (RFC 5321 "
+        "4.5.3.2); 10 s while over half the connections are in use, as MTAs do under stress.",
+    ),
+    Setting("smtp_max_connections", "100", "SMTP connections open at once; 421 above."),
+    Setting("smtp_max_connections_per_client", "10", "SMTP connections per client address."),
+    Setting(
+        "http_timeout_seconds",
+        "30",
+        "HTTP: longest time a request's headers and body may take to arrive (408 after).",
+    ),
+    Setting("http_max_connections", "1000", "HTTP connections open at once; 503 above."),
+    Setting("http_max_connections_per_client", "100", "HTTP connections per client address."),
+    Setting(
         "outbox_retry_seconds",
         "432000",
         "How long an email delivery is retried before it is dead (default 5 days, as MTAs).",
@@ -144,6 +159,12 @@ SETTINGS: tuple[Setting, ...] = (
         "trusted_authserv_id",
         "",
         "authserv-id whose Authentication-Results headers are trusted. Empty: none.",
+    ),
+    Setting(
+        "require_authenticated_sender",
+        "0",
+        "1: a reply is recorded only when the trusted server says DMARC or a DKIM signature "
+        "aligned with From passed; others are held for ops (needs HFA_TRUSTED_AUTHSERV_ID).",
     ),
     Setting("receipts", "1", "Send the lawyer a receipt of what was recorded (1 or 0)."),
     Setting(

@@ -101,6 +101,18 @@ class ReplyTokens:
     def reply_address(self, recipient_id: int, domain: str) -> str:
         return f"reply+{self.issue(recipient_id)}@{domain}"
 
+    def derived_secret(self, prefix: str, nonce: str, key_id: str | None = None) -> tuple[str, str]:
+        """A secret derived from ``nonce`` and a key, and that key's id: what is stored
+        may hold the nonce and the id, never the secret, which is derived again when it
+        is sent. ``key_id`` None: the newest key. Raises KeyError for a key since removed.
+        """
+        for key in reversed(self._keys):
+            this_id = hashlib.sha256(b"hfa.key-id" + key).hexdigest()[:12]
+            if key_id is None or key_id == this_id:
+                mac = hmac.new(key, f"{prefix}{nonce}".encode(), hashlib.sha256).digest()
+                return prefix + base64.urlsafe_b64encode(mac).decode().rstrip("="), this_id
+        raise KeyError(key_id)
+
     def message_id(self, recipient_id: int, domain: str) -> str:
         """A fresh Message-ID that carries the token, for replies whose address was mangled."""
         return f"<hfa.{self.issue(recipient_id)}.{secrets.token_hex(6)}@{domain}>"

@@ -23,6 +23,7 @@ from gateway.cli.output import (
 )
 from gateway.inbound.held import HELD_OUTCOMES
 from gateway.outbound import push
+from gateway.outbound.outbox import shown_target
 from gateway.outbound.tell import tell_thread
 from gateway.render import shown
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
@@ -46,7 +47,7 @@ def _summary(request: Request) -> dict[str, Any]:
         "deadline_at": contract.iso(request.deadline_at) if request.deadline_at else None,
         "agent_name": request.fields.get("agent_name"),
         "api_key_name": request.api_key_name,
-        "reply_to": request.reply_to,
+        "reply_to": shown_target(request.reply_to) if request.reply_to else None,
         "reminders_sent": request.reminders_sent,
         "escalated": bool(request.escalated),
         "first_human_reply_at": (

@@ -27,10 +27,13 @@ def _idempotency_key(request: Request) -> str | None:
     if key is None:
         return None
     key = key.strip()
-    if not key or len(key) > MAX_IDEMPOTENCY_KEY:
+    if not key:
+        # The OpenAPI document admits an empty header: it means no key, not an error.
+        return None
+    if len(key) > MAX_IDEMPOTENCY_KEY:
         raise InvalidRequest(
-            f"Idempotency-Key must be 1 to {MAX_IDEMPOTENCY_KEY} characters",
-            [FieldProblem("Idempotency-Key", f"1 to {MAX_IDEMPOTENCY_KEY} characters")],
+            f"Idempotency-Key must be at most {MAX_IDEMPOTENCY_KEY} characters",
+            [FieldProblem("Idempotency-Key", f"at most {MAX_IDEMPOTENCY_KEY} characters")],
         )
     return key
 

@@ -7,7 +7,14 @@ from typing import Any
 
 from starlette.requests import Request
 
-from gateway.errors import BodyTooLarge, FieldProblem, MalformedBody, Unauthorized
+from gateway import contract
+from gateway.errors import (
+    BodyTooLarge,
+    FieldProblem,
+    InvalidRequest,
+    MalformedBody,
+    Unauthorized,
+)
 
 
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
@@ -29,7 +36,12 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
             [FieldProblem("Content-Type", "application/json")],
         )
     try:
-        value = json.loads(raw)
+        value = contract.loads(raw)
+    except RecursionError:
+        raise MalformedBody(
+            f"the body is nested too deeply; at most {contract.MAX_JSON_DEPTH} levels",
+            [FieldProblem("(body)", f"at most {contract.MAX_JSON_DEPTH} levels of nesting")],
+        ) from None
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         where = (
             f" at line {exc.lineno} column {exc.colno}"
@@ -44,6 +56,14 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         raise MalformedBody(
             f"the body must be a JSON object, got {type(value).__name__}",
             [FieldProblem("(body)", "a JSON object")],
+        )
+    problems = contract.value_problems(value)
+    if problems:
+        # Refused, never stored: such a value would make every later read of it fail.
+        raise InvalidRequest(
+            f"{len(problems)} value(s) the gateway cannot store: "
+            + "; ".join(p.message for p in problems),
+            problems,
         )
     return value
 

@@ -33,8 +33,17 @@ def _json(schema: dict[str, Any]) -> dict[str, Any]:
     return {"application/json": {"schema": schema}}
 
 
+_DESCRIPTIONS = {
+    429: "too many calls (filings per key, or wrong access tokens); see Retry-After",
+    503: "the database is unavailable for now; see Retry-After",
+}
+
+
 def _errors(*codes: int) -> dict[str, Any]:
-    return {str(c): {"description": "error", "content": _json(ERROR_SCHEMA)} for c in codes}
+    return {
+        str(c): {"description": _DESCRIPTIONS.get(c, "error"), "content": _json(ERROR_SCHEMA)}
+        for c in codes
+    }
 
 
 def build_openapi() -> dict[str, Any]:
@@ -86,7 +95,7 @@ def _filing_paths() -> dict[str, Any]:
                         "description": "the same Idempotency-Key and body: the request filed before",
                         "content": _json(request_tool["outputSchema"]),
                     },
-                    **_errors(400, 409, 413, 422),
+                    **_errors(400, 401, 409, 413, 422, 429, 503),
                 },
             }
         },
@@ -99,7 +108,7 @@ def _filing_paths() -> dict[str, Any]:
                 "requestBody": {"required": True, "content": _json(add_input)},
                 "responses": {
                     "201": {"description": "added", "content": _json(add_tool["outputSchema"])},
-                    **_errors(400, 401, 404, 409, 413, 422),
+                    **_errors(400, 401, 404, 409, 413, 422, 429, 503),
                 },
             }
         },
@@ -122,7 +131,7 @@ def _reading_paths() -> dict[str, Any]:
                         "description": "the thread",
                         "content": _json(status_tool["outputSchema"]),
                     },
-                    **_errors(401, 404),
+                    **_errors(401, 404, 429, 503),
                 },
             }
         },

@@ -21,14 +21,19 @@ from aiosmtpd.smtp import Session as SmtpSession
 from sqlalchemy.orm import Session
 
 from gateway.config import Config
+from gateway.contract import storable
 from gateway.errors import ConfigError
+from gateway.inbound.bounce_policy import BOUNCE_MAX_BYTES, BouncePolicy
+from gateway.inbound.protocol import LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
 from gateway.store.models import InboundMessage
-from gateway.throttle import Throttle
+from gateway.throttle import ConnectionGuard, Throttle
 
 log = logging.getLogger(__name__)
 
 MAX_LOCAL_PART = 64
+MAX_RECIPIENTS = 100
+MAX_REPLY_ADDRESSES = 10
 REJECT_AUDIT_INTERVAL = 60.0
 
 
@@ -41,7 +46,9 @@ def message_id_of(raw: bytes) -> str | None:
     except Exception:
         # A malformed header is the inbound worker's business, not the listener's.
         return None
-    return " ".join(str(value).split())[:998] if value else None
+    # Kept as text a database can hold: a NUL or a byte that is not UTF-8 is escaped
+    # (the raw bytes keep it), so PostgreSQL stores it like SQLite does.
+    return storable(" ".join(str(value).split()))[:998] if value else None
 
 
 def store_inbound(
@@ -59,9 +66,9 @@ def add_inbound(
     now = services.clock.now()
     row = InboundMessage(
         received_at=now,
-        peer=peer[:128],
-        mail_from=mail_from,
-        rcpt_to=rcpt_to,
+        peer=storable(peer)[:128],
+        mail_from=storable(mail_from),
+        rcpt_to=[storable(address) for address in rcpt_to],
         raw=raw,
         size=len(raw),
         sha256=hashlib.sha256(raw).hexdigest(),
@@ -76,7 +83,7 @@ def add_inbound(
         "inbound.received",
         at=now,
         actor=f"smtp:{peer}",
-        details={"inbound_id": row.id, "size": len(raw), "mail_from": mail_from},
+        details={"inbound_id": row.id, "size": len(raw), "mail_from": row.mail_from},
     )
     return row.id
 
@@ -87,6 +94,7 @@ class ReplyHandler:
     def __init__(self, services: Services) -> None:
         self.services = services
         self._reject_audit = Throttle(REJECT_AUDIT_INTERVAL)
+        self.bounce_policy = BouncePolicy(services)
 
     def _accepts(self, address: str) -> bool:
         config = self.services.config
@@ -117,18 +125,25 @@ class ReplyHandler:
                 },
             )
 
-    def audit_too_large(self, peer: str, mail_from: str) -> None:
-        # aiosmtpd refuses the message itself (552), so it never reaches handle_DATA;
-        # nothing is stored, but ops still see that a reply was turned away.
+    def _audit_refused(self, peer: str, mail_from: str, status: str) -> None:
+        # aiosmtpd refuses these itself (552: too much data, a line too long), so they
+        # never reach handle_DATA; nothing is stored, but ops see a reply turned away.
         services = self.services
+        too_large = status != LINE_REFUSAL
+        details: dict[str, object] = {"mail_from": storable(mail_from), "answer": status[:200]}
+        if too_large:
+            details["limit_bytes"] = services.config.max_message_bytes
         with services.db.transaction() as session:
             services.audit.append(
                 session,
-                "inbound.too_large",
+                "inbound.too_large" if too_large else "inbound.refused",
                 at=services.clock.now(),
                 actor=f"smtp:{peer}",
-                details={"mail_from": mail_from, "limit_bytes": services.config.max_message_bytes},
+                details=details,
             )
+
+    async def refused_by_protocol(self, peer: str, mail_from: str, status: str) -> None:
+        await self.services.db.run(self._audit_refused, peer, mail_from, status)
 
     async def handle_RCPT(
         self,
@@ -141,6 +156,9 @@ class ReplyHandler:
         local = address.rpartition("@")[0]
         if len(local.encode("utf-8", "replace")) > MAX_LOCAL_PART:
             return "550 5.1.3 Local part longer than 64 octets"
+        if len(envelope.rcpt_tos) >= MAX_RECIPIENTS:
+            # RFC 5321 4.5.3.1.8: 100 is the minimum to accept; the client sends the rest later.
+            return "452 4.5.3 Too many recipients"
         if not self._accepts(address):
             peer = str(session.peer[0]) if session.peer else "unknown"
             try:
@@ -148,6 +166,10 @@ class ReplyHandler:
             except Exception:
                 log.exception("could not audit a rejected recipient")
             return "550 5.1.1 No such recipient here"
+        distinct = {a.lower() for a in envelope.rcpt_tos}
+        if address.lower() not in distinct and len(distinct) >= MAX_REPLY_ADDRESSES:
+            # Each reply address gets its own stored copy: their number is bounded.
+            return "452 4.5.3 Too many reply addresses in one message"
         envelope.rcpt_tos.append(address)
         return "250 2.1.5 OK"
 
@@ -156,16 +178,23 @@ class ReplyHandler:
         if not raw and isinstance(envelope.content, bytes):
             raw = envelope.content
         peer = str(session.peer[0]) if session.peer else "unknown"
-        services, mail_from, rcpt_to = (
-            self.services,
-            envelope.mail_from or "",
-            list(envelope.rcpt_tos),
-        )
+        services, mail_from = self.services, envelope.mail_from or ""
+        copies = _one_per_address(envelope.rcpt_tos)
+        bounce = services.config.mail_from.lower()
+        if bounce in copies:
+            refusal = self.bounce_policy.refusal(raw, mail_from, peer)
+            if refusal is not None:
+                del copies[bounce]
+                if not copies:
+                    return refusal
+
+        def add(session: Session) -> None:
+            for address in copies.values():
+                add_inbound(services, session, raw, peer, mail_from, [address])
+
         try:
             # 250 only once the commit holding these bytes has returned (group commit).
-            await services.db.write(
-                lambda session: add_inbound(services, session, raw, peer, mail_from, rcpt_to)
-            )
+            await services.db.write(add)
         except Exception:
             log.exception("could not store an inbound message; answered 451")
             return "451 4.3.0 Temporary failure, please try again later"
@@ -173,22 +202,13 @@ class ReplyHandler:
         return "250 2.0.0 Message accepted"
 
 
-class ReplySMTP(SMTP):
-    """aiosmtpd's protocol, with the size refusal reported to the handler."""
-
-    async def push(self, status: Any) -> None:
-        text = status.decode() if isinstance(status, bytes) else str(status)
-        if text.startswith("552") and isinstance(self.event_handler, ReplyHandler):
-            session = self.session
-            peer = str(session.peer[0]) if session is not None and session.peer else "unknown"
-            mail_from = (self.envelope.mail_from or "") if self.envelope is not None else ""
-            try:
-                await self.event_handler.services.db.run(
-                    self.event_handler.audit_too_large, peer, mail_from
-                )
-            except Exception:
-                log.exception("could not audit a message over the size limit")
-        await super().push(status)
+def _one_per_address(rcpt_tos: list[str]) -> dict[str, str]:
+    """Lower-cased address -> the address as given, each once: one stored copy each, so
+    each copy is matched, deduplicated and recorded for its own request."""
+    copies: dict[str, str] = {}
+    for address in rcpt_tos:
+        copies.setdefault(address.lower(), address)
+    return copies
 
 
 def tls_context(config: Config) -> ssl.SSLContext | None:
@@ -210,12 +230,17 @@ async def start_listener(services: Services, host: str, port: int) -> asyncio.Se
     """Serve SMTP on the running loop (not aiosmtpd's threaded Controller)."""
     config = services.config
     handler = ReplyHandler(services)
+    limits = config.listeners.smtp
+    guard = ConnectionGuard(limits.max_connections, limits.max_connections_per_client)
     loop = asyncio.get_running_loop()
     context = tls_context(config)
 
     def factory() -> Any:
         return ReplySMTP(
             handler,
+            guard=guard,
+            small_envelope=(config.mail_from, BOUNCE_MAX_BYTES),
+            timeout=limits.timeout_seconds,
             hostname=config.smtp_hostname,
             ident="hfa-gateway",
             data_size_limit=config.max_message_bytes,

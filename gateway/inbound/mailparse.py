@@ -4,7 +4,9 @@ Authorisation decisions (who sent it) need the standard library's strict
 parser, so its ``EmailMessage`` is kept; mail-parser supplies the text and
 HTML bodies and the attachments, where its leniency with broken MIME helps.
 Anything that cannot be read raises :class:`Unparseable` with a reason safe
-to show ops.
+to show ops. What the parsers read is bounded first (``limits``): a message of
+millions of parts or thousands of nesting levels costs no more than one at the
+limits, and ``truncated`` says what was left unread (it stays in the raw bytes).
 """
 
 from __future__ import annotations
@@ -20,6 +22,10 @@ from typing import Any
 
 import mailparser
 
+from gateway.inbound.limits import MAX_DEPTH, MAX_PARTS, MAX_TEXT_CHARS, bounded, cut_text
+
+__all__ = ["MAX_DEPTH", "MAX_PARTS", "MAX_TEXT_CHARS", "ParsedMail", "Unparseable", "parse"]
+
 
 class Unparseable(Exception):
     """The message cannot be read; carries a reason safe to show ops."""
@@ -33,6 +39,10 @@ class ParsedMail:
     text_plain: str | None
     text_html: str | None
     attachments: list[dict[str, Any]] = field(default_factory=list)
+    # What was left unread because of the limits; empty for an ordinary message.
+    truncated: list[str] = field(default_factory=list)
+    # The reply split off the text (or why it could not be), when already worked out.
+    reply: object | None = None
 
 
 class HeaderView(Mapping[str, str]):
@@ -71,6 +81,7 @@ class HeaderView(Mapping[str, str]):
 def parse(raw: bytes) -> ParsedMail:
     if not raw.strip():
         raise Unparseable("empty message")
+    raw, truncated = bounded(raw)
     try:
         # compat32 reads the structure several times faster than the default policy;
         # the few headers that are used are decoded strictly when read (HeaderView,
@@ -87,8 +98,12 @@ def parse(raw: bytes) -> ParsedMail:
         # Handed the message parsed above (compat32, as mail-parser parses it itself),
         # so the bytes are read once, not twice. mail-parser only reads the message.
         mail = mailparser.MailParser(message)
-        text_plain = "\n".join(mail.text_plain) if mail.text_plain else None
-        text_html = "\n".join(mail.text_html) if mail.text_html else None
+        text_plain = cut_text(
+            "\n".join(mail.text_plain) if mail.text_plain else None, "text", truncated
+        )
+        text_html = cut_text(
+            "\n".join(mail.text_html) if mail.text_html else None, "HTML text", truncated
+        )
         attachments = list(mail.attachments)
     except Exception as exc:
         raise Unparseable(f"body could not be read ({type(exc).__name__})") from exc
@@ -101,6 +116,7 @@ def parse(raw: bytes) -> ParsedMail:
         text_plain=text_plain,
         text_html=text_html,
         attachments=attachments,
+        truncated=truncated,
     )
 
 

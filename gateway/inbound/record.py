@@ -129,6 +129,15 @@ def record_bounce(services: Services, session: Session, row: InboundMessage) -> 
     return Outcome("bounce", f"outbox item {item.id} marked failed", request, None, turn_id)
 
 
+def reply_of(mail: ParsedMail) -> ReplyText:
+    """The new text of the reply: worked out already (off the event loop), or now."""
+    if isinstance(mail.reply, ReplyText):
+        return mail.reply
+    if isinstance(mail.reply, ReplyError):
+        raise mail.reply
+    return extract_reply(mail.text_plain, mail.text_html)
+
+
 def record_reply(
     services: Services,
     session: Session,
@@ -142,7 +151,7 @@ def record_reply(
 ) -> Outcome:
     """The human's answer: a turn with its decision, the status moved, a receipt, a push."""
     try:
-        reply = extract_reply(mail.text_plain, mail.text_html)
+        reply = reply_of(mail)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     decision = read_decision(reply.new_text, mail.subject)
@@ -198,7 +207,10 @@ def record_reply(
         },
     )
     _tell_everyone(services, session, request, recipient, turn, now)
-    return Outcome("recorded", _recorded_detail(kind, attachments), request, recipient, turn.id)
+    detail = _recorded_detail(kind, attachments)
+    if mail.truncated:
+        detail += "; truncated: " + "; ".join(mail.truncated)
+    return Outcome("recorded", detail, request, recipient, turn.id)
 
 
 def _turn_data(
@@ -213,6 +225,8 @@ def _turn_data(
     """What the human turn carries besides its text."""
     data: dict[str, Any] = {
         "from": check.address,
+        # What vouched for the sender: a trusted DMARC/DKIM pass, or the From address only.
+        "authenticated_by": check.authenticated_by,
         "role": recipient.role,
         "message_id": row.message_id,
         "subject": mail.subject[:300],
@@ -233,6 +247,9 @@ def _turn_data(
     if conditions:
         # What the approval is subject to: the agent may act only within these.
         data["conditions"] = conditions
+    if mail.truncated:
+        # The limits left part of the message unread; all of it is in the raw bytes.
+        data["truncated"] = mail.truncated
     return data
 
 

@@ -19,8 +19,11 @@ A lawyer may have other addresses (``HFA_LAWYERS``:
 lawyer's.
 
 ``Authentication-Results`` headers are believed only when their authserv-id
-equals the configured one; any other server's verdict is ignored, because
-anyone can write that header.
+equals the configured one (compared without case, as host names are); any
+other server's verdict is ignored, because anyone can write that header. With
+``require_authenticated`` (HFA_REQUIRE_AUTHENTICATED_SENDER) the trusted
+server must also say that DMARC, or a DKIM signature aligned with the From
+domain, passed; each check says what authenticated the sender.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from email.policy import default as default_policy
 from typing import Any
 
 _METHOD_RESULT = re.compile(r"\b(dmarc|dkim)\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
+_HEADER_FROM = re.compile(r"header\.from\s*=\s*([^\s;]+)", re.IGNORECASE)
 _HEADER_D = re.compile(r"header\.d\s*=\s*([^\s;]+)", re.IGNORECASE)
 # Something that reads as an address, wherever it stands in the header.
 _ADDRESS_LIKE = re.compile(r"[^\s<>\"'(),;:@\[\]]+@[^\s<>\"'(),;:@\[\]]+")
@@ -48,6 +52,8 @@ class SenderCheck:
     ok: bool
     address: str
     reason: str = ""
+    # What vouched for the sender, shown on the recorded turn.
+    authenticated_by: str = ""
 
 
 def _raw_from_headers(message: Message) -> list[str]:
@@ -99,15 +105,30 @@ def from_address(message: Message) -> tuple[str | None, str]:
     return address, ""
 
 
+def _aligned(signing_domain: str, domain: str) -> bool:
+    return bool(signing_domain) and (
+        signing_domain == domain or domain.endswith("." + signing_domain)
+    )
+
+
+def _trusted_results(message: Message, trusted_authserv_id: str) -> list[str]:
+    """The Authentication-Results headers written by the trusted server (ids compare
+    without case, as domain names do)."""
+    if not trusted_authserv_id:
+        return []
+    wanted = trusted_authserv_id.strip().lower()
+    found = []
+    for value in message.get_all("Authentication-Results") or []:
+        text = " ".join(str(value).split())
+        authserv_id = text.split(";", 1)[0].strip().split()[0].lower() if text.strip() else ""
+        if authserv_id == wanted:
+            found.append(text)
+    return found
+
+
 def authentication_failures(message: Message, trusted_authserv_id: str, domain: str) -> str:
     """What the trusted server says failed (DMARC, or DKIM aligned with ``domain``)."""
-    if not trusted_authserv_id:
-        return ""
-    for value in message.get_all("Authentication-Results") or []:
-        text = str(value)
-        authserv_id = text.split(";", 1)[0].strip().split()[0] if text.strip() else ""
-        if authserv_id != trusted_authserv_id:
-            continue
+    for text in _trusted_results(message, trusted_authserv_id):
         for match in _METHOD_RESULT.finditer(text):
             method, result = match.group(1).lower(), match.group(2).lower()
             if result not in ("fail", "permerror"):
@@ -115,11 +136,28 @@ def authentication_failures(message: Message, trusted_authserv_id: str, domain: 
             if method == "dmarc":
                 return "DMARC failed at the trusted server"
             signer = _HEADER_D.search(match.group("props"))
-            signing_domain = signer.group(1).lower() if signer else ""
-            if signing_domain and (
-                signing_domain == domain or domain.endswith("." + signing_domain)
-            ):
+            if _aligned(signer.group(1).lower() if signer else "", domain):
                 return "aligned DKIM signature failed at the trusted server"
+    return ""
+
+
+def authentication_pass(message: Message, trusted_authserv_id: str, domain: str) -> str:
+    """What the trusted server says passed for ``domain``: DMARC, or an aligned DKIM
+    signature; "" when nothing did."""
+    for text in _trusted_results(message, trusted_authserv_id):
+        for match in _METHOD_RESULT.finditer(text):
+            method, result = match.group(1).lower(), match.group(2).lower()
+            if result != "pass":
+                continue
+            if method == "dmarc":
+                header_from = _HEADER_FROM.search(match.group("props"))
+                if header_from and header_from.group(1).lower() != domain:
+                    continue
+                return f"dmarc=pass at {trusted_authserv_id}"
+            signer = _HEADER_D.search(match.group("props"))
+            signing_domain = signer.group(1).lower() if signer else ""
+            if _aligned(signing_domain, domain):
+                return f"dkim=pass ({signing_domain}) at {trusted_authserv_id}"
     return ""
 
 
@@ -128,6 +166,8 @@ def verify_sender(
     expected: str,
     trusted_authserv_id: str,
     aliases: Collection[str] = (),
+    *,
+    require_authenticated: bool = False,
 ) -> SenderCheck:
     """From is ``expected`` (or one of the lawyer's ``aliases``) and nothing trusted says no."""
     address, why = from_address(message)
@@ -136,7 +176,18 @@ def verify_sender(
     accepted = {expected.strip().lower(), *(a.strip().lower() for a in aliases)}
     if address not in accepted:
         return SenderCheck(False, address, f"From {address} is not the recipient of this token")
-    failure = authentication_failures(message, trusted_authserv_id, address.rpartition("@")[2])
+    domain = address.rpartition("@")[2]
+    failure = authentication_failures(message, trusted_authserv_id, domain)
     if failure:
         return SenderCheck(False, address, failure)
-    return SenderCheck(True, address)
+    passed = authentication_pass(message, trusted_authserv_id, domain)
+    if passed:
+        return SenderCheck(True, address, authenticated_by=passed)
+    if require_authenticated:
+        return SenderCheck(
+            False,
+            address,
+            "no DMARC or aligned DKIM pass from the trusted server, and "
+            "HFA_REQUIRE_AUTHENTICATED_SENDER is on",
+        )
+    return SenderCheck(True, address, authenticated_by="From address only")

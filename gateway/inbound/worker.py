@@ -25,7 +25,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from sqlalchemy import select
@@ -33,7 +34,7 @@ from sqlalchemy.orm import Session
 
 from gateway.inbound import held
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
-from gateway.inbound.match import is_duplicate, match_recipient
+from gateway.inbound.match import is_duplicate, is_duplicate_for, match_recipient
 from gateway.inbound.record import (
     Outcome,
     finish,
@@ -43,7 +44,7 @@ from gateway.inbound.record import (
 )
 from gateway.inbound.sender import verify_sender
 from gateway.outbound.compose import LOOP_HEADER
-from gateway.replies import AutomaticKind, detect_automatic
+from gateway.replies import AutomaticKind, ReplyError, detect_automatic, extract_reply
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
@@ -63,11 +64,26 @@ WRITE_CHUNK = 8
 Parsed = ParsedMail | Exception
 
 
+# The longest one message may take to be read; bounded work (limits) keeps it far lower.
+READ_SECONDS = 20.0
+
+
 def parse_stored(raw: bytes) -> Parsed:
+    """Everything about a message that costs CPU and needs no database: parse it and
+    split off the new text. The worker runs this in a thread, off the event loop."""
     try:
-        return parse(raw)
+        mail = parse(raw)
+    except RecursionError:
+        return Unparseable("nested too deeply to read")
     except Exception as exc:
         return exc
+    try:
+        mail.reply = extract_reply(mail.text_plain, mail.text_html)
+    except ReplyError as exc:
+        mail.reply = exc
+    except Exception as exc:
+        return exc
+    return mail
 
 
 def process(
@@ -118,6 +134,12 @@ def _answer(
     config = services.config
     if recipient is None:
         return Outcome("no_thread", "no valid reply token and no reference to our mail")
+    if automatic is None and _to_bounce_address_only(services, row):
+        # The reply token is checked at RCPT; the Message-IDs a message cites are not
+        # proof of who may answer, so mail to the bounce address is never an answer.
+        return Outcome("no_thread", "sent to the bounce address, which never takes answers")
+    if is_duplicate_for(session, row, recipient.request_id):
+        return Outcome("duplicate", "the same message was processed before for this request")
     request = session.get(Request, recipient.request_id)
     assert request is not None
     now = services.clock.now()
@@ -129,6 +151,7 @@ def _answer(
         recipient.address,
         config.trusted_authserv_id,
         config.aliases_of(recipient.address),
+        require_authenticated=config.require_authenticated_sender,
     )
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
@@ -137,6 +160,11 @@ def _answer(
         # The reply's text could not be read: held, and the thread is told.
         return Outcome(outcome.name, outcome.detail, request, recipient)
     return outcome
+
+
+def _to_bounce_address_only(services: Services, row: InboundMessage) -> bool:
+    bounce = services.config.mail_from.lower()
+    return all(address.strip().strip("<>").lower() == bounce for address in row.rcpt_to)
 
 
 def process_one(services: Services, inbound_id: int) -> str:
@@ -155,13 +183,16 @@ def _parse_all(services: Services, ids: list[int]) -> dict[int, Parsed]:
     return {inbound_id: parse_stored(raw) for inbound_id, raw in raws.items()}
 
 
-def process_batch(services: Services, ids: list[int]) -> list[str]:
+def process_batch(
+    services: Services, ids: list[int], already_read: Mapping[int, Parsed] | None = None
+) -> list[str]:
     """Process stored messages, each in its own savepoint, WRITE_CHUNK to a transaction.
 
     A message whose processing raises is undone alone and retried later (up to
     MAX_ATTEMPTS, then kept as ``failed``); the others are recorded. Each chunk
     is parsed first and then written in one transaction (one commit), so the
     write lock is held for a few messages' worth of writes at a time.
+    ``already_read``: what :func:`parse_stored` gave, run off the event loop.
     """
     outcomes: dict[int, str] = {}
     crashed: list[int] = []
@@ -178,7 +209,8 @@ def process_batch(services: Services, ids: list[int]) -> list[str]:
 
     for start in range(0, len(ids), WRITE_CHUNK):
         chunk = ids[start : start + WRITE_CHUNK]
-        parsed = _parse_all(services, chunk)
+        unread = [i for i in chunk if not already_read or i not in already_read]
+        parsed = {**(already_read or {}), **(_parse_all(services, unread) if unread else {})}
         with services.db.transaction() as session:
             for inbound_id in chunk:
                 try:
@@ -222,9 +254,32 @@ def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
         return [r.id for r in rows]
 
 
+def load_raw(services: Services, ids: list[int]) -> dict[int, bytes]:
+    with services.db.reading() as session:
+        rows = session.execute(
+            select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.id.in_(ids))
+        )
+        return {row.id: row.raw for row in rows}
+
+
 class InboundWorker:
     def __init__(self, services: Services) -> None:
         self.services = services
+        # One reading thread: a message reads in bounded time, and one at a time
+        # leaves the other core to HTTP and SMTP.
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-read")
+
+    async def read_off_loop(self, inbound_id: int, raw: bytes) -> Parsed:
+        loop = asyncio.get_running_loop()
+        future = loop.run_in_executor(self._reader, parse_stored, raw)
+        try:
+            return await asyncio.wait_for(future, READ_SECONDS)
+        except TimeoutError:
+            log.warning("inbound %s: not read within %s s; kept raw", inbound_id, READ_SECONDS)
+            # The thread cannot be stopped; the next messages get a fresh one.
+            self._reader.shutdown(wait=False)
+            self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-read")
+            return Unparseable(f"not read within {READ_SECONDS:g} s (too complex); kept raw")
 
     async def run_once(self) -> int:
         services = self.services
@@ -232,8 +287,10 @@ class InboundWorker:
         if ids:
             lease = lease_for(services)
             async with kept_leased(services.db, services.clock.now, InboundMessage, ids, lease):
+                raws = await services.db.run(load_raw, services, ids)
+                already_read = {i: await self.read_off_loop(i, raw) for i, raw in raws.items()}
                 # One commit for the whole batch: under load, many replies share one fsync.
-                await services.db.run(process_batch, services, ids)
+                await services.db.run(process_batch, services, ids, already_read)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:

@@ -81,6 +81,10 @@ def file_call(
     existing = _find(session, protocol, external_id, api_key_name)
     if existing is not None:
         return existing, False
+    if _taken(session, protocol, external_id):
+        # Another key's id: answered as a GET of an unknown id answers, never "try again"
+        # (the unique row would otherwise fail the insert, a 503 for good).
+        raise NotFound(f"no {protocol.replace('_', ' ')} with id {external_id[:MAX_ID]!r}")
     filed = filing.file_request(services, session, arguments, api_key_name=api_key_name)
     number = int(filed.result["reference"].split("-")[1])
     call = CompatCall(
@@ -96,9 +100,25 @@ def file_call(
     return call, True
 
 
+def _taken(session: Session, protocol: str, external_id: str) -> bool:
+    if "\x00" in external_id:
+        return False
+    return (
+        session.scalars(
+            select(CompatCall.id).where(
+                CompatCall.protocol == protocol, CompatCall.external_id == external_id
+            )
+        ).first()
+        is not None
+    )
+
+
 def _find(
     session: Session, protocol: str, external_id: str, api_key_name: str | None
 ) -> CompatCall | None:
+    if "\x00" in external_id:
+        # No stored id holds a NUL (refused when filed), and PostgreSQL cannot even look.
+        return None
     call = session.scalars(
         select(CompatCall).where(
             CompatCall.protocol == protocol, CompatCall.external_id == external_id

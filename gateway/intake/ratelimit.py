@@ -16,13 +16,15 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from gateway.errors import FieldProblem, RateLimited
 from gateway.services import Services
 
-MAX_TRACKED = 100_000
+# Keys tracked per limit; past it the least recently used go (full buckets first).
+MAX_TRACKED = 10_000
 
 
 @dataclass
@@ -40,34 +42,41 @@ class TokenBucket:
         self.capacity = max(capacity, 1)
         self.rate = self.capacity / period
         self._now = now
-        self._buckets: dict[str, _Bucket] = {}
+        # Least recently used first.
+        self._buckets: OrderedDict[str, _Bucket] = OrderedDict()
         self._lock = threading.Lock()
 
     def _refill(self, key: str) -> _Bucket:
         now = self._now()
-        bucket = self._buckets.get(key)
+        bucket = self._buckets.pop(key, None)
         if bucket is None:
-            if len(self._buckets) >= MAX_TRACKED:
-                # Buckets that have refilled carry no information; dropping them bounds
-                # memory. If none has, the oldest half goes: a flood must not grow it.
-                full = {
-                    k
-                    for k, b in self._buckets.items()
-                    if b.tokens + (now - b.updated) * self.rate >= self.capacity
-                }
-                if full:
-                    self._buckets = {k: b for k, b in self._buckets.items() if k not in full}
-                else:
-                    keep = sorted(self._buckets.items(), key=lambda kv: kv[1].updated)
-                    self._buckets = dict(keep[len(keep) // 2 :])
-            bucket = self._buckets[key] = _Bucket(float(self.capacity), now)
+            self._make_room(now)
+            bucket = _Bucket(float(self.capacity), now)
+        self._buckets[key] = bucket
         bucket.tokens = min(self.capacity, bucket.tokens + (now - bucket.updated) * self.rate)
         bucket.updated = now
         return bucket
 
+    def _make_room(self, now: float) -> None:
+        if len(self._buckets) < MAX_TRACKED:
+            return
+        # Full buckets carry no information: dropping them loses nothing.
+        refilled = [
+            k
+            for k, b in self._buckets.items()
+            if b.tokens + (now - b.updated) * self.rate >= self.capacity
+        ]
+        for k in refilled:
+            del self._buckets[k]
+        while len(self._buckets) >= MAX_TRACKED:
+            self._buckets.popitem(last=False)
+
     def wait_seconds(self, key: str) -> float:
         """0 if one more event is allowed now, else the seconds until it is."""
         with self._lock:
+            if key not in self._buckets:
+                # Never counted: nothing to keep (a check alone costs no memory).
+                return 0.0
             bucket = self._refill(key)
             return 0.0 if bucket.tokens >= 1 else (1 - bucket.tokens) / self.rate
 

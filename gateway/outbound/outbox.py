@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from collections.abc import Awaitable, Callable
 from datetime import datetime, timedelta
 from functools import partial
@@ -44,12 +45,39 @@ Deliverer = Callable[[Services, OutboxItem], Awaitable[str]]
 
 
 def shown_target(target: str) -> str:
-    """The target as the audit shows it: a URL's query may carry the receiver's secret."""
-    parts = urlsplit(target)
+    """The target as logs and the audit show it: a URL's query (and any user:password)
+    may carry the receiver's secret, so only scheme, host, port and path are kept."""
+    try:
+        parts = urlsplit(target)
+        port = parts.port
+    except ValueError:
+        return _URL_QUERY.sub(r"\1?...", target)
     if not parts.scheme or not parts.hostname:
         return target
     query = "?..." if parts.query else ""
-    return f"{parts.scheme}://{parts.hostname}{f':{parts.port}' if parts.port else ''}{parts.path}{query}"
+    return f"{parts.scheme}://{parts.hostname}{f':{port}' if port else ''}{parts.path}{query}"
+
+
+_URL_QUERY = re.compile(r"((?:https?|wss?)://[^\s?#]*)\?[^\s#]*", re.IGNORECASE)
+
+
+def without_url_secrets(text: str) -> str:
+    """``text`` (an error, a log line) with every URL's query replaced by ``?...``."""
+    return _URL_QUERY.sub(r"\1?...", text)
+
+
+class _NoUrlSecrets(logging.Filter):
+    """httpx logs each request with its full URL: the line keeps all but the query."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cleaned = without_url_secrets(message)
+        if cleaned != message:
+            record.msg, record.args = cleaned, ()
+        return True
+
+
+logging.getLogger("httpx").addFilter(_NoUrlSecrets())
 
 
 def enqueue(
@@ -304,7 +332,12 @@ class OutboxWorker:
                 raise PermanentDelivery(f"no deliverer for channel {item.channel!r}")
             detail = await deliverer(services, item)
         except DeliveryError as exc:
-            log.warning("outbox %s to %s: %s", item.id, shown_target(item.target), exc.detail)
+            log.warning(
+                "outbox %s to %s: %s",
+                item.id,
+                shown_target(item.target),
+                without_url_secrets(exc.detail),
+            )
             await services.db.write(partial(_record_failure, services, item_id=item.id, error=exc))
             return
         except Exception as exc:

@@ -40,7 +40,7 @@ from gateway.outbound.webhooks import WebhookSender, load_or_create_secrets
 from gateway.services import Services
 from gateway.store.models import OutboxItem, ReadLink, Request, Turn
 from gateway.store.thread import human_has_replied, load_turns, turn_as_json
-from gateway.tokens import hash_secret, new_secret
+from gateway.tokens import hash_secret
 
 WEBHOOK = "webhook"
 PUSH_EMAIL = "push_email"
@@ -71,9 +71,18 @@ def _target(reply_to: str) -> str:
     return value[7:] if value.lower().startswith("mailto:") else value
 
 
-def mint_read_link(services: Services, session: Session, request: Request) -> str:
-    """A fresh read-only thread URL for a push (the filing's own link is not stored)."""
-    capability = new_secret("hfar_")
+READ_LINK_PREFIX = "hfar_"
+
+
+def mint_read_link(services: Services, session: Session, request: Request) -> dict[str, str]:
+    """A fresh read-only thread link for a push (the filing's own link is not stored).
+
+    Only the link's hash (read_links) and what it is derived from (a nonce and a key
+    id, in the outbox payload) are stored; the URL itself is derived when the push is
+    sent (:func:`read_link_url`), so no capability sits in the database in clear.
+    """
+    nonce = secrets.token_urlsafe(16)
+    capability, key_id = services.tokens.derived_secret(READ_LINK_PREFIX, nonce)
     session.add(
         ReadLink(
             request_id=request.id,
@@ -81,7 +90,26 @@ def mint_read_link(services: Services, session: Session, request: Request) -> st
             created_at=services.clock.now(),
         )
     )
+    return {"nonce": nonce, "key": key_id}
+
+
+def read_link_url(services: Services, link: dict[str, str]) -> str | None:
+    """The thread URL of a link minted by :func:`mint_read_link` (None if its key is gone)."""
+    try:
+        capability, _ = services.tokens.derived_secret(READ_LINK_PREFIX, link["nonce"], link["key"])
+    except KeyError:
+        return None
     return f"{services.config.public_url}/v1/links/{capability}"
+
+
+def event_with_link(services: Services, payload: dict[str, Any]) -> dict[str, Any]:
+    """The event of a push payload as it is sent: with its thread URL filled in."""
+    event: dict[str, Any] = payload["event"]
+    link = payload.get("read_link")
+    if link is None:
+        return event
+    data = dict(event["data"], thread_url=read_link_url(services, link))
+    return dict(event, data=data)
 
 
 def event_type(turn: Turn) -> str:
@@ -92,7 +120,7 @@ def event_type(turn: Turn) -> str:
 
 
 def event_for(
-    services: Services, session: Session, request: Request, turn: Turn, thread_url: str
+    services: Services, session: Session, request: Request, turn: Turn, thread_url: str | None
 ) -> dict[str, Any]:
     session.flush()
     turns = load_turns(session, request.id)
@@ -126,8 +154,8 @@ def enqueue_for_turn(services: Services, session: Session, request: Request, tur
     if channel is None or request.reply_to is None:
         return
     now = services.clock.now()
-    thread_url = mint_read_link(services, session, request)
-    event = event_for(services, session, request, turn, thread_url)
+    link = mint_read_link(services, session, request)
+    event = event_for(services, session, request, turn, None)
     domain = services.config.reply_domain
     message_id = (
         f"msg_{uuid.uuid4().hex}"
@@ -143,7 +171,7 @@ def enqueue_for_turn(services: Services, session: Session, request: Request, tur
         reference=request.reference,
         target=_target(request.reply_to),
         message_id=message_id,
-        payload={"event": event},
+        payload={"event": event, "read_link": link},
         at=now,
     )
 
@@ -187,7 +215,8 @@ def webhook_deliverer(services: Services) -> Deliverer:
             raise PermanentDelivery(
                 "410 earlier: the receiver said it is gone; deliveries to this URL stopped"
             )
-        body = json.dumps(item.payload["event"], ensure_ascii=False).encode("utf-8")
+        event = event_with_link(services, item.payload)
+        body = json.dumps(event, ensure_ascii=False).encode("utf-8")
         assert item.message_id is not None
         return await sender.post(item.target, item.message_id, body)
 
@@ -270,7 +299,7 @@ def push_email_deliverer(services: Services) -> Deliverer:
     transport = mail_transport(services.config)
 
     async def deliver(services: Services, item: OutboxItem) -> str:
-        message = compose_push_email(services, item, item.payload["event"])
+        message = compose_push_email(services, item, event_with_link(services, item.payload))
         return await transport.send(message.as_bytes(), services.config.mail_from, [item.target])
 
     return deliver

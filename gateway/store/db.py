@@ -45,6 +45,7 @@ T = TypeVar("T")
 
 # At most this many writes share one commit, so one batch never holds the loop for long.
 MAX_BATCH = 64
+BUSY_TIMEOUT_MS = 250
 
 # pg_advisory_xact_lock key taken first by every write transaction ("hfa", then 2).
 WRITE_LOCK_KEY = 0x686661_02
@@ -59,7 +60,10 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.execute("PRAGMA busy_timeout=10000")
+    # Short: a write waiting for the lock waits on the event loop. While another process
+    # holds it for long, callers get a prompt 451/503 (try again) instead of a frozen
+    # gateway; the gateway's own transactions take milliseconds.
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
 
 

@@ -151,10 +151,12 @@ class InboundMessage(Base):
     __tablename__ = "inbound"
     __table_args__ = (
         Index("ix_inbound_pending", "state", "id"),
-        # Two workers racing on two copies of one reply cannot both record it:
-        # the loser's transaction fails here and its retry finds a duplicate.
+        # Two workers racing on two copies of one reply cannot both record it on one
+        # request: the loser's transaction fails here and its retry finds a duplicate.
+        # Per request, so one message sent to two requests' reply addresses answers both.
         Index(
-            "uq_inbound_recorded_message_id",
+            "uq_inbound_recorded_request_message_id",
+            "request_id",
             "message_id",
             unique=True,
             sqlite_where=text("outcome = 'recorded'"),

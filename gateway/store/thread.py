@@ -13,7 +13,7 @@ from sqlalchemy import bindparam, func, insert, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from gateway.contract import HUMAN_ANSWER_KINDS, iso
+from gateway.contract import HUMAN_ANSWER_KINDS, iso, storable, storable_value
 from gateway.store.audit import AuditLog
 from gateway.store.models import Request, Turn
 
@@ -46,8 +46,10 @@ def add_turn(
         author=author,
         kind=kind,
         at=at,
-        body=body,
-        data=data or {},
+        # Mail-derived text may hold a NUL or a lone surrogate: escaped, so PostgreSQL
+        # can store it and every later read can answer with it (the raw bytes keep it).
+        body=storable(body),
+        data=storable_value(data) if data else {},
     )
     session.add(turn)
     request.updated_at = at

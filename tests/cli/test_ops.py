@@ -161,6 +161,10 @@ def _no_thread_message() -> EmailMessage:
     msg["To"] = f"gateway@{REPLY_DOMAIN}"
     msg["Subject"] = "Hello"
     msg["Message-ID"] = f"<{uuid.uuid4().hex}@example.org>"
+    # The bounce address takes only automatic mail about our Message-IDs; this one
+    # names an id of ours that matches no request.
+    msg["Auto-Submitted"] = "auto-replied"
+    msg["In-Reply-To"] = f"<unknown@{REPLY_DOMAIN}>"
     msg.set_content("Is anyone there?")
     return msg
 

@@ -12,6 +12,7 @@ from email.message import EmailMessage
 from pathlib import Path
 from typing import Any
 
+import aiosmtplib
 import pytest
 from humanlayer import ContactChannel, EmailContactChannel, FunctionCallSpec, HumanLayer
 
@@ -273,7 +274,7 @@ async def test_a_reply_from_the_lawyers_other_address_is_the_lawyers(
     assert turn["kind"] == "rejection" and turn["from"] == "dana.home@mail.example"
 
 
-async def test_a_message_for_no_request_gets_a_notice_and_touches_no_thread(
+async def test_a_person_writing_to_the_bounce_address_is_told_and_no_thread_is_touched(
     gateway: Running,
 ) -> None:
     filed, _email = await file_and_mail(gateway)
@@ -283,11 +284,11 @@ async def test_a_message_for_no_request_gets_a_notice_and_touches_no_thread(
     stray["Subject"] = "Approved"
     stray["Message-ID"] = "<stray-1@elsewhere.example>"
     stray.set_content("Approved.")
-    await send(stray, gateway.smtp_port)
-    assert await wait_outcomes(gateway, 1) == ["no_thread"]
-    [notice] = await _wait_sent(gateway, STRANGER, 1)
-    assert notice["In-Reply-To"] == "<stray-1@elsewhere.example>"
-    assert "Reply button" in plain(notice)
+    # The bounce address takes no person's mail: the refusal at DATA is the notice, and
+    # the sender's own server returns it to them with the text saying where to reply.
+    with pytest.raises(aiosmtplib.SMTPResponseException) as refused:
+        await send(stray, gateway.smtp_port)
+    assert refused.value.code == 550 and "Reply-To" in refused.value.message
     thread = await gateway.status(filed)
     assert [t["kind"] for t in thread["turns"]] == ["request"]
 

@@ -6,8 +6,10 @@ import re
 from email.message import EmailMessage
 from typing import Any
 
+import aiosmtplib
 import httpx
 import jsonschema
+import pytest
 
 from gateway import contract
 from tests.conftest import (
@@ -235,21 +237,22 @@ async def test_duplicate_delivery_is_recorded_once(running: Running) -> None:
     assert len([t for t in thread["turns"] if t["author"] == "human"]) == 1
 
 
-async def test_reply_whose_address_was_mangled_matches_through_references(
+async def test_reply_to_the_bounce_address_is_refused_with_where_to_reply(
     running: Running,
 ) -> None:
     filed, email = await file_and_get_email(running)
-    # Some servers rewrite the envelope; the bounce address still reaches us, and the
-    # In-Reply-To header carries the token inside our Message-ID.
+    # Mail to the bounce address needs no reply token; our Message-ID in In-Reply-To is
+    # no proof of who may answer, so a person's reply there is refused, saying where to
+    # reply instead, and never recorded.
     reply = reply_to(email, "Fine by me.", to=f"gateway@{REPLY_DOMAIN}")
-    await aiosmtp_send_to(reply, running.smtp_port, f"gateway@{REPLY_DOMAIN}")
-    thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
-    assert next(t for t in thread["turns"] if t["author"] == "human")["body"] == "Fine by me."
+    with pytest.raises(aiosmtplib.SMTPResponseException) as info:
+        await aiosmtp_send_to(reply, running.smtp_port, f"gateway@{REPLY_DOMAIN}")
+    assert info.value.code == 550 and "Reply-To" in info.value.message
+    thread = await running.status(filed)
+    assert not thread["human_has_replied"]
 
 
 async def aiosmtp_send_to(message: EmailMessage, port: int, rcpt: str) -> None:
-    import aiosmtplib
-
     await aiosmtplib.send(message, hostname="127.0.0.1", port=port, recipients=[rcpt])
 
 

@@ -1,0 +1,65 @@
+"""Connection limits and the sender policy, read and checked for ``gateway.config``.
+
+``gateway.config`` spreads the result into ``Config`` (as it does ``mail_auth``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from gateway.errors import ConfigError
+
+_ON = ("1", "true", "yes", "on")
+_OFF = ("0", "false", "no", "off", "")
+
+
+def _number(values: Mapping[str, str], name: str, kind: type[int] | type[float]) -> Any:
+    try:
+        value = kind(values[name])
+    except ValueError:
+        raise ConfigError(f"HFA_{name.upper()}: expected a number, got {values[name]!r}") from None
+    if value <= 0:
+        raise ConfigError(f"HFA_{name.upper()}: expected a number above 0")
+    return value
+
+
+@dataclass(frozen=True)
+class Listening:
+    """What one listener allows: HFA_{SMTP,HTTP}_TIMEOUT_SECONDS and the connection caps."""
+
+    timeout_seconds: float
+    max_connections: int
+    max_connections_per_client: int
+
+
+@dataclass(frozen=True)
+class Listeners:
+    smtp: Listening
+    http: Listening
+
+
+def _listening(values: Mapping[str, str], server: str) -> Listening:
+    return Listening(
+        _number(values, f"{server}_timeout_seconds", float),
+        _number(values, f"{server}_max_connections", int),
+        _number(values, f"{server}_max_connections_per_client", int),
+    )
+
+
+def guard_fields(values: Mapping[str, str]) -> dict[str, Any]:
+    """SMTP and HTTP timeouts and connection caps, and HFA_REQUIRE_AUTHENTICATED_SENDER."""
+    fields: dict[str, Any] = {
+        "listeners": Listeners(_listening(values, "smtp"), _listening(values, "http"))
+    }
+    required = values["require_authenticated_sender"].strip().lower()
+    if required not in _ON + _OFF:
+        raise ConfigError(f"HFA_REQUIRE_AUTHENTICATED_SENDER: expected 1 or 0, got {required!r}")
+    if required in _ON and not values["trusted_authserv_id"].strip():
+        raise ConfigError(
+            "HFA_REQUIRE_AUTHENTICATED_SENDER=1 needs HFA_TRUSTED_AUTHSERV_ID: without a "
+            "trusted server no reply could ever be recorded"
+        )
+    fields["require_authenticated_sender"] = required in _ON
+    return fields

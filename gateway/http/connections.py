@@ -1,0 +1,111 @@
+"""uvicorn's HTTP/1.1 protocol with the limits a public listener needs.
+
+- At most HFA_HTTP_MAX_CONNECTIONS connections open, and
+  HFA_HTTP_MAX_CONNECTIONS_PER_CLIENT per client address: past either, the
+  client gets ``503`` with Retry-After and the connection is closed.
+- A request's headers and body must arrive within HFA_HTTP_TIMEOUT_SECONDS
+  of its first byte (or of the connection, for a client that sends nothing):
+  a client trickling a header line every few seconds (slowloris) gets ``408``
+  and is closed. Time spent answering is not limited here; idle keep-alive
+  connections are closed by uvicorn's own keep-alive timeout.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from uvicorn.protocols.http.h11_impl import H11Protocol
+
+from gateway.throttle import ConnectionGuard
+
+log = logging.getLogger(__name__)
+
+
+def _answer(status: str, message: str, extra: str = "") -> bytes:
+    body = json.dumps(
+        {"error": {"code": "connection_refused", "message": message, "details": []}}
+    ).encode()
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n{extra}\r\n"
+    )
+    return head.encode() + body
+
+
+TOO_MANY = _answer(
+    "503 Service Unavailable", "too many connections; try again shortly", "Retry-After: 5\r\n"
+)
+TOO_SLOW = _answer("408 Request Timeout", "the request did not arrive in time")
+
+
+class GuardedH11(H11Protocol):
+    """H11Protocol with per-client and total connection caps and a request deadline."""
+
+    guard: ConnectionGuard
+    timeout: float
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._deadline: asyncio.TimerHandle | None = None
+        # The cycle that was current when the deadline was set: a new one means that
+        # the request the deadline is for has been read.
+        self._armed_for: object | None = None
+        self._key = ""
+        self._admitted = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        self._key = self.client[0] if self.client else "unknown"
+        self._admitted = self.guard.admit(self._key)
+        if not self._admitted:
+            log.warning("HTTP connection from %s refused: too many connections", self._key)
+            transport.write(TOO_MANY)
+            transport.close()
+            return
+        self._arm()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        if self._admitted:
+            self.guard.release(self._key)
+            self._admitted = False
+        self._disarm()
+        super().connection_lost(exc)
+
+    def data_received(self, data: bytes) -> None:
+        if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
+            # The first bytes of the next request on a kept-alive connection.
+            self._arm()
+        super().data_received(data)
+        if self._request_read():
+            self._disarm()
+
+    def _request_read(self) -> bool:
+        cycle = self.cycle
+        return cycle is not None and cycle is not self._armed_for and not cycle.more_body
+
+    def _arm(self) -> None:
+        self._disarm()
+        self._armed_for = self.cycle
+        self._deadline = self.loop.call_later(self.timeout, self._expired)
+
+    def _disarm(self) -> None:
+        if self._deadline is not None:
+            self._deadline.cancel()
+            self._deadline = None
+
+    def _expired(self) -> None:
+        self._deadline = None
+        if self._request_read() or self.transport is None or self.transport.is_closing():
+            return
+        cycle = self.cycle
+        if cycle is None or cycle is self._armed_for or not cycle.response_started:
+            self.transport.write(TOO_SLOW)
+        self.transport.close()
+
+
+def guarded_protocol(guard: ConnectionGuard, timeout: float) -> type[GuardedH11]:
+    """A protocol class for ``uvicorn.Config(http=...)`` sharing one guard."""
+    return type("GatewayH11", (GuardedH11,), {"guard": guard, "timeout": timeout})

@@ -1,0 +1,181 @@
+"""The SMTP protocol as the listener runs it: aiosmtpd's, with the limits an MTA keeps.
+
+- Connections: at most HFA_SMTP_MAX_CONNECTIONS open, and
+  HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT per client address; past either the
+  client is told ``421`` and the connection closed, before any work is done.
+- Timeouts (RFC 5321 4.5.3.2): HFA_SMTP_TIMEOUT_SECONDS between commands and for
+  a whole DATA; while over half the connections are in use, 10 s (Postfix's
+  answer to stress). A timed-out client is told ``421`` before the close.
+- Size while it arrives: a DATA of more than MAX_DATA_LINES lines, or over the
+  small limit of mail to the bounce address alone, is answered ``552`` and the
+  connection closed at once, rather than read to the end only to be refused.
+- Lines: a DATA line may be up to MAX_LINE_OCTETS long (RFC 5321's 1,000 is a
+  minimum, and real HTML mail breaks it), and is stored as sent; a longer line
+  gets ``552`` saying so, audited as ``inbound.refused``.
+
+aiosmtpd's hooks for these are methods of its protocol class (``_handle_client``,
+``_reset_timeout``, ``_timeout_cb``), overridden here and nowhere else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Protocol
+
+from aiosmtpd.smtp import SMTP
+
+from gateway.throttle import ConnectionGuard
+
+log = logging.getLogger(__name__)
+
+MAX_LINE_OCTETS = 1024 * 1024
+STRESS_TIMEOUT = 10.0
+LINES_PER_TURN = 256
+# 25 MB of ordinary mail is some 330,000 lines; millions of them are an attack.
+MAX_DATA_LINES = 1_000_000
+_TOO_LONG = "500 Line too long"
+LINE_REFUSAL = (
+    f"552 5.3.4 A line of the message is longer than {MAX_LINE_OCTETS} octets; message not accepted"
+)
+
+
+class Auditor(Protocol):
+    """What the protocol tells the handler about messages it refuses on its own."""
+
+    async def refused_by_protocol(self, peer: str, mail_from: str, status: str) -> None: ...
+
+
+class _OverLimit(asyncio.CancelledError):
+    """Raised out of a read to end a DATA that is already refused (see ``_watch_lines``)."""
+
+
+def _watch_lines(reader: asyncio.StreamReader, smtp: ReplySMTP) -> None:
+    """Make ``reader.readuntil`` give the loop a turn every LINES_PER_TURN lines, and
+    end a DATA early once it is far past the limit of its envelope.
+
+    A line already in the buffer comes back without a pause, and with lines of up
+    to MAX_LINE_OCTETS the buffer holds megabytes: a message of millions of short
+    lines would otherwise keep HTTP and the other SMTP clients waiting. Mail that
+    needs no reply token (to the bounce address only) has a small limit; reading
+    megabytes past it, line by line, only to refuse them would cost minutes of CPU.
+    """
+    readuntil = reader.readuntil
+    count = 0
+
+    async def taking_turns(separator: bytes = b"\n") -> bytes:
+        nonlocal count
+        count += 1
+        if count % LINES_PER_TURN == 0:
+            await asyncio.sleep(0)
+        line = await readuntil(separator)
+        smtp.count_data(len(line))
+        return line
+
+    reader.readuntil = taking_turns  # type: ignore[method-assign,assignment]
+
+
+class ReplySMTP(SMTP):
+    """aiosmtpd's protocol with connection caps, RFC timeouts and long-line handling."""
+
+    # aiosmtpd sizes its stream reader and its DATA line check from this.
+    line_length_limit = MAX_LINE_OCTETS + 2
+
+    def __init__(
+        self,
+        handler: Any,
+        *,
+        guard: ConnectionGuard,
+        small_envelope: tuple[str, int] = ("", 0),
+        **kwargs: Any,
+    ) -> None:
+        self._guard = guard
+        self._client = ""
+        self._admitted = False
+        # (address, limit): DATA for that address alone ends once this far over.
+        self._small_address, self._small_limit = small_envelope[0].lower(), small_envelope[1]
+        self._data_bytes: int | None = None
+        self._data_lines = 0
+        super().__init__(handler, **kwargs)
+
+    async def smtp_DATA(self, arg: str) -> None:
+        self._data_bytes = 0
+        self._data_lines = 0
+        try:
+            await super().smtp_DATA(arg)
+        finally:
+            self._data_bytes = None
+
+    def count_data(self, size: int) -> None:
+        if self._data_bytes is None or self.envelope is None:
+            return
+        self._data_bytes += size
+        self._data_lines += 1
+        if self._data_lines > MAX_DATA_LINES:
+            self._end_data(
+                f"552 5.3.4 A message of more than {MAX_DATA_LINES} lines is not accepted"
+            )
+        if not self._small_limit or self._data_bytes <= self._small_limit:
+            return
+        if all(a.lower() == self._small_address for a in self.envelope.rcpt_tos):
+            self._end_data(
+                f"552 5.3.4 This address takes messages of at most {self._small_limit} bytes"
+            )
+
+    def _end_data(self, answer: str) -> None:
+        """Refuse a DATA while it is still arriving, and close: reading the rest line by
+        line only to refuse it would cost minutes of CPU."""
+        log.warning("SMTP DATA from %s ended early: %s", self._client, answer)
+        transport = self.transport
+        if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(f"{answer}; closing connection\r\n".encode())
+            transport.close()
+        raise _OverLimit
+
+    def connection_made(self, transport: Any) -> None:
+        super().connection_made(transport)
+        _watch_lines(self._reader, self)
+        peer = transport.get_extra_info("peername")
+        self._client = str(peer[0]) if peer else "unknown"
+        self._admitted = self._guard.admit(self._client)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        if self._admitted:
+            self._guard.release(self._client)
+            self._admitted = False
+        super().connection_lost(error)
+
+    async def _handle_client(self) -> None:
+        if not self._admitted:
+            log.warning("SMTP connection from %s refused: too many connections", self._client)
+            await self.push("421 4.7.0 Too many connections; try again later")
+            if self.transport is not None:
+                self.transport.close()
+            return
+        await super()._handle_client()
+
+    def _reset_timeout(self, duration: float | None = None) -> None:
+        if duration is None and self._guard.stressed:
+            duration = min(self._timeout_duration, STRESS_TIMEOUT)
+        super()._reset_timeout(duration)
+
+    def _timeout_cb(self) -> None:
+        transport = self.transport
+        if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
+            transport.write(f"421 4.4.2 {self.hostname} Timeout; closing connection\r\n".encode())
+        super()._timeout_cb()  # type: ignore[no-untyped-call]
+
+    async def push(self, status: Any) -> None:
+        text = status.decode() if isinstance(status, bytes) else str(status)
+        if text.startswith(_TOO_LONG):
+            text = LINE_REFUSAL
+        if text.startswith("552") and hasattr(self.event_handler, "refused_by_protocol"):
+            session = self.session
+            peer = str(session.peer[0]) if session is not None and session.peer else "unknown"
+            mail_from = (self.envelope.mail_from or "") if self.envelope is not None else ""
+            auditor: Auditor = self.event_handler
+            try:
+                await auditor.refused_by_protocol(peer, mail_from, text)
+            except Exception:
+                log.exception("could not audit a refused message")
+        await super().push(text)

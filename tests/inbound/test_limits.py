@@ -1,0 +1,203 @@
+"""Bounded work per message, and what the bounce address may record.
+
+Unit tests of the inbound rooms: the parser's limits (parts, nesting, headers,
+text), text the database cannot store, the bounce address, the sender policy
+and the per-reference counters.
+"""
+
+from __future__ import annotations
+
+import time
+import tracemalloc
+from email import message_from_bytes
+from email.message import EmailMessage
+from email.policy import default
+from typing import Any
+
+import pytest
+from sqlalchemy import select
+
+from gateway.inbound.listener import message_id_of, store_inbound
+from gateway.inbound.mailparse import MAX_DEPTH, MAX_PARTS, MAX_TEXT_CHARS, parse
+from gateway.inbound.sender import verify_sender
+from gateway.inbound.worker import claim_pending, process_one
+from gateway.intake.filing import file_request
+from gateway.intake.ratelimit import RateLimits
+from gateway.services import Services
+from gateway.store.models import InboundMessage, Recipient, Turn
+from tests.conftest import LAWYER, REPLY_DOMAIN
+
+BOUNCE = f"gateway@{REPLY_DOMAIN}"
+
+
+def parts_message(parts: int) -> bytes:
+    return (
+        "From: a@b.example\r\nSubject: x\r\nMIME-Version: 1.0\r\n"
+        "Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\nContent-Type: text/plain\r\n\r\n"
+        "Approved.\r\n" + "--b\r\n\r\nx\r\n" * parts + "--b--\r\n"
+    ).encode()
+
+
+def nested_message(depth: int) -> bytes:
+    head = "".join(
+        f"Content-Type: multipart/mixed; boundary=n{i}\r\n\r\n--n{i}\r\n" for i in range(depth)
+    )
+    return (
+        "From: a@b.example\r\nSubject: x\r\nMIME-Version: 1.0\r\n"
+        "Content-Type: multipart/mixed; boundary=top\r\n\r\n--top\r\n"
+        "Content-Type: text/plain\r\n\r\nApproved.\r\n--top\r\n" + head + "deep\r\n--top--\r\n"
+    ).encode()
+
+
+@pytest.mark.parametrize("parts", [MAX_PARTS * 100, 300_000])
+def test_many_parts_are_read_to_the_limit_in_bounded_time(parts: int) -> None:
+    started = time.monotonic()
+    mail = parse(parts_message(parts))
+    assert time.monotonic() - started < 3
+    assert mail.text_plain is not None and mail.text_plain.startswith("Approved.")
+    assert any("parts" in reason for reason in mail.truncated)
+
+
+def test_a_message_under_every_limit_is_not_marked_truncated() -> None:
+    mail = parse(parts_message(10))
+    assert mail.truncated == []
+
+
+def test_deep_nesting_is_cut_at_the_limit_and_the_top_kept() -> None:
+    started = time.monotonic()
+    mail = parse(nested_message(MAX_DEPTH * 50))
+    assert time.monotonic() - started < 3
+    assert mail.text_plain is not None and "Approved." in mail.text_plain
+    assert any("nest" in reason for reason in mail.truncated)
+
+
+def test_nested_rfc822_messages_do_not_recurse_without_end() -> None:
+    inner = "Content-Type: message/rfc822\r\n\r\n" * 2000
+    raw = (
+        "From: a@b.example\r\nSubject: x\r\nMIME-Version: 1.0\r\n"
+        "Content-Type: multipart/mixed; boundary=t\r\n\r\n--t\r\nContent-Type: text/plain\r\n\r\n"
+        "Approved.\r\n--t\r\n" + inner + "\r\nend\r\n--t--\r\n"
+    ).encode()
+    mail = parse(raw)
+    assert mail.text_plain is not None and "Approved." in mail.text_plain
+
+
+def test_fifty_thousand_headers_are_bounded() -> None:
+    raw = (
+        "From: a@b.example\r\n" + "X-H: v\r\n" * 50_000 + "Subject: s\r\n\r\nApproved.\r\n"
+    ).encode()
+    started = time.monotonic()
+    mail = parse(raw)
+    assert time.monotonic() - started < 3
+    assert any("header" in reason for reason in mail.truncated)
+    assert mail.text_plain is not None and "Approved." in mail.text_plain
+
+
+def test_text_over_the_limit_is_cut_after_the_top() -> None:
+    body = "Approved.\n" + "> quoted\n" * (MAX_TEXT_CHARS // 5)
+    raw = ("From: a@b.example\r\nSubject: x\r\n\r\n" + body).encode()
+    mail = parse(raw)
+    assert mail.text_plain is not None and len(mail.text_plain) <= MAX_TEXT_CHARS
+    assert mail.text_plain.startswith("Approved.")
+    assert any("text" in reason for reason in mail.truncated)
+
+
+def test_message_id_with_nul_and_bad_bytes_is_stored_escaped() -> None:
+    value = message_id_of(b"Message-ID: <a\x00b\xff@x.example>\r\n\r\nbody\r\n")
+    assert value is not None and "\x00" not in value
+    value.encode("utf-8")  # no lone surrogate
+    assert value != message_id_of(b"Message-ID: <ab@x.example>\r\n\r\nbody\r\n")
+
+
+# -- the worker: the bounce address never records a human turn ------------------------
+
+
+def file_one(services: Services) -> tuple[dict[str, Any], str, str]:
+    with services.db.transaction() as session:
+        filed = file_request(services, session, {"category": "legal_review", "request": "Read it."})
+        recipient = session.scalars(select(Recipient)).one()
+        address = services.tokens.reply_address(recipient.id, REPLY_DOMAIN)
+    return filed.result, address, address.split("+", 1)[1].split("@", 1)[0]
+
+
+def test_mail_to_the_bounce_address_never_records_a_human_turn(services: Services) -> None:
+    _filed, _address, token = file_one(services)
+    our_message_id = f"<hfa.{token}.0123456789ab@{REPLY_DOMAIN}>"
+    raw = (
+        f"From: {LAWYER}\r\nTo: {BOUNCE}\r\nSubject: Re: [HFA-00001]\r\n"
+        f"In-Reply-To: {our_message_id}\r\nReferences: {our_message_id}\r\n"
+        "Message-ID: <human@lawfirm.example>\r\n\r\nApproved.\r\n"
+    ).encode()
+    inbound_id = store_inbound(services, raw, "127.0.0.1", LAWYER, [BOUNCE])
+    assert claim_pending(services) == [inbound_id]
+    outcome = process_one(services, inbound_id)
+    assert outcome != "recorded"
+    with services.db.reading() as session:
+        humans = list(session.scalars(select(Turn).where(Turn.author == "human")))
+        row = session.get(InboundMessage, inbound_id)
+    assert humans == []
+    assert row is not None and row.state == "done"
+
+
+# -- sender policy ----------------------------------------------------------------------
+
+
+def message(headers: str) -> EmailMessage:
+    msg = message_from_bytes(
+        (f"From: {LAWYER}\n{headers}\nSubject: x\n\nbody\n").encode(), policy=default
+    )
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def test_trusted_authserv_id_is_compared_without_case() -> None:
+    check = verify_sender(
+        message("Authentication-Results: MX.GATEWAY.TEST; dmarc=fail"), LAWYER, "mx.gateway.test"
+    )
+    assert not check.ok
+
+
+@pytest.mark.parametrize(
+    ("headers", "ok"),
+    [
+        ("", False),
+        ("Authentication-Results: mx.gateway.test; dmarc=none", False),
+        (
+            "Authentication-Results: mx.gateway.test; dkim=pass header.d=evil.test; dmarc=none",
+            False,
+        ),
+        ("Authentication-Results: mx.gateway.test; spf=fail; dmarc=none", False),
+        ("Authentication-Results: other.test; dmarc=pass", False),
+        ("Authentication-Results: mx.gateway.test; dmarc=pass header.from=lawfirm.example", True),
+        ("Authentication-Results: mx.gateway.test; dkim=pass header.d=lawfirm.example", True),
+    ],
+)
+def test_required_authentication_needs_a_trusted_pass(headers: str, ok: bool) -> None:
+    check = verify_sender(message(headers), LAWYER, "mx.gateway.test", require_authenticated=True)
+    assert check.ok is ok, check
+    if ok:
+        assert "mx.gateway.test" in check.authenticated_by
+
+
+def test_without_the_requirement_the_turn_says_nothing_authenticated_it() -> None:
+    check = verify_sender(message(""), LAWYER, "mx.gateway.test")
+    assert check.ok and check.authenticated_by == "From address only"
+
+
+# -- bounded memory for per-reference counters -----------------------------------------
+
+
+def test_wrong_references_do_not_grow_memory_without_bound() -> None:
+    limits = RateLimits(60, 20)
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        for i in range(4000):
+            reference = f"HFA-{i:05d}" + "x" * 12_000
+            limits.token_wait("203.0.113.9", reference)
+            limits.token_failed("203.0.113.9", reference)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    # Before: each 12 KB reference was kept whole (4,000 x 12 KB = 48 MB).
+    assert grown < 4 * 1024 * 1024, grown
