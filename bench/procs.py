@@ -159,6 +159,12 @@ def gateway_env(
         "HFA_WORKER_POLL_SECONDS": "0.05",
         # The filing rate limit protects a deployment; here it would cap the load itself.
         "HFA_RATE_LIMIT_PER_MINUTE": "1000000000",
+        # Every load comes from one loopback address: the per-client connection caps that
+        # protect a deployment would be the limit measured, so they are lifted here.
+        "HFA_SMTP_MAX_CONNECTIONS": "5000",
+        "HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT": "5000",
+        "HFA_HTTP_MAX_CONNECTIONS": "5000",
+        "HFA_HTTP_MAX_CONNECTIONS_PER_CLIENT": "5000",
         "HFA_SMTP_RELAY": f"127.0.0.1:{relay_port}" if relay_port else "",
     }
     env.update({f"HFA_{k.upper()}": v for k, v in extra.items()})
