@@ -91,10 +91,8 @@ class ToolCalls:
 
             def read_or_add() -> dict[str, Any]:
                 if name == contract.STATUS_TOOL:
-                    with services.db.reading() as session:
-                        return reading.check_status(
-                            session, reference, str(arguments["access_token"])
-                        )
+                    with services.db.reading_rows() as conn:
+                        return reading.check_status(conn, reference, str(arguments["access_token"]))
                 with services.db.transaction() as session:
                     return filing.add_to_request(services, session, arguments)
 

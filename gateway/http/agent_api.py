@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -11,10 +12,13 @@ from starlette.routing import Route
 
 from gateway.errors import FieldProblem, InvalidRequest, StorageError
 from gateway.http.body import bearer_token, read_json
+from gateway.http.responses import FastJSONResponse
 from gateway.intake import filing, reading
 from gateway.services import Services
 
 MAX_IDEMPOTENCY_KEY = 255
+
+Endpoint = Callable[[Request], Awaitable[JSONResponse]]
 
 
 def _services(request: Request) -> Services:
@@ -57,7 +61,7 @@ async def file_request(request: Request) -> JSONResponse:
             raise
         # Two retries racing with one key: the loser finds the winner's row.
         filed = await services.db.write(work)
-    return JSONResponse(filed.result, status_code=201 if filed.created else 200)
+    return FastJSONResponse(filed.result, status_code=201 if filed.created else 200)
 
 
 async def check_status(request: Request) -> JSONResponse:
@@ -69,7 +73,7 @@ async def check_status(request: Request) -> JSONResponse:
         with services.db.reading_rows() as conn:
             return reading.check_status(conn, reference, token)
 
-    return JSONResponse(await services.db.run(work))
+    return FastJSONResponse(await services.db.run(work))
 
 
 async def add_message(request: Request) -> JSONResponse:
@@ -81,7 +85,7 @@ async def add_message(request: Request) -> JSONResponse:
     def work(session: Session) -> dict[str, Any]:
         return filing.add_to_request(services, session, arguments)
 
-    return JSONResponse(await services.db.write(work), status_code=201)
+    return FastJSONResponse(await services.db.write(work), status_code=201)
 
 
 async def read_thread(request: Request) -> JSONResponse:
@@ -92,7 +96,7 @@ async def read_thread(request: Request) -> JSONResponse:
         with services.db.reading() as session:
             return reading.read_thread(session, capability)
 
-    return JSONResponse(await services.db.run(work))
+    return FastJSONResponse(await services.db.run(work))
 
 
 ROUTES = [

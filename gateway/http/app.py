@@ -16,6 +16,7 @@ from gateway import __version__
 from gateway.http.access import AgentAccess
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.errors import EXCEPTION_HANDLERS
+from gateway.http.hot import HotRoutes
 from gateway.http.openapi import build_openapi
 from gateway.http.ops import ROUTES as OPS_ROUTES
 from gateway.services import Services
@@ -58,7 +59,8 @@ def build_app(
         routes=routes,
         exception_handlers=handlers,
         lifespan=lifespan,
-        middleware=[Middleware(AgentAccess, services=services)],
+        # Access checks first, for every call; then the hot calls skip the router.
+        middleware=[Middleware(AgentAccess, services=services), Middleware(HotRoutes)],
     )
     app.state.services = services
     return app

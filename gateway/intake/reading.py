@@ -15,8 +15,9 @@ from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.errors import NotFound
-from gateway.store.models import Request
-from gateway.store.thread import replied, thread_as_json
+from gateway.store.models import Request, Turn, contract_time
+from gateway.store.prepared import Prepared
+from gateway.store.thread import replied, thread_as_json, turn_fields_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, secret_matches
 
 NOT_FOUND_MESSAGE = "no request with this reference and access token"
@@ -57,27 +58,65 @@ def _status(
 
 
 _REQUEST_COLUMNS = Request.__table__.c
-_STATUS_HEAD = select(
-    _REQUEST_COLUMNS.status, _REQUEST_COLUMNS.received_at, _REQUEST_COLUMNS.access_token_hash
-).where(_REQUEST_COLUMNS.id == bindparam("id"))
+_TURN_COLUMNS = Turn.__table__.c
+# The request's head and its turns in one statement: one statement is one snapshot on
+# both databases, so the read needs no transaction of its own (a request has at least
+# its opening turn; the outer join still finds one without).
+_STATUS_ROWS = Prepared(
+    select(
+        _REQUEST_COLUMNS.status,
+        _REQUEST_COLUMNS.received_at,
+        _REQUEST_COLUMNS.access_token_hash,
+        _TURN_COLUMNS.author,
+        _TURN_COLUMNS.kind,
+        _TURN_COLUMNS.at,
+        _TURN_COLUMNS.body,
+        _TURN_COLUMNS.data,
+    )
+    .select_from(
+        Request.__table__.outerjoin(Turn.__table__, _TURN_COLUMNS.request_id == _REQUEST_COLUMNS.id)
+    )
+    .where(_REQUEST_COLUMNS.id == bindparam("id"))
+    .order_by(_TURN_COLUMNS.seq),
+    results=(
+        _REQUEST_COLUMNS.status.type,
+        contract_time,
+        _REQUEST_COLUMNS.access_token_hash.type,
+        _TURN_COLUMNS.author.type,
+        _TURN_COLUMNS.kind.type,
+        contract_time,
+        _TURN_COLUMNS.body.type,
+        _TURN_COLUMNS.data.type,
+    ),
+)
 
 
-def check_status(
-    session: Session | Connection, reference: str, access_token: str
-) -> dict[str, Any]:
+def check_status(conn: Connection, reference: str, access_token: str) -> dict[str, Any]:
     """The thread, if the token is the request's access token; the same NotFound otherwise.
 
-    Read as rows, not ORM objects (the status read is the hottest path; a bare
-    connection from ``Database.reading_rows`` spares the session too), with the
-    same constant-time comparison as :func:`authorize`.
+    The hottest read: one prepared statement on a bare connection
+    (``Database.reading_rows``), with the same constant-time comparison as
+    :func:`authorize`.
     """
     number = contract.number_from_reference(reference)
-    conn = session.connection() if isinstance(session, Session) else session
-    row = conn.execute(_STATUS_HEAD, {"id": number}).first() if number is not None else None
-    stored = row.access_token_hash if row is not None else DUMMY_HASH
-    if not secret_matches(access_token, stored) or row is None or number is None:
+    rows = _STATUS_ROWS.all(conn, {"id": number}) if number is not None else []
+    stored = rows[0][2] if rows else DUMMY_HASH
+    if not secret_matches(access_token, stored) or not rows or number is None:
         raise not_found()
-    return _status(session, number, row.status, row.received_at)
+    status, received_at = rows[0][0], rows[0][1]
+    turns = [
+        turn_fields_as_json(author, kind, at, body, data)
+        for _s, _r, _h, author, kind, at, body, data in rows
+        if author is not None
+    ]
+    return {
+        "reference": contract.reference_for(number),
+        "status": status,
+        "human_has_replied": replied(turns),
+        "received_at": received_at,
+        "turns": turns,
+        "notice": contract.NOTICE_STATUS[status],
+    }
 
 
 def read_thread(session: Session, capability: str) -> dict[str, Any]:

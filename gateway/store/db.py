@@ -135,6 +135,8 @@ class Database:
         else:
             self.engine = create_engine(url, echo=echo, pool_size=10, pool_pre_ping=True)
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
+        # What the driver raises when a prepared statement runs on its cursor directly.
+        self._driver_errors: tuple[type[Exception], ...] = (self.engine.dialect.loaded_dbapi.Error,)
         reader = self.engine.execution_options(hfa_read_only=True)
         if not self.is_sqlite:
             # One snapshot per read: under READ COMMITTED a request's status and its
@@ -165,11 +167,19 @@ class Database:
 
     @contextmanager
     def reading_rows(self) -> Iterator[Connection]:
-        """A read-only transaction on a bare connection, for the hot reads written as Core
-        statements: the same snapshot as :meth:`reading`, without an ORM session."""
+        """A bare connection for a read that is one statement (``store.prepared``).
+
+        One statement sees one snapshot on both databases, so no transaction is
+        begun for it: on SQLite the driver runs it in autocommit, on PostgreSQL the
+        driver's implicit transaction is rolled back as the connection goes back
+        to the pool. Errors of the driver come out as StorageError, as elsewhere.
+        """
         try:
-            with self._reader.connect() as conn, conn.begin():
-                yield conn
+            with self._reader.connect() as conn:
+                try:
+                    yield conn
+                except self._driver_errors as exc:
+                    raise StorageError(f"database error: {type(exc).__name__}") from exc
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
 
