@@ -13,8 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Any
 
-from sqlalchemy import insert, select
-from sqlalchemy.engine import CursorResult
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway import contract
@@ -23,11 +22,36 @@ from gateway.intake.reading import authorize
 from gateway.outbound import outbox
 from gateway.services import Services
 from gateway.store.models import Recipient, Request
+from gateway.store.prepared import connection_of, prepared_insert
 from gateway.store.thread import add_turn, change_status, first_turn
 from gateway.tokens import hash_secret, new_secret
 
 # The contract's own fields; anything else an agent sends is an extra property, kept too.
 KNOWN_FIELDS = contract.request_fields()
+
+# Rows are inserted by prepared statements, not ORM objects: this is the hottest write
+# path, and SQLAlchemy's execution and bookkeeping cost more than the inserts themselves.
+_REQUEST_ROW = (
+    "category",
+    "urgency",
+    "status",
+    "fields",
+    "reply_to",
+    "deadline_at",
+    "access_token_hash",
+    "read_capability_hash",
+    "idempotency_key",
+    "idempotency_fingerprint",
+    "api_key_name",
+    "received_at",
+    "updated_at",
+    "first_human_reply_at",
+    "reminders_sent",
+    "deadline_noticed",
+    "escalated",
+)
+_INSERT_REQUEST = prepared_insert(Request, _REQUEST_ROW)
+_INSERT_RECIPIENT = prepared_insert(Recipient, ("request_id", "address", "role", "created_at"))
 
 NOTICE_FILED = (
     "Recorded. A human lawyer will read this at human speed (hours or days). This is not "
@@ -120,8 +144,9 @@ def file_request(
 ) -> Filed:
     config = services.config
     contract.validate_input(contract.REQUEST_TOOL, arguments, max_chars=config.max_field_chars)
-    digest = fingerprint(arguments)
-    if idempotency_key is not None:
+    # Only a keyed filing is compared with an earlier one.
+    digest = fingerprint(arguments) if idempotency_key is not None else None
+    if idempotency_key is not None and digest is not None:
         replayed = _replay(services, session, idempotency_key, digest)
         if replayed is not None:
             return replayed
@@ -136,8 +161,6 @@ def file_request(
     capability = new_secret("hfar_")
     urgency = arguments.get("urgency", "routine")
     reply_to = arguments.get("reply_to") or None
-    # Rows are inserted as statements, not ORM objects: this is the hottest write path,
-    # and the unit of work's bookkeeping cost more than the inserts themselves.
     row = {
         "category": arguments["category"],
         "urgency": urgency,
@@ -148,7 +171,7 @@ def file_request(
         "access_token_hash": hash_secret(access_token),
         "read_capability_hash": hash_secret(capability),
         "idempotency_key": idempotency_key,
-        "idempotency_fingerprint": digest if idempotency_key else None,
+        "idempotency_fingerprint": digest,
         "api_key_name": api_key_name,
         "received_at": now,
         "updated_at": now,
@@ -157,7 +180,7 @@ def file_request(
         "deadline_noticed": 0,
         "escalated": 0,
     }
-    number = _new_id(session.connection().execute(insert(Request), row))
+    number = _INSERT_REQUEST.insert_id(connection_of(session), row)
     reference = contract.reference_for(number)
     # Every other field, extra properties included, is kept on the first turn.
     first_turn(
@@ -199,14 +222,11 @@ def _queue_request_emails(
     now: datetime,
 ) -> None:
     """A recipient row per lawyer, and the request email to each."""
-    conn = session.connection()
+    conn = connection_of(session)
     config = services.config
     for address in lawyers:
-        recipient_id: int = _new_id(
-            conn.execute(
-                insert(Recipient),
-                {"request_id": number, "address": address, "role": "lawyer", "created_at": now},
-            )
+        recipient_id = _INSERT_RECIPIENT.insert_id(
+            conn, {"request_id": number, "address": address, "role": "lawyer", "created_at": now}
         )
         outbox.enqueue(
             services,
@@ -221,12 +241,6 @@ def _queue_request_emails(
             payload={},
             at=now,
         )
-
-
-def _new_id(result: CursorResult[Any]) -> int:
-    key = result.inserted_primary_key
-    assert key is not None
-    return int(key[0])
 
 
 def _filed_result(

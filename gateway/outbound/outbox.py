@@ -21,7 +21,7 @@ from functools import partial
 from typing import Any
 from urllib.parse import urlsplit
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
 from gateway import contract
@@ -33,12 +33,30 @@ from gateway.outbound.view import MailSettings
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
+from gateway.store.prepared import connection_of, prepared_insert
 from gateway.store.queue import claim, kept_leased
 from gateway.store.thread import add_turn
 
 log = logging.getLogger(__name__)
 
 BATCH = 32
+
+_INSERT_ITEM = prepared_insert(
+    OutboxItem,
+    (
+        "channel",
+        "purpose",
+        "request_id",
+        "recipient_id",
+        "target",
+        "message_id",
+        "payload",
+        "state",
+        "attempts",
+        "next_attempt_at",
+        "created_at",
+    ),
+)
 
 # A deliverer sends one claimed item and returns what the other side said.
 Deliverer = Callable[[Services, OutboxItem], Awaitable[str]]
@@ -96,12 +114,12 @@ def enqueue(
 ) -> int:
     """Queue a delivery in the caller's transaction, audited as CHANNEL.queued; its row id.
 
-    This is the one way anything is queued for delivery. The row is inserted as a
-    statement, not an ORM object: filing a request queues one per lawyer on the hottest
-    write path, where the unit of work's bookkeeping cost more than the insert.
+    This is the one way anything is queued for delivery. The row is inserted by a
+    prepared statement, not an ORM object: filing a request queues one per lawyer on
+    the hottest write path, where SQLAlchemy's execution cost more than the insert.
     """
-    result = session.connection().execute(
-        insert(OutboxItem),
+    item_id = _INSERT_ITEM.insert_id(
+        connection_of(session),
         {
             "channel": channel,
             "purpose": purpose,
@@ -116,9 +134,6 @@ def enqueue(
             "created_at": at,
         },
     )
-    key = result.inserted_primary_key
-    assert key is not None
-    item_id = int(key[0])
     services.audit.append(
         session,
         f"{channel}.queued",

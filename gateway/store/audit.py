@@ -25,13 +25,22 @@ from sqlalchemy.orm import Session
 from gateway.contract import iso
 from gateway.store import mirror
 from gateway.store.models import AuditEntry, AuditHead
+from gateway.store.prepared import Prepared, connection_of, prepared_insert
 
 GENESIS_HASH = "0" * 64
 # Where a transaction keeps the chain head it locked (in Session.info).
 _HEAD = "hfa_audit_head"
 _HOOKED = "hfa_audit_hooked"
-_INSERT_ENTRY = insert(AuditEntry)
-_MOVE_HEAD = (
+_INSERT_ENTRY = prepared_insert(
+    AuditEntry,
+    ("seq", "at", "event", "reference", "actor", "details", "prev_hash", "hash"),
+    returning_id=False,
+)
+_READ_HEAD = Prepared(
+    select(AuditHead.seq, AuditHead.hash).where(AuditHead.id == 1).with_for_update(),
+    results=(AuditHead.__table__.c.seq.type, AuditHead.__table__.c.hash.type),
+)
+_MOVE_HEAD = Prepared(
     update(AuditHead)
     .where(AuditHead.id == 1)
     .values(seq=bindparam("new_seq"), hash=bindparam("new_hash"))
@@ -104,7 +113,9 @@ def _move_head(session: Session) -> None:
         return
     head: dict[str, Any] | None = session.info.get(_HEAD)
     if head is not None and head.get("moved") is False:
-        session.connection().execute(_MOVE_HEAD, {"new_seq": head["seq"], "new_hash": head["hash"]})
+        _MOVE_HEAD.execute(
+            connection_of(session), {"new_seq": head["seq"], "new_hash": head["hash"]}
+        )
         head["moved"] = True
 
 
@@ -134,26 +145,24 @@ class AuditLog:
         # The head is locked and read once per transaction and kept in Session.info as
         # a plain dict, which a savepoint that is undone puts back as it was.
         head: dict[str, Any] | None = session.info.get(_HEAD)
+        connection = connection_of(session)
         if head is None:
-            row = session.execute(
-                select(AuditHead.seq, AuditHead.hash).where(AuditHead.id == 1).with_for_update()
-            ).first()
+            row = _READ_HEAD.first(connection, {})
             if row is None:
-                session.execute(insert(AuditHead).values(id=1, seq=0, hash=GENESIS_HASH))
+                connection.execute(insert(AuditHead).values(id=1, seq=0, hash=GENESIS_HASH))
                 head = {"seq": 0, "hash": GENESIS_HASH}
             else:
-                head = {"seq": row.seq, "hash": row.hash}
+                head = {"seq": row[0], "hash": row[1]}
             session.info[_HEAD] = head
         clean = _redact(details or {})
         at_text = iso(at)
         seq: int = head["seq"] + 1
         prev_hash = head["hash"]
         digest = entry_hash(seq, at_text, event, reference, actor, clean, prev_hash)
-        # Prebuilt statements on the session's connection: the cheapest path through
-        # SQLAlchemy, and still inside the caller's transaction.
-        connection = session.connection()
-        connection.execute(
-            _INSERT_ENTRY,
+        # A prepared statement on the session's connection: inside the caller's
+        # transaction, without SQLAlchemy's per-call execution cost.
+        _INSERT_ENTRY.execute(
+            connection,
             {
                 "seq": seq,
                 "at": at,

@@ -15,16 +15,16 @@ deadlock upgrading a read lock; several processes wait on ``busy_timeout``.
 
 Database work is synchronous SQLAlchemy. On SQLite reads and single
 transactions run on the event loop itself (a threadpool hop per call costs
-more than the work), while group commits run in a thread: one hop per batch,
-and the loop is not stalled while the commit waits for the write lock (which
-hfa serve's worker process may hold) or the fsync. On PostgreSQL everything
+more than the work), and so do group commits while the write lock is free;
+when hfa serve's worker process holds it, the batch waits for it in a thread,
+so the loop is not stalled meanwhile. On PostgreSQL everything
 runs in worker threads, since a network round trip must not stall the loop.
 """
 
 from __future__ import annotations
 
 import asyncio
-import copy
+import json
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
@@ -32,6 +32,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
+import orjson
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
@@ -39,9 +40,14 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gateway.errors import StorageError
 from gateway.store import schema
+from gateway.store.savepoints import BrokenBatch, in_driver_savepoint
+from gateway.store.savepoints import in_savepoint as in_savepoint
 from gateway.store.writelock import WriterLock
 
 T = TypeVar("T")
+# Writes waiting for a group commit, and what each of their callers gets.
+Batch = list[tuple[Callable[[Session], Any], "asyncio.Future[Any]"]]
+Outcomes = list[tuple["asyncio.Future[Any]", Any, BaseException | None]]
 
 # At most this many writes share one commit, so one batch never holds the loop for long.
 MAX_BATCH = 64
@@ -50,6 +56,18 @@ BUSY_TIMEOUT_MS = 250
 # pg_advisory_xact_lock key taken first by every write transaction ("hfa", then 2).
 WRITE_LOCK_KEY = 0x686661_02
 _WRITE_LOCK = text(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
+
+
+def json_text(value: Any) -> str:
+    """JSON columns' text, written by orjson: every filing stores three JSON values.
+
+    Read back alike by any JSON reader; integers beyond 64 bits, which orjson
+    refuses, are written by the standard library.
+    """
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False)
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -82,34 +100,6 @@ def _as_storage_error(exc: BaseException) -> BaseException:
     return exc
 
 
-def _session_notes(session: Session) -> dict[str, Any]:
-    return {k: copy.copy(v) for k, v in session.info.items() if isinstance(v, list | dict)}
-
-
-def _restore_notes(session: Session, saved: dict[str, Any]) -> None:
-    for key in [k for k, v in session.info.items() if isinstance(v, list | dict)]:
-        if key in saved:
-            session.info[key] = saved[key]
-        else:
-            del session.info[key]
-
-
-def in_savepoint(session: Session, fn: Callable[[Session], T]) -> T:
-    """Run ``fn`` in a SAVEPOINT of the open transaction; on error undo it alone and re-raise.
-
-    What a write keeps in session.info for later in the transaction (audit lines
-    to mirror, next turn numbers) goes back to how it was when its savepoint is
-    undone, so the writes around it are unaffected.
-    """
-    saved = _session_notes(session)
-    try:
-        with session.begin_nested():
-            return fn(session)
-    except Exception:
-        _restore_notes(session, saved)
-        raise
-
-
 def _create_private(path: Path) -> None:
     """The database file, created readable by its owner only: it holds every thread."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -128,12 +118,17 @@ class Database:
             if path and path != ":memory:":
                 _create_private(Path(path))
             self.engine: Engine = create_engine(
-                url, echo=echo, connect_args={"check_same_thread": False}
+                url,
+                echo=echo,
+                connect_args={"check_same_thread": False},
+                json_serializer=json_text,
             )
             event.listen(self.engine, "connect", _sqlite_pragmas)
             event.listen(self.engine, "begin", _sqlite_begin)
         else:
-            self.engine = create_engine(url, echo=echo, pool_size=10, pool_pre_ping=True)
+            self.engine = create_engine(
+                url, echo=echo, pool_size=10, pool_pre_ping=True, json_serializer=json_text
+            )
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         # What the driver raises when a prepared statement runs on its cursor directly.
         self._driver_errors: tuple[type[Exception], ...] = (self.engine.dialect.loaded_dbapi.Error,)
@@ -150,7 +145,7 @@ class Database:
             if path and path != ":memory:":
                 self._writer_lock = WriterLock(Path(path))
         # Writes waiting for the next group commit, and the task that commits them.
-        self._queued: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]] = []
+        self._queued: Batch = []
         self._writer: asyncio.Task[None] | None = None
 
     @contextmanager
@@ -223,10 +218,7 @@ class Database:
             batch = self._queued[:MAX_BATCH]
             del self._queued[:MAX_BATCH]
             try:
-                # In a thread: while it waits for the write lock (another process may
-                # hold it) and for the fsync, the loop goes on serving and gathering
-                # the next batch. Callers are answered here, on the loop, after commit.
-                outcomes = await asyncio.to_thread(self._commit_batch, batch)
+                outcomes = await self._commit_where_best(batch)
             except BaseException as exc:
                 # Whatever happened, no caller is left waiting.
                 for _fn, future in batch:
@@ -243,22 +235,83 @@ class Database:
                 else:
                     future.set_result(value)
 
-    def _commit_batch(
-        self, batch: list[tuple[Callable[[Session], Any], asyncio.Future[Any]]]
-    ) -> list[tuple[asyncio.Future[Any], Any, BaseException | None]]:
-        """Run the batch's writes in one transaction and commit; what each caller gets."""
-        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
-        with self.transaction() as session:
-            for fn, future in batch:
-                if future.done():
-                    # The caller went away before its turn: nothing was written for it.
-                    continue
-                try:
-                    value = in_savepoint(session, fn)
-                except Exception as exc:
-                    outcomes.append((future, None, _as_storage_error(exc)))
-                else:
-                    outcomes.append((future, value, None))
+    async def _commit_where_best(self, batch: Batch) -> Outcomes:
+        """Write and commit the batch on the loop when the write lock is free.
+
+        The writes are CPU work that holds the interpreter either way: in a second
+        thread they only made every request wait its turn twice (the thread and the
+        loop hand the interpreter back and forth), which cost more than the loop
+        waiting for the commit's fsync. When another process holds the write lock
+        (hfa serve's worker), the whole batch waits for it in a thread instead, so
+        the loop goes on serving meanwhile. Callers are answered after the commit.
+        """
+        lock = self._writer_lock
+        if lock is None:
+            return self._commit_batch(batch)
+        if not lock.try_hold():
+            return await asyncio.to_thread(self._commit_batch, batch)
+        session = self._sessions()
+        try:
+            session.begin()
+            outcomes = self._writes_in(session, batch, in_driver_savepoint)
+        except BaseException as exc:
+            session.close()
+            lock.release()
+            if isinstance(exc, BrokenBatch):
+                # Nothing was committed: the batch again, the slow and sure way.
+                return await asyncio.to_thread(self._commit_batch, batch)
+            raise _as_storage_error(exc) from exc
+        return self._commit_and_let_go(session, lock, outcomes)
+
+    def _commit_and_let_go(
+        self, session: Session, lock: WriterLock, outcomes: Outcomes
+    ) -> Outcomes:
+        try:
+            session.commit()
+        except SQLAlchemyError as exc:
+            raise StorageError(f"database error: {type(exc).__name__}") from exc
+        finally:
+            session.close()
+            lock.release()
+        return outcomes
+
+    def _commit_batch(self, batch: Batch) -> Outcomes:
+        """Run the batch's writes in one transaction and commit; what each caller gets.
+
+        Each write runs in a driver-level savepoint. If one fails in a way that ends
+        the transaction (a failed flush), nothing was committed: it gets its error and
+        the others run again in a new transaction, with the ORM's savepoints.
+        """
+        try:
+            with self.transaction() as session:
+                return self._writes_in(session, batch, in_driver_savepoint)
+        except BrokenBatch as broken:
+            culprit = broken.culprit
+            rest = [(fn, future) for fn, future in batch if future is not culprit]
+            failed = (culprit, None, _as_storage_error(broken.error))
+            with self.transaction() as session:
+                return [failed, *self._writes_in(session, rest, in_savepoint)]
+
+    def _writes_in(
+        self,
+        session: Session,
+        batch: Batch,
+        savepoint: Callable[[Session, Callable[[Session], Any]], Any],
+    ) -> Outcomes:
+        outcomes: Outcomes = []
+        for fn, future in batch:
+            if future.done():
+                # The caller went away before its turn: nothing was written for it.
+                continue
+            try:
+                value = savepoint(session, fn)
+            except BrokenBatch as broken:
+                broken.culprit = future
+                raise
+            except Exception as exc:
+                outcomes.append((future, None, _as_storage_error(exc)))
+            else:
+                outcomes.append((future, value, None))
         return outcomes
 
     async def run(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> T:

@@ -19,6 +19,8 @@ from typing import Any, Protocol, cast
 
 from sqlalchemy import bindparam, insert
 from sqlalchemy.engine import Connection, Dialect
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.compiler import SQLCompiler
 from sqlalchemy.sql.elements import ClauseElement
 from sqlalchemy.sql.expression import TableClause
@@ -47,12 +49,17 @@ class DriverConnection(Protocol):
     def cursor(self) -> Any: ...
 
 
+# Marks a parameter the caller must pass (a bindparam without a value).
+_REQUIRED = object()
+
+
 @dataclass(frozen=True)
 class _Compiled:
     sql: str
     # Parameter names in the order of their placeholders (qmark), or None (named style).
     order: tuple[str, ...] | None
-    binds: tuple[tuple[str, Convert], ...]
+    # (name, converter, the value a literal in the statement carries, or _REQUIRED)
+    binds: tuple[tuple[str, Convert, Any], ...]
     results: tuple[Convert, ...]
 
 
@@ -78,7 +85,11 @@ class Prepared:
         compiled = self.statement.compile(dialect=dialect)
         assert isinstance(compiled, SQLCompiler)
         binds = tuple(
-            (name, bind.type.dialect_impl(dialect).bind_processor(dialect))
+            (
+                name,
+                bind.type.dialect_impl(dialect).bind_processor(dialect),
+                _REQUIRED if bind.required else bind.value,
+            )
             for name, bind in compiled.binds.items()
         )
         order = tuple(compiled.positiontup or ()) if dialect.positional else None
@@ -94,18 +105,28 @@ class Prepared:
 
     def _parameters(self, compiled: _Compiled, params: Mapping[str, Any]) -> Any:
         # A missing parameter is a bug in the caller: KeyError, never a NULL written.
-        converted = {
-            name: (convert(params[name]) if convert is not None else params[name])
-            for name, convert in compiled.binds
-        }
+        converted = {}
+        for name, convert, literal in compiled.binds:
+            value = params[name] if literal is _REQUIRED else params.get(name, literal)
+            converted[name] = convert(value) if convert is not None else value
         if compiled.order is None:
             return converted
         return tuple(converted[name] for name in compiled.order)
 
     def _run(self, conn: Connection, params: Mapping[str, Any]) -> tuple[Cursor, _Compiled]:
-        compiled = self._compiled(conn.dialect)
+        dialect = conn.dialect
+        compiled = self._compiled(dialect)
+        parameters = self._parameters(compiled, params)
         cursor: Cursor = driver_connection(conn).cursor()
-        cursor.execute(compiled.sql, self._parameters(compiled, params))
+        try:
+            cursor.execute(compiled.sql, parameters)
+        except dialect.loaded_dbapi.Error as exc:
+            cursor.close()
+            # The driver's error as SQLAlchemy would raise it (IntegrityError, ...), so
+            # callers handle it as they handle every other database error.
+            raise DBAPIError.instance(
+                compiled.sql, parameters, exc, dialect.loaded_dbapi.Error, dialect=dialect
+            ) from exc
         return cursor, compiled
 
     def execute(self, conn: Connection, params: Mapping[str, Any]) -> None:
@@ -143,14 +164,37 @@ class Prepared:
         return int(row[0])
 
 
-def prepared_insert(model: type[Base], columns: Sequence[str]) -> Prepared:
-    """``INSERT INTO <model's table> (columns) VALUES (...) RETURNING id``, columns by name.
+def prepared_insert(
+    model: type[Base], columns: Sequence[str], *, returning_id: bool = True
+) -> Prepared:
+    """``INSERT INTO <model's table> (columns) VALUES (...) [RETURNING id]``, columns by name.
 
     The columns are fixed: the caller passes each one, so no column default is
     left to SQLAlchemy's execution (which a cursor call does not run).
     """
     table = cast(TableClause, model.__table__)
-    statement = (
-        insert(table).values({name: bindparam(name) for name in columns}).returning(table.c.id)
-    )
-    return Prepared(statement, results=(table.c.id.type,))
+    statement = insert(table).values({name: bindparam(name) for name in columns})
+    if not returning_id:
+        return Prepared(statement)
+    return Prepared(statement.returning(table.c.id), results=(table.c.id.type,))
+
+
+_CONNECTION = "hfa_connection"
+
+
+def connection_of(session: Session) -> Connection:
+    """The connection of the session's open transaction, asked of the session once.
+
+    ``Session.connection()`` walks the session's transaction state on every call;
+    a filing asks for it once per statement.
+    """
+    # Keyed by the innermost transaction: the session emits a SAVEPOINT only when a
+    # nested transaction first asks for the connection, so each one must ask.
+    transaction = session.get_nested_transaction() or session.get_transaction()
+    cached = session.info.get(_CONNECTION)
+    if cached is not None and cached[0] is transaction:
+        connection: Connection = cached[1]
+        return connection
+    connection = session.connection()
+    session.info[_CONNECTION] = (transaction, connection)
+    return connection

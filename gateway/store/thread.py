@@ -9,15 +9,19 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, insert, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from gateway.contract import HUMAN_ANSWER_KINDS, iso, storable, storable_value
 from gateway.store.audit import AuditLog
 from gateway.store.models import Request, Turn
+from gateway.store.prepared import connection_of, prepared_insert
 
 _NEXT_SEQ = "hfa_next_turn_seq"
+_INSERT_FIRST_TURN = prepared_insert(
+    Turn, ("request_id", "seq", "author", "kind", "at", "body", "data"), returning_id=False
+)
 
 
 def add_turn(
@@ -60,8 +64,8 @@ def first_turn(
     session: Session, request_id: int, *, at: datetime, body: str, data: dict[str, Any]
 ) -> None:
     """The opening ``sender/request`` turn of a request just inserted (number 1, no query)."""
-    session.connection().execute(
-        insert(Turn),
+    _INSERT_FIRST_TURN.execute(
+        connection_of(session),
         {
             "request_id": request_id,
             "seq": 1,
