@@ -51,8 +51,10 @@ def test_an_orm_change_of_a_failed_write_is_gone_for_the_next_write(tmp_path: Pa
         seen.append(str(session.scalar(select(ApiKey.name))))
 
     async def batch() -> list[Any]:
-        return await asyncio.gather(
-            services.db.write(change_then_fail), services.db.write(read), return_exceptions=True
+        return list(
+            await asyncio.gather(
+                services.db.write(change_then_fail), services.db.write(read), return_exceptions=True
+            )
         )
 
     try:
@@ -91,11 +93,13 @@ def test_a_write_whose_flush_fails_gets_the_error_and_the_others_still_commit(
         return reference
 
     async def batch() -> list[Any]:
-        return await asyncio.gather(
-            services.db.write(filer),
-            services.db.write(duplicate_key),
-            services.db.write(filer),
-            return_exceptions=True,
+        return list(
+            await asyncio.gather(
+                services.db.write(filer),
+                services.db.write(duplicate_key),
+                services.db.write(filer),
+                return_exceptions=True,
+            )
         )
 
     try:
