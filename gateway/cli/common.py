@@ -43,6 +43,12 @@ def setup_logging(fmt: str) -> None:
     # Library chatter (each SMTP command, each HTTP line) is not an event worth a line.
     for noisy in ("mail.log", "aiosmtpd", "uvicorn.access", "mailparser", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # Neither format shows threads or processes: each filing logs a few audit lines,
+    # and gathering those for every record is work for nothing (logging HOWTO,
+    # "Optimization").
+    logging.logThreads = False
+    logging.logProcesses = False
+    logging.logMultiprocessing = False
 
 
 def config_from(args: argparse.Namespace) -> Config:
