@@ -145,7 +145,9 @@ class Prepared:
             row = cursor.fetchone()
         finally:
             cursor.close()
-        return None if row is None else self._converted(compiled, row)
+        if row is None:
+            return None
+        return self._converted(compiled, row) if compiled.results else tuple(row)
 
     def all(self, conn: Connection, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
         cursor, compiled = self._run(conn, params)

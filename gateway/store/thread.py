@@ -16,11 +16,14 @@ from sqlalchemy.orm import Session
 from gateway.contract import HUMAN_ANSWER_KINDS, iso, storable, storable_value
 from gateway.store.audit import AuditLog
 from gateway.store.models import Request, Turn
-from gateway.store.prepared import connection_of, prepared_insert
+from gateway.store.prepared import Prepared, connection_of, prepared_insert
 
 _NEXT_SEQ = "hfa_next_turn_seq"
-_INSERT_FIRST_TURN = prepared_insert(
-    Turn, ("request_id", "seq", "author", "kind", "at", "body", "data"), returning_id=False
+_TURN_ROW = ("request_id", "seq", "author", "kind", "at", "body", "data")
+_INSERT_FIRST_TURN = prepared_insert(Turn, _TURN_ROW, returning_id=False)
+_INSERT_TURN = prepared_insert(Turn, _TURN_ROW)
+_LAST_SEQ = Prepared(
+    select(func.coalesce(func.max(Turn.seq), 0)).where(Turn.request_id == bindparam("request_id"))
 )
 
 
@@ -38,24 +41,25 @@ def add_turn(
     # status change, a batch of submits) cost one query, and a new thread none.
     next_seq: dict[int, int] = session.info.setdefault(_NEXT_SEQ, {})
     seq = next_seq.get(request.id)
+    connection = connection_of(session)
     if seq is None:
-        last = session.scalar(
-            select(func.coalesce(func.max(Turn.seq), 0)).where(Turn.request_id == request.id)
-        )
-        seq = (last or 0) + 1
+        last = _LAST_SEQ.first(connection, {"request_id": request.id})
+        seq = (last[0] if last else 0) + 1
     next_seq[request.id] = seq + 1
-    turn = Turn(
-        request_id=request.id,
-        seq=seq,
-        author=author,
-        kind=kind,
-        at=at,
+    row = {
+        "request_id": request.id,
+        "seq": seq,
+        "author": author,
+        "kind": kind,
+        "at": at,
         # Mail-derived text may hold a NUL or a lone surrogate: escaped, so PostgreSQL
         # can store it and every later read can answer with it (the raw bytes keep it).
-        body=storable(body),
-        data=storable_value(data) if data else {},
-    )
-    session.add(turn)
+        "body": storable(body),
+        "data": storable_value(data) if data else {},
+    }
+    # Inserted at once by a prepared statement; the Turn handed back is a plain copy
+    # (not in the session): turns are never changed after they are written.
+    turn = Turn(id=_INSERT_TURN.insert_id(connection, row), **row)
     request.updated_at = at
     return turn
 
