@@ -8,76 +8,55 @@ outbox list --failed``), audited, and told to the thread as a system turn. A
 process that dies mid-delivery leaves a lease that expires within
 HFA_LEASE_SECONDS, and another worker picks the row up again with the same
 Message-ID.
+
+The worker keeps up to BATCH deliveries in flight: as some finish it claims
+more, so one slow relay session holds back only its own message, never the
+batch around it. Claims and the outcomes of deliveries that finish together
+go through the database's group commit, sharing its commits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, Protocol, runtime_checkable
 
-from sqlalchemy import bindparam, insert, update
+from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from gateway import contract
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
-from gateway.outbound import retry
-from gateway.outbound.compose import compose_lawyer_email
+from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
+from gateway.outbound.outcomes import Delivered, record_failure, record_successes
+from gateway.outbound.targets import shown_target as shown_target
+from gateway.outbound.targets import without_url_secrets as without_url_secrets
 from gateway.outbound.transports import MailTransport
 from gateway.outbound.view import MailSettings
-from gateway.runner import run_until_stopped
+from gateway.runner import FAILURE_PAUSE
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
-from gateway.store.queue import claim, kept_leased
-from gateway.store.thread import add_turn
+from gateway.store.queue import claim, kept_leased, kept_leases
 
 log = logging.getLogger(__name__)
 
+# Deliveries in flight at once (so relay connections open at once), and the most claimed
+# in one go.
 BATCH = 32
+# The worker claims again once this many of its BATCH deliveries have finished: often
+# enough that the relay is never left idle, seldom enough that claims stay batched.
+REFILL = BATCH // 4
 
 # A deliverer sends one claimed item and returns what the other side said.
 Deliverer = Callable[[Services, OutboxItem], Awaitable[str]]
 
 
-def shown_target(target: str) -> str:
-    """The target as logs and the audit show it: a URL's query (and any user:password)
-    may carry the receiver's secret, so only scheme, host, port and path are kept."""
-    try:
-        parts = urlsplit(target)
-        port = parts.port
-    except ValueError:
-        return _URL_QUERY.sub(r"\1?...", target)
-    if not parts.scheme or not parts.hostname:
-        return target
-    query = "?..." if parts.query else ""
-    return f"{parts.scheme}://{parts.hostname}{f':{port}' if port else ''}{parts.path}{query}"
+@runtime_checkable
+class Prepares(Protocol):
+    """A deliverer that reads what a whole claimed batch needs at once, before sending."""
 
-
-_URL_QUERY = re.compile(r"((?:https?|wss?)://[^\s?#]*)\?[^\s#]*", re.IGNORECASE)
-
-
-def without_url_secrets(text: str) -> str:
-    """``text`` (an error, a log line) with every URL's query replaced by ``?...``."""
-    return _URL_QUERY.sub(r"\1?...", text)
-
-
-class _NoUrlSecrets(logging.Filter):
-    """httpx logs each request with its full URL: the line keeps all but the query."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = without_url_secrets(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, ()
-        return True
-
-
-logging.getLogger("httpx").addFilter(_NoUrlSecrets())
+    def prepare(self, services: Services, items: Sequence[OutboxItem]) -> None: ...
 
 
 def enqueue(
@@ -171,134 +150,58 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
     )
 
 
-_MARK_SENT = (
-    update(OutboxItem)
-    .where(OutboxItem.id == bindparam("item_id"))
-    .values(state="sent", sent_at=bindparam("now"), lease_until=None, last_error=None)
-    .returning(OutboxItem.delay_noticed_at, OutboxItem.revived_by)
-)
+class EmailDeliverer:
+    """Composes a lawyer email from its thread and sends it through the transport.
 
-
-def _record_success(services: Services, session: Session, item: OutboxItem, detail: str) -> None:
-    """Mark the claimed ``item`` sent: one prebuilt UPDATE and the audit entry.
-
-    Everything the entry names is on the item as it was claimed; the row and its
-    request are read back only when the thread was told of a delay or an ops retry
-    (the UPDATE returns whether it was), to say it went out.
+    The threads of a claimed batch are read in one read transaction (``prepare``); an
+    item that was not prepared reads its own.
     """
-    now = services.clock.now()
-    marked = session.connection().execute(_MARK_SENT, {"item_id": item.id, "now": now}).first()
-    services.audit.append(
-        session,
-        f"{item.channel}.sent",
-        at=now,
-        reference=contract.reference_for(item.request_id) if item.request_id else None,
-        details={
-            "outbox_id": item.id,
-            "purpose": item.purpose,
-            "to": shown_target(item.target),
-            "attempt": item.attempts,
-            "relay": detail[:300],
-        },
-    )
-    if marked is not None and (marked.delay_noticed_at is not None or marked.revived_by):
-        current = session.get(OutboxItem, item.id)
-        request = session.get(Request, item.request_id) if item.request_id else None
-        if current is not None:
-            retry.notice_delivered(session, current, request, shown_target(item.target), now)
 
+    def __init__(self, transport: MailTransport) -> None:
+        self.transport = transport
+        self._threads: dict[int, MailThread] = {}
 
-def _record_failure(
-    services: Services, session: Session, item_id: int, error: DeliveryError
-) -> None:
-    config = services.config
-    now = services.clock.now()
-    item = session.get(OutboxItem, item_id)
-    assert item is not None
-    item.lease_until = None
-    item.last_error = error.detail[:2000]
-    request = session.get(Request, item.request_id) if item.request_id else None
-    reference = request.reference if request else None
-    permanent = isinstance(error, PermanentDelivery)
-    if permanent or retry.exhausted(config, item, now):
-        item.state = "dead"
-        services.audit.append(
-            session,
-            f"{item.channel}.failed",
-            at=now,
-            reference=reference,
-            details={
-                "outbox_id": item.id,
-                "purpose": item.purpose,
-                "to": shown_target(item.target),
-                "attempts": item.attempts,
-                "error": item.last_error,
-            },
-        )
-        if item.channel == "webhook" and item.last_error.startswith("410 "):
-            # The receiver said it is gone: the push deliverer sends nothing more there.
-            services.audit.append(
-                session,
-                "webhook.disabled",
-                at=now,
-                reference=reference,
-                details={"outbox_id": item.id, "to": shown_target(item.target)},
-            )
-        if request is not None:
-            add_turn(
-                session,
-                request,
-                author="system",
-                kind=f"{item.channel}_failed",
-                at=now,
-                body=f"Delivery of the {item.purpose.replace('_', ' ')} {item.channel} "
-                f"to {shown_target(item.target)} failed after {item.attempts} attempt(s): "
-                f"{item.last_error}",
-                data={"outbox_id": item.id, "to": shown_target(item.target)},
-            )
-        return
-    retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
-    delay = retry.next_delay(config, item, retry_after)
-    item.next_attempt_at = now + timedelta(seconds=delay)
-    retry.notice_delay(services, session, item, request, shown_target(item.target), now)
-    services.audit.append(
-        session,
-        f"{item.channel}.deferred",
-        at=now,
-        reference=reference,
-        details={
-            "outbox_id": item.id,
-            "attempt": item.attempts,
-            "retry_in_seconds": round(delay, 3),
-            "error": item.last_error,
-        },
-    )
+    def prepare(self, services: Services, items: Sequence[OutboxItem]) -> None:
+        with services.db.reading() as session:
+            self._threads.update(load_threads(session, items))
 
+    @staticmethod
+    def _read_thread(services: Services, item: OutboxItem) -> MailThread | None:
+        with services.db.reading() as session:
+            return load_threads(session, [item]).get(item.id)
 
-def email_deliverer(transport: MailTransport) -> Deliverer:
-    async def deliver(services: Services, item: OutboxItem) -> str:
+    async def __call__(self, services: Services, item: OutboxItem) -> str:
         config = services.config
+        thread = self._threads.pop(item.id, None)
+        if thread is None:
+            thread = await services.db.run(self._read_thread, services, item)
+        assert thread is not None, f"outbox {item.id}: its request or recipient is gone"
+        message = compose_from_thread(
+            item,
+            thread,
+            renderer=services.renderer,
+            mail_from=config.mail_from,
+            reply_address=services.tokens.reply_address(thread.recipient.id, config.reply_domain),
+            loop_marker=config.reply_domain,
+            settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
+        )
+        return await self.transport.send(
+            message.as_bytes(), config.mail_from, [thread.recipient.address]
+        )
 
-        def compose() -> tuple[bytes, str]:
-            with services.db.reading() as session:
-                recipient = session.get(Recipient, item.recipient_id)
-                assert recipient is not None
-                reply_address = services.tokens.reply_address(recipient.id, config.reply_domain)
-                message = compose_lawyer_email(
-                    session,
-                    item,
-                    renderer=services.renderer,
-                    mail_from=config.mail_from,
-                    reply_address=reply_address,
-                    loop_marker=config.reply_domain,
-                    settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
-                )
-                return message.as_bytes(), recipient.address
 
-        raw, address = await services.db.run(compose)
-        return await transport.send(raw, config.mail_from, [address])
+def email_deliverer(transport: MailTransport) -> EmailDeliverer:
+    return EmailDeliverer(transport)
 
-    return deliver
+
+async def _first(*events: asyncio.Event, timeout: float) -> None:
+    """Wait until one of ``events`` is set, or ``timeout`` seconds have passed."""
+    waits = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 class OutboxWorker:
@@ -307,22 +210,39 @@ class OutboxWorker:
     def __init__(self, services: Services, deliverers: dict[str, Deliverer]) -> None:
         self.services = services
         self.deliverers = deliverers
+        # Successes not yet written, each with the future its delivery waits on.
+        self._delivered: list[tuple[OutboxItem, str, asyncio.Future[None]]] = []
+        self._recorder: asyncio.Task[None] | None = None
 
     async def run_once(self) -> int:
-        """Deliver what is due now; returns how many items were attempted."""
+        """Deliver one batch of what is due now, all of it; how many items were attempted."""
         services = self.services
-
-        def claim() -> list[OutboxItem]:
-            with services.db.transaction() as session:
-                return claim_due(services, session, services.clock.now(), BATCH)
-
-        items = await services.db.run(claim)
+        items = await self._claim(BATCH)
         if items:
             lease = timedelta(seconds=services.config.lease_seconds)
             ids = [i.id for i in items]
             async with kept_leased(services.db, services.clock.now, OutboxItem, ids, lease):
                 await asyncio.gather(*(self._deliver(item) for item in items))
         return len(items)
+
+    async def _claim(self, limit: int) -> list[OutboxItem]:
+        services = self.services
+
+        def claim(session: Session) -> list[OutboxItem]:
+            return claim_due(services, session, services.clock.now(), limit)
+
+        # In the group commit: the claim shares a commit with the outcomes being written.
+        items = await services.db.write(claim)
+        for channel in {i.channel for i in items}:
+            deliverer = self.deliverers.get(channel)
+            if isinstance(deliverer, Prepares):
+                mine = [i for i in items if i.channel == channel]
+                try:
+                    await services.db.run(deliverer.prepare, services, mine)
+                except Exception:
+                    # Each delivery then reads what it needs itself.
+                    log.warning("outbox: could not prepare %s %s items", len(mine), channel)
+        return items
 
     async def _deliver(self, item: OutboxItem) -> None:
         services = self.services
@@ -338,25 +258,93 @@ class OutboxWorker:
                 shown_target(item.target),
                 without_url_secrets(exc.detail),
             )
-            await services.db.write(partial(_record_failure, services, item_id=item.id, error=exc))
+            await services.db.write(partial(record_failure, services, item_id=item.id, error=exc))
             return
         except Exception as exc:
             # A bug must not lose the item: it is retried like a transient failure.
             log.exception("outbox %s: unexpected error", item.id)
             failure = TransientDelivery(type(exc).__name__)
             await services.db.write(
-                partial(_record_failure, services, item_id=item.id, error=failure)
+                partial(record_failure, services, item_id=item.id, error=failure)
             )
             return
-        # Deliveries that finish together are recorded in one commit.
-        await services.db.write(partial(_record_success, services, item=item, detail=detail))
+        await self._record_success(item, detail)
+
+    async def _record_success(self, item: OutboxItem, detail: str) -> None:
+        """Wait until ``item`` is recorded sent, with the other successes of the moment."""
+        future = asyncio.get_running_loop().create_future()
+        self._delivered.append((item, detail, future))
+        if self._recorder is None or self._recorder.done():
+            self._recorder = asyncio.create_task(self._record_successes())
+        await future
+
+    async def _record_successes(self) -> None:
+        services = self.services
+        while self._delivered:
+            # One turn of the loop lets the deliveries finishing now join this write.
+            await asyncio.sleep(0)
+            waiting, self._delivered = self._delivered, []
+            delivered: list[Delivered] = [(item, detail) for item, detail, _f in waiting]
+            try:
+                await services.db.write(partial(record_successes, services, delivered=delivered))
+            except Exception:
+                # One entry that cannot be written must not hold back the others'.
+                outcomes = await asyncio.gather(
+                    *(
+                        services.db.write(partial(record_successes, services, delivered=[one]))
+                        for one in delivered
+                    ),
+                    return_exceptions=True,
+                )
+            else:
+                outcomes = [None] * len(waiting)
+            for (_item, _detail, future), outcome in zip(waiting, outcomes, strict=True):
+                if future.done():
+                    continue
+                if isinstance(outcome, BaseException):
+                    future.set_exception(outcome)
+                else:
+                    future.set_result(None)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
+        """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
         services = self.services
-        await run_until_stopped(
-            "outbox",
-            self.run_once,
-            services.outbox_ready,
-            services.config.worker_poll_seconds,
-            stop,
-        )
+        config = services.config
+        ready = services.outbox_ready
+        lease = timedelta(seconds=config.lease_seconds)
+        in_flight: set[asyncio.Task[None]] = set()
+        room = asyncio.Event()
+
+        def finished(item_id: int, held: set[int], task: asyncio.Task[None]) -> None:
+            in_flight.discard(task)
+            held.discard(item_id)
+            if not task.cancelled() and task.exception() is not None:
+                # Its outcome was not written: its lease lapses and it is delivered again.
+                log.error("outbox %s: outcome not recorded", item_id, exc_info=task.exception())
+            if BATCH - len(in_flight) >= REFILL:
+                room.set()
+
+        async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
+            while not stop.is_set():
+                free = BATCH - len(in_flight)
+                if free < REFILL:
+                    room.clear()
+                    await _first(room, stop, timeout=config.worker_poll_seconds)
+                    continue
+                ready.clear()
+                try:
+                    items = await self._claim(free)
+                except Exception:
+                    log.exception("outbox worker iteration failed; retrying")
+                    await _first(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
+                    continue
+                for item in items:
+                    held.add(item.id)
+                    task = asyncio.create_task(self._deliver(item))
+                    in_flight.add(task)
+                    task.add_done_callback(partial(finished, item.id, held))
+                if len(items) < free:
+                    # Nothing more is due: wait for new work, or the next poll.
+                    await _first(ready, stop, timeout=config.worker_poll_seconds)
+            if in_flight:
+                await asyncio.wait(in_flight)

@@ -83,25 +83,45 @@ async def kept_leased(
     lease: timedelta,
 ) -> AsyncIterator[None]:
     """Renew the lease of ``ids`` every third of ``lease`` while the block runs."""
+    async with kept_leases(db, now, model, lease) as held:
+        held.update(ids)
+        yield
 
-    def push() -> None:
+
+@asynccontextmanager
+async def kept_leases(
+    db: Database,
+    now: Callable[[], datetime],
+    model: type[Leased],
+    lease: timedelta,
+) -> AsyncIterator[set[int]]:
+    """Renew, every third of ``lease``, the rows whose ids are in the set the block is given.
+
+    A worker that keeps deliveries flowing adds each row as it claims it and removes it
+    once its outcome is recorded; the renewal covers whatever is held at that moment.
+    """
+    held: set[int] = set()
+
+    def push(ids: list[int]) -> None:
         with db.transaction() as session:
             renew(session, model, ids, now=now(), lease=lease)
 
     async def keep() -> None:
         while True:
             await asyncio.sleep(lease.total_seconds() / 3)
+            ids = sorted(held)
+            if not ids:
+                continue
             try:
-                await db.run(push)
+                await db.run(push, ids)
             except Exception:
                 # The lease may lapse and another worker take over: at-least-once, as before.
                 log.warning("could not renew the lease of %s rows", len(ids), exc_info=True)
 
-    task = asyncio.create_task(keep()) if ids else None
+    task = asyncio.create_task(keep())
     try:
-        yield
+        yield held
     finally:
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
