@@ -28,12 +28,11 @@ from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
-from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
+from gateway.outbound.lawyer_mail import EmailDeliverer as EmailDeliverer
+from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
 from gateway.outbound.outcomes import Delivered, record_failure, record_successes
 from gateway.outbound.targets import shown_target as shown_target
 from gateway.outbound.targets import without_url_secrets as without_url_secrets
-from gateway.outbound.transports import MailTransport
-from gateway.outbound.view import MailSettings
 from gateway.runner import FAILURE_PAUSE
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
@@ -47,6 +46,9 @@ BATCH = 32
 # The worker claims again once this many of its BATCH deliveries have finished: often
 # enough that the relay is never left idle, seldom enough that claims stay batched.
 REFILL = BATCH // 4
+# Sent, not yet recorded: past this many the worker claims nothing until the database
+# has caught up.
+UNRECORDED = 4 * BATCH
 
 # A deliverer sends one claimed item and returns what the other side said.
 Deliverer = Callable[[Services, OutboxItem], Awaitable[str]]
@@ -150,50 +152,6 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
     )
 
 
-class EmailDeliverer:
-    """Composes a lawyer email from its thread and sends it through the transport.
-
-    The threads of a claimed batch are read in one read transaction (``prepare``); an
-    item that was not prepared reads its own.
-    """
-
-    def __init__(self, transport: MailTransport) -> None:
-        self.transport = transport
-        self._threads: dict[int, MailThread] = {}
-
-    def prepare(self, services: Services, items: Sequence[OutboxItem]) -> None:
-        with services.db.reading() as session:
-            self._threads.update(load_threads(session, items))
-
-    @staticmethod
-    def _read_thread(services: Services, item: OutboxItem) -> MailThread | None:
-        with services.db.reading() as session:
-            return load_threads(session, [item]).get(item.id)
-
-    async def __call__(self, services: Services, item: OutboxItem) -> str:
-        config = services.config
-        thread = self._threads.pop(item.id, None)
-        if thread is None:
-            thread = await services.db.run(self._read_thread, services, item)
-        assert thread is not None, f"outbox {item.id}: its request or recipient is gone"
-        message = compose_from_thread(
-            item,
-            thread,
-            renderer=services.renderer,
-            mail_from=config.mail_from,
-            reply_address=services.tokens.reply_address(thread.recipient.id, config.reply_domain),
-            loop_marker=config.reply_domain,
-            settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
-        )
-        return await self.transport.send(
-            message.as_bytes(), config.mail_from, [thread.recipient.address]
-        )
-
-
-def email_deliverer(transport: MailTransport) -> EmailDeliverer:
-    return EmailDeliverer(transport)
-
-
 async def _first(*events: asyncio.Event, timeout: float) -> None:
     """Wait until one of ``events`` is set, or ``timeout`` seconds have passed."""
     waits = [asyncio.ensure_future(e.wait()) for e in events]
@@ -210,7 +168,7 @@ class OutboxWorker:
     def __init__(self, services: Services, deliverers: dict[str, Deliverer]) -> None:
         self.services = services
         self.deliverers = deliverers
-        # Successes not yet written, each with the future its delivery waits on.
+        # Successes not yet written, each with the future that is done once it is.
         self._delivered: list[tuple[OutboxItem, str, asyncio.Future[None]]] = []
         self._recorder: asyncio.Task[None] | None = None
 
@@ -245,6 +203,13 @@ class OutboxWorker:
         return items
 
     async def _deliver(self, item: OutboxItem) -> None:
+        recorded = await self._attempt(item)
+        if recorded is not None:
+            await recorded
+
+    async def _attempt(self, item: OutboxItem) -> asyncio.Future[None] | None:
+        """Deliver ``item``. A failure is recorded before this returns (None); a success
+        is queued for the next write, and the future returned is done once it is."""
         services = self.services
         deliverer = self.deliverers.get(item.channel)
         try:
@@ -259,7 +224,7 @@ class OutboxWorker:
                 without_url_secrets(exc.detail),
             )
             await services.db.write(partial(record_failure, services, item_id=item.id, error=exc))
-            return
+            return None
         except Exception as exc:
             # A bug must not lose the item: it is retried like a transient failure.
             log.exception("outbox %s: unexpected error", item.id)
@@ -267,18 +232,15 @@ class OutboxWorker:
             await services.db.write(
                 partial(record_failure, services, item_id=item.id, error=failure)
             )
-            return
-        await self._record_success(item, detail)
-
-    async def _record_success(self, item: OutboxItem, detail: str) -> None:
-        """Wait until ``item`` is recorded sent, with the other successes of the moment."""
+            return None
         future = asyncio.get_running_loop().create_future()
         self._delivered.append((item, detail, future))
         if self._recorder is None or self._recorder.done():
             self._recorder = asyncio.create_task(self._record_successes())
-        await future
+        return future
 
     async def _record_successes(self) -> None:
+        """Write the successes queued meanwhile, many per write, until none is left."""
         services = self.services
         while self._delivered:
             # One turn of the loop lets the deliveries finishing now join this write.
@@ -309,42 +271,82 @@ class OutboxWorker:
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
         services = self.services
-        config = services.config
-        ready = services.outbox_ready
-        lease = timedelta(seconds=config.lease_seconds)
-        in_flight: set[asyncio.Task[None]] = set()
-        room = asyncio.Event()
-
-        def finished(item_id: int, held: set[int], task: asyncio.Task[None]) -> None:
-            in_flight.discard(task)
-            held.discard(item_id)
-            if not task.cancelled() and task.exception() is not None:
-                # Its outcome was not written: its lease lapses and it is delivered again.
-                log.error("outbox %s: outcome not recorded", item_id, exc_info=task.exception())
-            if BATCH - len(in_flight) >= REFILL:
-                room.set()
-
+        lease = timedelta(seconds=services.config.lease_seconds)
         async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
-            while not stop.is_set():
-                free = BATCH - len(in_flight)
-                if free < REFILL:
-                    room.clear()
-                    await _first(room, stop, timeout=config.worker_poll_seconds)
-                    continue
-                ready.clear()
-                try:
-                    items = await self._claim(free)
-                except Exception:
-                    log.exception("outbox worker iteration failed; retrying")
-                    await _first(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
-                    continue
-                for item in items:
-                    held.add(item.id)
-                    task = asyncio.create_task(self._deliver(item))
-                    in_flight.add(task)
-                    task.add_done_callback(partial(finished, item.id, held))
-                if len(items) < free:
-                    # Nothing more is due: wait for new work, or the next poll.
-                    await _first(ready, stop, timeout=config.worker_poll_seconds)
-            if in_flight:
-                await asyncio.wait(in_flight)
+            await _Pipeline(self, held, stop).run()
+
+
+class _Pipeline:
+    """The deliveries of a running worker: up to BATCH sending, more claimed as they end.
+
+    A delivery leaves its slot once the relay answered; its lease is held until its
+    outcome is written, so a success not yet recorded is delivered again after a crash.
+    """
+
+    def __init__(self, worker: OutboxWorker, held: set[int], stop: asyncio.Event) -> None:
+        self.worker, self.held, self.stop = worker, held, stop
+        self.sending: set[asyncio.Task[None]] = set()
+        self.unrecorded: set[asyncio.Future[None]] = set()
+        self.room = asyncio.Event()
+
+    def _free(self) -> int:
+        if len(self.unrecorded) >= UNRECORDED:
+            return 0  # the database is behind: the relay waits for it
+        return BATCH - len(self.sending)
+
+    async def _send(self, item: OutboxItem) -> None:
+        recorded = await self.worker._attempt(item)
+        if recorded is None:
+            self.held.discard(item.id)
+            return
+        self.unrecorded.add(recorded)
+        recorded.add_done_callback(partial(self._recorded, item.id))
+
+    def _recorded(self, item_id: int, future: asyncio.Future[None]) -> None:
+        self.unrecorded.discard(future)
+        self.held.discard(item_id)
+        if not future.cancelled() and future.exception() is not None:
+            # Its lease lapses and it is delivered again: at-least-once.
+            log.error("outbox %s: sent, not recorded", item_id, exc_info=future.exception())
+        self._wake()
+
+    def _sent(self, item_id: int, task: asyncio.Task[None]) -> None:
+        self.sending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.held.discard(item_id)
+            log.error("outbox %s: outcome not recorded", item_id, exc_info=task.exception())
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._free() >= REFILL:
+            self.room.set()
+
+    async def run(self) -> None:
+        worker, stop = self.worker, self.stop
+        config = worker.services.config
+        ready = worker.services.outbox_ready
+        while not stop.is_set():
+            free = self._free()
+            if free < REFILL:
+                self.room.clear()
+                await _first(self.room, stop, timeout=config.worker_poll_seconds)
+                continue
+            ready.clear()
+            try:
+                items = await worker._claim(free)
+            except Exception:
+                log.exception("outbox worker iteration failed; retrying")
+                await _first(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
+                continue
+            for item in items:
+                self.held.add(item.id)
+                task = asyncio.create_task(self._send(item))
+                self.sending.add(task)
+                task.add_done_callback(partial(self._sent, item.id))
+            if len(items) < free:
+                # Nothing more is due: wait for new work, or the next poll.
+                await _first(ready, stop, timeout=config.worker_poll_seconds)
+        if self.sending:
+            await asyncio.wait(self.sending)
+        if self.unrecorded:
+            await asyncio.wait(self.unrecorded)
