@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from gateway.store.db import Database
 from gateway.store.models import InboundMessage, OutboxItem
@@ -54,9 +55,19 @@ def claim(
     if skip_locked:
         query = query.with_for_update(skip_locked=True)
     rows = list(session.scalars(query))
+    if not rows:
+        return rows
+    until = now + lease
+    # One statement for the batch, not the unit of work's UPDATE per row; the rows in
+    # hand are given the values it wrote, as loaded ones.
+    session.connection().execute(
+        update(model)
+        .where(model.id.in_([row.id for row in rows]))
+        .values(lease_until=until, attempts=model.attempts + 1)
+    )
     for row in rows:
-        row.lease_until = now + lease
-        row.attempts += 1
+        set_committed_value(row, "lease_until", until)
+        set_committed_value(row, "attempts", row.attempts + 1)
     return rows
 
 
