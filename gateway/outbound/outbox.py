@@ -322,6 +322,19 @@ class _Pipeline:
             self.room.set()
 
     async def run(self) -> None:
+        try:
+            await self._flow()
+            if self.sending:
+                await asyncio.wait(self.sending)
+            if self.unrecorded:
+                await asyncio.wait(self.unrecorded)
+        finally:
+            # Cancelled while sending (a stop that timed out): what is unsent goes when
+            # its lease lapses.
+            for task in list(self.sending):
+                task.cancel()
+
+    async def _flow(self) -> None:
         worker, stop = self.worker, self.stop
         config = worker.services.config
         ready = worker.services.outbox_ready
@@ -346,7 +359,3 @@ class _Pipeline:
             if len(items) < free:
                 # Nothing more is due: wait for new work, or the next poll.
                 await _first(ready, stop, timeout=config.worker_poll_seconds)
-        if self.sending:
-            await asyncio.wait(self.sending)
-        if self.unrecorded:
-            await asyncio.wait(self.unrecorded)
