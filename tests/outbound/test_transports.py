@@ -171,3 +171,28 @@ async def test_each_message_declares_its_size_on_the_wire() -> None:
     assert handler.sizes[-1][0] == str(len(normalize_message_line_endings(MESSAGE)))
     # A refused recipient is a permanent failure; the next message still goes out.
     assert handler.received == 2
+
+
+async def test_a_relay_that_stops_answering_is_a_transient_failure_within_the_timeout() -> None:
+    from gateway.errors import TransientDelivery
+
+    class Silent(CountingRelay):
+        async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+            await asyncio.sleep(30)
+            return "250 OK"
+
+    handler = Silent()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="relay.test", loop=loop), host="127.0.0.1", port=0
+    )
+    transport = SmtpRelay("127.0.0.1", server.sockets[0].getsockname()[1], timeout=0.2)
+    started = loop.time()
+    try:
+        with pytest.raises(TransientDelivery, match="unreachable"):
+            await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+    finally:
+        await transport.close()
+        server.close()
+    # Each command has its timeout: five for one recipient (EHLO, MAIL, RCPT, DATA, RSET).
+    assert loop.time() - started < 3
