@@ -16,7 +16,7 @@ from gateway.clock import FrozenClock
 from gateway.config import Config
 from gateway.errors import StorageError
 from gateway.intake.filing import file_request
-from gateway.outbound import outbox
+from gateway.outbound import outcomes
 from gateway.outbound.compose import compose_from_thread, compose_lawyer_email, load_threads
 from gateway.outbound.outbox import BATCH, OutboxWorker, email_deliverer
 from gateway.services import Services, build_services
@@ -91,13 +91,13 @@ async def test_deliveries_finishing_together_are_recorded_by_one_write(
     services: Services, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     writes: list[int] = []
-    record = outbox.record_successes
+    record = outcomes.record_successes
 
     def counted(services: Services, session: Session, delivered: Any) -> None:
         writes.append(len(delivered))
         record(services, session, delivered)
 
-    monkeypatch.setattr(outbox, "record_successes", counted)
+    monkeypatch.setattr("gateway.outbound.outbox.record_successes", counted)
     file_many(services, 10)
     worker = OutboxWorker(services, {"email": email_deliverer(Relay())})
     assert await worker.run_once() == 10
@@ -119,7 +119,7 @@ async def test_a_success_not_recorded_is_sent_again_after_its_lease(
 ) -> None:
     clock = clocked.clock
     assert isinstance(clock, FrozenClock)
-    record = outbox.record_successes
+    record = outcomes.record_successes
     failures = [StorageError("database error: OperationalError")] * 2
 
     def failing_once(services: Services, session: Session, delivered: Any) -> None:
@@ -127,7 +127,7 @@ async def test_a_success_not_recorded_is_sent_again_after_its_lease(
             raise failures.pop()
         record(services, session, delivered)
 
-    monkeypatch.setattr(outbox, "record_successes", failing_once)
+    monkeypatch.setattr("gateway.outbound.outbox.record_successes", failing_once)
     file_many(clocked, 1)
     relay = Relay()
     worker = OutboxWorker(clocked, {"email": email_deliverer(relay)})
