@@ -199,7 +199,9 @@ class OutboxWorker:
                     await services.db.run(deliverer.prepare, services, mine)
                 except Exception:
                     # Each delivery then reads what it needs itself.
-                    log.warning("outbox: could not prepare %s %s items", len(mine), channel)
+                    log.warning(
+                        "outbox: could not prepare %s %s items", len(mine), channel, exc_info=True
+                    )
         return items
 
     async def _deliver(self, item: OutboxItem) -> None:
