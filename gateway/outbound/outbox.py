@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
+from gateway.errors import DeliveryError, PermanentDelivery, StorageError, TransientDelivery
 from gateway.outbound.lawyer_mail import EmailDeliverer as EmailDeliverer
 from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
 from gateway.outbound.outcomes import Delivered, record_failure, record_successes
@@ -243,32 +243,44 @@ class OutboxWorker:
 
     async def _record_successes(self) -> None:
         """Write the successes queued meanwhile, many per write, until none is left."""
+        waiting: list[tuple[OutboxItem, str, asyncio.Future[None]]] = []
+        try:
+            while self._delivered:
+                # One turn of the loop lets the deliveries finishing now join this write.
+                await asyncio.sleep(0)
+                waiting, self._delivered = self._delivered, []
+                outcomes = await self._write_successes([(i, d) for i, d, _f in waiting])
+                for (_item, _detail, future), outcome in zip(waiting, outcomes, strict=True):
+                    if future.done():
+                        continue
+                    if outcome is not None:
+                        future.set_exception(outcome)
+                    else:
+                        future.set_result(None)
+        except BaseException as exc:
+            # Cancelled (at shutdown) or worse: no delivery is left waiting on its record;
+            # the rows keep their leases and are delivered again.
+            for _item, _detail, future in [*waiting, *self._delivered]:
+                if not future.done():
+                    future.set_exception(StorageError(f"not recorded: {type(exc).__name__}"))
+            self._delivered = []
+            raise
+
+    async def _write_successes(self, delivered: list[Delivered]) -> list[BaseException | None]:
         services = self.services
-        while self._delivered:
-            # One turn of the loop lets the deliveries finishing now join this write.
-            await asyncio.sleep(0)
-            waiting, self._delivered = self._delivered, []
-            delivered: list[Delivered] = [(item, detail) for item, detail, _f in waiting]
-            try:
-                await services.db.write(partial(record_successes, services, delivered=delivered))
-            except Exception:
-                # One entry that cannot be written must not hold back the others'.
-                outcomes = await asyncio.gather(
-                    *(
-                        services.db.write(partial(record_successes, services, delivered=[one]))
-                        for one in delivered
-                    ),
-                    return_exceptions=True,
-                )
-            else:
-                outcomes = [None] * len(waiting)
-            for (_item, _detail, future), outcome in zip(waiting, outcomes, strict=True):
-                if future.done():
-                    continue
-                if isinstance(outcome, BaseException):
-                    future.set_exception(outcome)
-                else:
-                    future.set_result(None)
+        try:
+            await services.db.write(partial(record_successes, services, delivered=delivered))
+        except Exception:
+            # One entry that cannot be written must not hold back the others'.
+            outcomes = await asyncio.gather(
+                *(
+                    services.db.write(partial(record_successes, services, delivered=[one]))
+                    for one in delivered
+                ),
+                return_exceptions=True,
+            )
+            return [o if isinstance(o, BaseException) else None for o in outcomes]
+        return [None] * len(delivered)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
