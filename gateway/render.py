@@ -10,11 +10,19 @@ text written by an agent can never become markup.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    Environment,
+    FileSystemLoader,
+    StrictUndefined,
+    pass_environment,
+    select_autoescape,
+)
 from jinja2 import TemplateError as JinjaTemplateError
+from jinja2.filters import do_wordwrap
 
 from gateway.errors import GatewayError
 
@@ -62,6 +70,38 @@ def barred(value: object) -> str:
     return "\n".join("| " + line for line in shown(value).rstrip("\n").split("\n"))
 
 
+# Lines wrapped once per process: the quick-reply labels and the other fixed sentences
+# every email repeats. Longer text (what an agent wrote) is wrapped each time.
+_WRAP_CACHED_CHARS = 200
+
+
+@lru_cache(maxsize=512)
+def _wrapped(
+    environment: Environment,
+    text: str,
+    width: int,
+    break_long_words: bool,
+    wrapstring: str | None,
+    break_on_hyphens: bool,
+) -> str:
+    return do_wordwrap(environment, text, width, break_long_words, wrapstring, break_on_hyphens)
+
+
+@pass_environment
+def _wordwrap(
+    environment: Environment,
+    s: str,
+    width: int = 79,
+    break_long_words: bool = True,
+    wrapstring: str | None = None,
+    break_on_hyphens: bool = True,
+) -> str:
+    """jinja's ``wordwrap``, remembering the short lines it wrapped."""
+    if type(s) is not str or len(s) > _WRAP_CACHED_CHARS:
+        return do_wordwrap(environment, s, width, break_long_words, wrapstring, break_on_hyphens)
+    return _wrapped(environment, s, width, break_long_words, wrapstring, break_on_hyphens)
+
+
 class Renderer:
     """Renders ``NAME.txt`` and ``NAME.html`` with the same variables."""
 
@@ -79,6 +119,7 @@ class Renderer:
         self.env.filters["label"] = _label
         self.env.filters["shown"] = shown
         self.env.filters["barred"] = barred
+        self.env.filters["wordwrap"] = _wordwrap
 
     def render(self, name: str, **context: Any) -> tuple[str, str]:
         """(text, html) for the template pair NAME."""

@@ -8,38 +8,47 @@ outbox list --failed``), audited, and told to the thread as a system turn. A
 process that dies mid-delivery leaves a lease that expires within
 HFA_LEASE_SECONDS, and another worker picks the row up again with the same
 Message-ID.
+
+The worker keeps up to BATCH deliveries in flight: as some finish it claims
+more, so one slow relay session holds back only its own message, never the
+batch around it. Claims and the outcomes of deliveries that finish together
+go through the database's group commit, sharing its commits.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from datetime import datetime, timedelta
 from functools import partial
-from typing import Any
-from urllib.parse import urlsplit
+from typing import Any, Protocol, runtime_checkable
 
-from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
-from gateway import contract
-from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
-from gateway.outbound import retry
-from gateway.outbound.compose import compose_lawyer_email
-from gateway.outbound.transports import MailTransport
-from gateway.outbound.view import MailSettings
-from gateway.runner import run_until_stopped
+from gateway.errors import DeliveryError, PermanentDelivery, StorageError, TransientDelivery
+from gateway.outbound.lawyer_mail import EmailDeliverer as EmailDeliverer
+from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
+from gateway.outbound.outcomes import Delivered, record_failure, record_successes
+from gateway.outbound.targets import shown_target as shown_target
+from gateway.outbound.targets import without_url_secrets as without_url_secrets
+from gateway.runner import FAILURE_PAUSE
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.prepared import connection_of, prepared_insert
-from gateway.store.queue import claim, kept_leased
-from gateway.store.thread import add_turn
+from gateway.store.queue import claim, kept_leased, kept_leases
 
 log = logging.getLogger(__name__)
 
+# Deliveries in flight at once (so relay connections open at once), and the most claimed
+# in one go.
 BATCH = 32
+# The worker claims again once this many of its BATCH deliveries have finished: often
+# enough that the relay is never left idle, seldom enough that claims stay batched.
+REFILL = BATCH // 4
+# Sent, not yet recorded: past this many the worker claims nothing until the database
+# has caught up.
+UNRECORDED = 4 * BATCH
 
 _INSERT_ITEM = prepared_insert(
     OutboxItem,
@@ -62,40 +71,11 @@ _INSERT_ITEM = prepared_insert(
 Deliverer = Callable[[Services, OutboxItem], Awaitable[str]]
 
 
-def shown_target(target: str) -> str:
-    """The target as logs and the audit show it: a URL's query (and any user:password)
-    may carry the receiver's secret, so only scheme, host, port and path are kept."""
-    try:
-        parts = urlsplit(target)
-        port = parts.port
-    except ValueError:
-        return _URL_QUERY.sub(r"\1?...", target)
-    if not parts.scheme or not parts.hostname:
-        return target
-    query = "?..." if parts.query else ""
-    return f"{parts.scheme}://{parts.hostname}{f':{port}' if port else ''}{parts.path}{query}"
+@runtime_checkable
+class Prepares(Protocol):
+    """A deliverer that reads what a whole claimed batch needs at once, before sending."""
 
-
-_URL_QUERY = re.compile(r"((?:https?|wss?)://[^\s?#]*)\?[^\s#]*", re.IGNORECASE)
-
-
-def without_url_secrets(text: str) -> str:
-    """``text`` (an error, a log line) with every URL's query replaced by ``?...``."""
-    return _URL_QUERY.sub(r"\1?...", text)
-
-
-class _NoUrlSecrets(logging.Filter):
-    """httpx logs each request with its full URL: the line keeps all but the query."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cleaned = without_url_secrets(message)
-        if cleaned != message:
-            record.msg, record.args = cleaned, ()
-        return True
-
-
-logging.getLogger("httpx").addFilter(_NoUrlSecrets())
+    def prepare(self, services: Services, items: Sequence[OutboxItem]) -> None: ...
 
 
 def enqueue(
@@ -186,134 +166,14 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
     )
 
 
-_MARK_SENT = (
-    update(OutboxItem)
-    .where(OutboxItem.id == bindparam("item_id"))
-    .values(state="sent", sent_at=bindparam("now"), lease_until=None, last_error=None)
-    .returning(OutboxItem.delay_noticed_at, OutboxItem.revived_by)
-)
-
-
-def _record_success(services: Services, session: Session, item: OutboxItem, detail: str) -> None:
-    """Mark the claimed ``item`` sent: one prebuilt UPDATE and the audit entry.
-
-    Everything the entry names is on the item as it was claimed; the row and its
-    request are read back only when the thread was told of a delay or an ops retry
-    (the UPDATE returns whether it was), to say it went out.
-    """
-    now = services.clock.now()
-    marked = session.connection().execute(_MARK_SENT, {"item_id": item.id, "now": now}).first()
-    services.audit.append(
-        session,
-        f"{item.channel}.sent",
-        at=now,
-        reference=contract.reference_for(item.request_id) if item.request_id else None,
-        details={
-            "outbox_id": item.id,
-            "purpose": item.purpose,
-            "to": shown_target(item.target),
-            "attempt": item.attempts,
-            "relay": detail[:300],
-        },
-    )
-    if marked is not None and (marked.delay_noticed_at is not None or marked.revived_by):
-        current = session.get(OutboxItem, item.id)
-        request = session.get(Request, item.request_id) if item.request_id else None
-        if current is not None:
-            retry.notice_delivered(session, current, request, shown_target(item.target), now)
-
-
-def _record_failure(
-    services: Services, session: Session, item_id: int, error: DeliveryError
-) -> None:
-    config = services.config
-    now = services.clock.now()
-    item = session.get(OutboxItem, item_id)
-    assert item is not None
-    item.lease_until = None
-    item.last_error = error.detail[:2000]
-    request = session.get(Request, item.request_id) if item.request_id else None
-    reference = request.reference if request else None
-    permanent = isinstance(error, PermanentDelivery)
-    if permanent or retry.exhausted(config, item, now):
-        item.state = "dead"
-        services.audit.append(
-            session,
-            f"{item.channel}.failed",
-            at=now,
-            reference=reference,
-            details={
-                "outbox_id": item.id,
-                "purpose": item.purpose,
-                "to": shown_target(item.target),
-                "attempts": item.attempts,
-                "error": item.last_error,
-            },
-        )
-        if item.channel == "webhook" and item.last_error.startswith("410 "):
-            # The receiver said it is gone: the push deliverer sends nothing more there.
-            services.audit.append(
-                session,
-                "webhook.disabled",
-                at=now,
-                reference=reference,
-                details={"outbox_id": item.id, "to": shown_target(item.target)},
-            )
-        if request is not None:
-            add_turn(
-                session,
-                request,
-                author="system",
-                kind=f"{item.channel}_failed",
-                at=now,
-                body=f"Delivery of the {item.purpose.replace('_', ' ')} {item.channel} "
-                f"to {shown_target(item.target)} failed after {item.attempts} attempt(s): "
-                f"{item.last_error}",
-                data={"outbox_id": item.id, "to": shown_target(item.target)},
-            )
-        return
-    retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
-    delay = retry.next_delay(config, item, retry_after)
-    item.next_attempt_at = now + timedelta(seconds=delay)
-    retry.notice_delay(services, session, item, request, shown_target(item.target), now)
-    services.audit.append(
-        session,
-        f"{item.channel}.deferred",
-        at=now,
-        reference=reference,
-        details={
-            "outbox_id": item.id,
-            "attempt": item.attempts,
-            "retry_in_seconds": round(delay, 3),
-            "error": item.last_error,
-        },
-    )
-
-
-def email_deliverer(transport: MailTransport) -> Deliverer:
-    async def deliver(services: Services, item: OutboxItem) -> str:
-        config = services.config
-
-        def compose() -> tuple[bytes, str]:
-            with services.db.reading() as session:
-                recipient = session.get(Recipient, item.recipient_id)
-                assert recipient is not None
-                reply_address = services.tokens.reply_address(recipient.id, config.reply_domain)
-                message = compose_lawyer_email(
-                    session,
-                    item,
-                    renderer=services.renderer,
-                    mail_from=config.mail_from,
-                    reply_address=reply_address,
-                    loop_marker=config.reply_domain,
-                    settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
-                )
-                return message.as_bytes(), recipient.address
-
-        raw, address = await services.db.run(compose)
-        return await transport.send(raw, config.mail_from, [address])
-
-    return deliver
+async def _first(*events: asyncio.Event, timeout: float) -> None:
+    """Wait until one of ``events`` is set, or ``timeout`` seconds have passed."""
+    waits = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 class OutboxWorker:
@@ -322,16 +182,14 @@ class OutboxWorker:
     def __init__(self, services: Services, deliverers: dict[str, Deliverer]) -> None:
         self.services = services
         self.deliverers = deliverers
+        # Successes not yet written, each with the future that is done once it is.
+        self._delivered: list[tuple[OutboxItem, str, asyncio.Future[None]]] = []
+        self._recorder: asyncio.Task[None] | None = None
 
     async def run_once(self) -> int:
-        """Deliver what is due now; returns how many items were attempted."""
+        """Deliver one batch of what is due now, all of it; how many items were attempted."""
         services = self.services
-
-        def claim() -> list[OutboxItem]:
-            with services.db.transaction() as session:
-                return claim_due(services, session, services.clock.now(), BATCH)
-
-        items = await services.db.run(claim)
+        items = await self._claim(BATCH)
         if items:
             lease = timedelta(seconds=services.config.lease_seconds)
             ids = [i.id for i in items]
@@ -339,7 +197,35 @@ class OutboxWorker:
                 await asyncio.gather(*(self._deliver(item) for item in items))
         return len(items)
 
+    async def _claim(self, limit: int) -> list[OutboxItem]:
+        services = self.services
+
+        def claim(session: Session) -> list[OutboxItem]:
+            return claim_due(services, session, services.clock.now(), limit)
+
+        # In the group commit: the claim shares a commit with the outcomes being written.
+        items = await services.db.write(claim)
+        for channel in {i.channel for i in items}:
+            deliverer = self.deliverers.get(channel)
+            if isinstance(deliverer, Prepares):
+                mine = [i for i in items if i.channel == channel]
+                try:
+                    await services.db.run(deliverer.prepare, services, mine)
+                except Exception:
+                    # Each delivery then reads what it needs itself.
+                    log.warning(
+                        "outbox: could not prepare %s %s items", len(mine), channel, exc_info=True
+                    )
+        return items
+
     async def _deliver(self, item: OutboxItem) -> None:
+        recorded = await self._attempt(item)
+        if recorded is not None:
+            await recorded
+
+    async def _attempt(self, item: OutboxItem) -> asyncio.Future[None] | None:
+        """Deliver ``item``. A failure is recorded before this returns (None); a success
+        is queued for the next write, and the future returned is done once it is."""
         services = self.services
         deliverer = self.deliverers.get(item.channel)
         try:
@@ -353,25 +239,151 @@ class OutboxWorker:
                 shown_target(item.target),
                 without_url_secrets(exc.detail),
             )
-            await services.db.write(partial(_record_failure, services, item_id=item.id, error=exc))
-            return
+            await services.db.write(partial(record_failure, services, item_id=item.id, error=exc))
+            return None
         except Exception as exc:
             # A bug must not lose the item: it is retried like a transient failure.
             log.exception("outbox %s: unexpected error", item.id)
             failure = TransientDelivery(type(exc).__name__)
             await services.db.write(
-                partial(_record_failure, services, item_id=item.id, error=failure)
+                partial(record_failure, services, item_id=item.id, error=failure)
             )
-            return
-        # Deliveries that finish together are recorded in one commit.
-        await services.db.write(partial(_record_success, services, item=item, detail=detail))
+            return None
+        future = asyncio.get_running_loop().create_future()
+        self._delivered.append((item, detail, future))
+        if self._recorder is None or self._recorder.done():
+            self._recorder = asyncio.create_task(self._record_successes())
+        return future
+
+    async def _record_successes(self) -> None:
+        """Write the successes queued meanwhile, many per write, until none is left."""
+        waiting: list[tuple[OutboxItem, str, asyncio.Future[None]]] = []
+        try:
+            while self._delivered:
+                # One turn of the loop lets the deliveries finishing now join this write.
+                await asyncio.sleep(0)
+                waiting, self._delivered = self._delivered, []
+                outcomes = await self._write_successes([(i, d) for i, d, _f in waiting])
+                for (_item, _detail, future), outcome in zip(waiting, outcomes, strict=True):
+                    if future.done():
+                        continue
+                    if outcome is not None:
+                        future.set_exception(outcome)
+                    else:
+                        future.set_result(None)
+        except BaseException as exc:
+            # Cancelled (at shutdown) or worse: no delivery is left waiting on its record;
+            # the rows keep their leases and are delivered again.
+            for _item, _detail, future in [*waiting, *self._delivered]:
+                if not future.done():
+                    future.set_exception(StorageError(f"not recorded: {type(exc).__name__}"))
+            self._delivered = []
+            raise
+
+    async def _write_successes(self, delivered: list[Delivered]) -> list[BaseException | None]:
+        services = self.services
+        try:
+            await services.db.write(partial(record_successes, services, delivered=delivered))
+        except Exception:
+            # One entry that cannot be written must not hold back the others'.
+            outcomes = await asyncio.gather(
+                *(
+                    services.db.write(partial(record_successes, services, delivered=[one]))
+                    for one in delivered
+                ),
+                return_exceptions=True,
+            )
+            return [o if isinstance(o, BaseException) else None for o in outcomes]
+        return [None] * len(delivered)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
+        """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
         services = self.services
-        await run_until_stopped(
-            "outbox",
-            self.run_once,
-            services.outbox_ready,
-            services.config.worker_poll_seconds,
-            stop,
-        )
+        lease = timedelta(seconds=services.config.lease_seconds)
+        async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
+            await _Pipeline(self, held, stop).run()
+
+
+class _Pipeline:
+    """The deliveries of a running worker: up to BATCH sending, more claimed as they end.
+
+    A delivery leaves its slot once the relay answered; its lease is held until its
+    outcome is written, so a success not yet recorded is delivered again after a crash.
+    """
+
+    def __init__(self, worker: OutboxWorker, held: set[int], stop: asyncio.Event) -> None:
+        self.worker, self.held, self.stop = worker, held, stop
+        self.sending: set[asyncio.Task[None]] = set()
+        self.unrecorded: set[asyncio.Future[None]] = set()
+        self.room = asyncio.Event()
+
+    def _free(self) -> int:
+        if len(self.unrecorded) >= UNRECORDED:
+            return 0  # the database is behind: the relay waits for it
+        return BATCH - len(self.sending)
+
+    async def _send(self, item: OutboxItem) -> None:
+        recorded = await self.worker._attempt(item)
+        if recorded is None:
+            self.held.discard(item.id)
+            return
+        self.unrecorded.add(recorded)
+        recorded.add_done_callback(partial(self._recorded, item.id))
+
+    def _recorded(self, item_id: int, future: asyncio.Future[None]) -> None:
+        self.unrecorded.discard(future)
+        self.held.discard(item_id)
+        if not future.cancelled() and future.exception() is not None:
+            # Its lease lapses and it is delivered again: at-least-once.
+            log.error("outbox %s: sent, not recorded", item_id, exc_info=future.exception())
+        self._wake()
+
+    def _sent(self, item_id: int, task: asyncio.Task[None]) -> None:
+        self.sending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.held.discard(item_id)
+            log.error("outbox %s: outcome not recorded", item_id, exc_info=task.exception())
+        self._wake()
+
+    def _wake(self) -> None:
+        if self._free() >= REFILL:
+            self.room.set()
+
+    async def run(self) -> None:
+        try:
+            await self._flow()
+            if self.sending:
+                await asyncio.wait(self.sending)
+            if self.unrecorded:
+                await asyncio.wait(self.unrecorded)
+        finally:
+            # Cancelled while sending (a stop that timed out): what is unsent goes when
+            # its lease lapses.
+            for task in list(self.sending):
+                task.cancel()
+
+    async def _flow(self) -> None:
+        worker, stop = self.worker, self.stop
+        config = worker.services.config
+        ready = worker.services.outbox_ready
+        while not stop.is_set():
+            free = self._free()
+            if free < REFILL:
+                self.room.clear()
+                await _first(self.room, stop, timeout=config.worker_poll_seconds)
+                continue
+            ready.clear()
+            try:
+                items = await worker._claim(free)
+            except Exception:
+                log.exception("outbox worker iteration failed; retrying")
+                await _first(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
+                continue
+            for item in items:
+                self.held.add(item.id)
+                task = asyncio.create_task(self._send(item))
+                self.sending.add(task)
+                task.add_done_callback(partial(self._sent, item.id))
+            if len(items) < free:
+                # Nothing more is due: wait for new work, or the next poll.
+                await _first(ready, stop, timeout=config.worker_poll_seconds)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from urllib.parse import quote
 
 # Characters RFC 6068 allows unencoded in the address part ("some-delims" and "@").
@@ -93,11 +94,17 @@ class QuickLink:
 
 def mailto(address: str, subject: str, body: str) -> str:
     """An RFC 6068 ``mailto:`` URL with a pre-filled subject and body."""
-    crlf = body.replace("\r\n", "\n").replace("\n", "\r\n")
-    return (
-        f"mailto:{quote(address, safe=_ADDRESS_SAFE)}"
-        f"?subject={quote(subject, safe='')}&body={quote(crlf, safe='')}"
-    )
+    return _mailto(quote(address, safe=_ADDRESS_SAFE), subject, _quoted_body(body))
+
+
+def _mailto(quoted_address: str, subject: str, quoted_body: str) -> str:
+    return f"mailto:{quoted_address}?subject={quote(subject, safe='')}&body={quoted_body}"
+
+
+# The quick replies' bodies are the same in every email: each is quoted once.
+@lru_cache(maxsize=64)
+def _quoted_body(body: str) -> str:
+    return quote(body.replace("\r\n", "\n").replace("\n", "\r\n"), safe="")
 
 
 def quick_subject(keyword: str, reference: str) -> str:
@@ -116,10 +123,11 @@ def quick_body(reply: QuickReply) -> str:
 def links_for(address: str, reference: str) -> list[QuickLink]:
     """Every quick reply for one lawyer's signed reply address."""
     out = []
+    to = quote(address, safe=_ADDRESS_SAFE)
     for reply in QUICK_REPLIES:
         subject = quick_subject(reply.keyword, reference)
         body = quick_body(reply)
-        out.append(QuickLink(reply, subject, body, mailto(address, subject, body)))
+        out.append(QuickLink(reply, subject, body, _mailto(to, subject, _quoted_body(body))))
     return out
 
 

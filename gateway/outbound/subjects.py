@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from gateway.render import shown
@@ -52,8 +52,27 @@ def _tokens(text: str) -> list[str]:
     return [m.group().casefold().replace("’", "'") for m in _TOKEN.finditer(text)]
 
 
+@dataclass(frozen=True)
+class _Phrases:
+    """The decision phrases, indexed by first word: each subject looks words up, never scans."""
+
+    # First word -> the lengths of the phrases it opens, longest first.
+    anywhere: dict[str, tuple[int, ...]]
+    leading: dict[str, tuple[int, ...]]
+    anywhere_set: frozenset[tuple[str, ...]]
+    leading_set: frozenset[tuple[str, ...]]
+    stems: tuple[str, ...]
+
+
+def _by_first_word(phrases: frozenset[tuple[str, ...]]) -> dict[str, tuple[int, ...]]:
+    sizes: dict[str, set[int]] = {}
+    for phrase in phrases:
+        sizes.setdefault(phrase[0], set()).add(len(phrase))
+    return {word: tuple(sorted(lengths, reverse=True)) for word, lengths in sizes.items()}
+
+
 @cache
-def _phrases() -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]], tuple[str, ...]]:
+def _phrases() -> _Phrases:
     anywhere: set[tuple[str, ...]] = set()
     leading: set[tuple[str, ...]] = set()
     stems = set(_DECISION_STEMS)
@@ -63,21 +82,28 @@ def _phrases() -> tuple[frozenset[tuple[str, ...]], frozenset[tuple[str, ...]], 
             for kind in kinds:
                 into.update(t for t in (tuple(_tokens(e)) for e in data.get(kind, [])) if t)
         stems.update(str(stem).casefold() for stem in data.get("approval_stems", []))
-    return frozenset(anywhere), frozenset(leading | anywhere), tuple(sorted(stems))
+    everywhere, opening = frozenset(anywhere), frozenset(leading | anywhere)
+    return _Phrases(
+        _by_first_word(everywhere),
+        _by_first_word(opening),
+        everywhere,
+        opening,
+        tuple(sorted(stems)),
+    )
 
 
 def _drop_phrases(text: str) -> str:
     """``text`` without any decision phrase (or approval stem) of any language."""
-    anywhere, _leading, stems = _phrases()
+    phrases = _phrases()
     matches = list(_TOKEN.finditer(text))
     words = [m.group().casefold().replace("’", "'") for m in matches]
     drop: set[int] = set()
-    longest = max((len(p) for p in anywhere), default=1)
-    for i in range(len(words)):
-        if words[i].startswith(stems):
+    for i, word in enumerate(words):
+        if word.startswith(phrases.stems):
             drop.add(i)
-        for size in range(min(longest, len(words) - i), 0, -1):
-            if tuple(words[i : i + size]) in anywhere:
+        # The longest phrase that starts here, as a scan of every length would find it.
+        for size in phrases.anywhere.get(word, ()):
+            if i + size <= len(words) and tuple(words[i : i + size]) in phrases.anywhere_set:
                 drop.update(range(i, i + size))
                 break
     out, last = [], 0
@@ -90,14 +116,14 @@ def _drop_phrases(text: str) -> str:
 
 def _drop_leading(text: str) -> str:
     """Remove decision phrases that would open the line, until none does."""
-    _anywhere, leading, _stems = _phrases()
-    longest = max((len(p) for p in leading), default=1)
+    phrases = _phrases()
     while True:
         text = text.lstrip(" -–—:;,.!?\"'“”‘’«»()[]*_")
         matches = list(_TOKEN.finditer(text[:400]))
         words = [m.group().casefold().replace("’", "'") for m in matches]
+        sizes = phrases.leading.get(words[0], ()) if words else ()
         cut = next(
-            (n for n in range(min(longest, len(words)), 0, -1) if tuple(words[:n]) in leading),
+            (n for n in sizes if n <= len(words) and tuple(words[:n]) in phrases.leading_set),
             0,
         )
         if not cut:
@@ -105,6 +131,8 @@ def _drop_leading(text: str) -> str:
         text = text[matches[cut - 1].end() :]
 
 
+# Each email's subject and preview line both start from the same ask.
+@lru_cache(maxsize=256)
 def gist(text: str) -> str:
     """The agent's ask, cleaned for a subject line (not yet shortened)."""
     first = next((line for line in str(text).splitlines() if line.strip()), "")

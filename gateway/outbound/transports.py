@@ -137,7 +137,7 @@ class SmtpRelay:
         if idle is not None:
             client, sent = idle
             try:
-                result = await client.sendmail(sender, recipients, message)
+                result = await _transaction(client, sender, recipients, message, self.timeout)
             except (aiosmtplib.SMTPServerDisconnected, ConnectionError):
                 # The relay closed the idle connection before this message went out:
                 # it goes on a fresh connection (delivery is at-least-once either way).
@@ -150,7 +150,7 @@ class SmtpRelay:
                 return result
         client = await self._connect()
         try:
-            result = await client.sendmail(sender, recipients, message)
+            result = await _transaction(client, sender, recipients, message, self.timeout)
         except BaseException:
             client.close()
             raise
@@ -164,6 +164,56 @@ class SmtpRelay:
             with contextlib.suppress(Exception):
                 await client.quit()
             client.close()
+
+
+def _wire_size(message: bytes) -> int:
+    """The octets DATA will carry (RFC 1870): every line ending made CRLF, a CRLF at the end."""
+    if b"\r" in message:
+        return len(aiosmtplib.protocol.normalize_message_line_endings(message))
+    return len(message) + message.count(b"\n") + (0 if message.endswith(b"\n") else 2)
+
+
+async def _transaction(
+    client: aiosmtplib.SMTP, sender: str, recipients: list[str], message: bytes, timeout: float
+) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
+    """One mail transaction, with ``timeout`` seconds for each command's answer."""
+    # One deadline for the transaction's commands rather than a timer for each answer.
+    async with asyncio.timeout(timeout * (4 + len(recipients))):
+        return await _commands(client, sender, recipients, message)
+
+
+async def _commands(
+    client: aiosmtplib.SMTP, sender: str, recipients: list[str], message: bytes
+) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
+    """The commands ``SMTP.sendmail`` sends, minus its second pass over the message to
+    count its size (the gateway's messages have LF line endings only)."""
+    if client.is_ehlo_or_helo_needed:
+        # Greeted first, as sendmail does, so that the relay's SIZE extension is known.
+        try:
+            await client.ehlo(timeout=None)
+        except aiosmtplib.SMTPHeloError:
+            if not client.is_connected:
+                raise
+            await client.helo(timeout=None)
+    options = [f"size={_wire_size(message)}"] if client.supports_extension("size") else []
+    try:
+        await client.mail(sender, options=options, timeout=None)
+        refused: list[aiosmtplib.SMTPRecipientRefused] = []
+        for recipient in recipients:
+            try:
+                await client.rcpt(recipient, timeout=None)
+            except aiosmtplib.SMTPRecipientRefused as exc:
+                refused.append(exc)
+        if len(refused) == len(recipients):
+            raise aiosmtplib.SMTPRecipientsRefused(refused)
+        response = await client.data(message, timeout=None)
+    except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
+        # The envelope is reset, so the connection can carry the next message.
+        with contextlib.suppress(ConnectionError, aiosmtplib.SMTPResponseException):
+            await client.rset(timeout=None)
+        raise
+    errors = {r.recipient: aiosmtplib.SMTPResponse(r.code, r.message) for r in refused}
+    return errors, response.message
 
 
 class MaildirTransport:

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, or_, select, update
 from sqlalchemy.orm import Session
+from sqlalchemy.orm.attributes import set_committed_value
 
 from gateway.store.db import Database
 from gateway.store.models import InboundMessage, OutboxItem
@@ -54,9 +55,19 @@ def claim(
     if skip_locked:
         query = query.with_for_update(skip_locked=True)
     rows = list(session.scalars(query))
+    if not rows:
+        return rows
+    until = now + lease
+    # One statement for the batch, not the unit of work's UPDATE per row; the rows in
+    # hand are given the values it wrote, as loaded ones.
+    session.connection().execute(
+        update(model)
+        .where(model.id.in_([row.id for row in rows]))
+        .values(lease_until=until, attempts=model.attempts + 1)
+    )
     for row in rows:
-        row.lease_until = now + lease
-        row.attempts += 1
+        set_committed_value(row, "lease_until", until)
+        set_committed_value(row, "attempts", row.attempts + 1)
     return rows
 
 
@@ -83,25 +94,45 @@ async def kept_leased(
     lease: timedelta,
 ) -> AsyncIterator[None]:
     """Renew the lease of ``ids`` every third of ``lease`` while the block runs."""
+    async with kept_leases(db, now, model, lease) as held:
+        held.update(ids)
+        yield
 
-    def push() -> None:
+
+@asynccontextmanager
+async def kept_leases(
+    db: Database,
+    now: Callable[[], datetime],
+    model: type[Leased],
+    lease: timedelta,
+) -> AsyncIterator[set[int]]:
+    """Renew, every third of ``lease``, the rows whose ids are in the set the block is given.
+
+    A worker that keeps deliveries flowing adds each row as it claims it and removes it
+    once its outcome is recorded; the renewal covers whatever is held at that moment.
+    """
+    held: set[int] = set()
+
+    def push(ids: list[int]) -> None:
         with db.transaction() as session:
             renew(session, model, ids, now=now(), lease=lease)
 
     async def keep() -> None:
         while True:
             await asyncio.sleep(lease.total_seconds() / 3)
+            ids = sorted(held)
+            if not ids:
+                continue
             try:
-                await db.run(push)
+                await db.run(push, ids)
             except Exception:
                 # The lease may lapse and another worker take over: at-least-once, as before.
                 log.warning("could not renew the lease of %s rows", len(ids), exc_info=True)
 
-    task = asyncio.create_task(keep()) if ids else None
+    task = asyncio.create_task(keep())
     try:
-        yield
+        yield held
     finally:
-        if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

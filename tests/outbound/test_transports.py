@@ -111,3 +111,88 @@ async def test_an_idle_connection_is_not_reused_after_idle_seconds(relay: Counti
     finally:
         await transport.close()
     assert (relay.received, relay.connections) == (2, 2)
+
+
+@dataclass
+class SizingRelay(CountingRelay):
+    """Refuses one recipient, and keeps the SIZE each MAIL declared with what arrived."""
+
+    sizes: list[tuple[str, int]] = field(default_factory=list)
+
+    async def handle_MAIL(
+        self, server: SMTP, session: SmtpSession, envelope: Envelope, address: str, options: Any
+    ) -> str:
+        declared = next((o.split("=", 1)[1] for o in options if o.lower().startswith("size=")), "")
+        self.sizes.append((declared, 0))
+        envelope.mail_from = address
+        return "250 OK"
+
+    async def handle_RCPT(
+        self, server: SMTP, session: SmtpSession, envelope: Envelope, address: str, options: Any
+    ) -> str:
+        if address.startswith("gone@"):
+            return "550 5.1.1 No such user"
+        envelope.rcpt_tos.append(address)
+        return "250 OK"
+
+    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+        declared, _ = self.sizes[-1]
+        # aiosmtpd hands the content back without the final CRLF and dot-stuffing.
+        self.sizes[-1] = (declared, len(envelope.original_content or b""))
+        return await super().handle_DATA(server, session, envelope)
+
+
+async def test_each_message_declares_its_size_on_the_wire() -> None:
+    from aiosmtplib.protocol import normalize_message_line_endings
+
+    from gateway.errors import PermanentDelivery
+
+    handler = SizingRelay()
+    loop = asyncio.get_running_loop()
+
+    def factory() -> SMTP:
+        handler.connections += 1
+        return SMTP(handler, hostname="relay.test", loop=loop)
+
+    server = await loop.create_server(factory, host="127.0.0.1", port=0)
+    transport = SmtpRelay("127.0.0.1", server.sockets[0].getsockname()[1])
+    dotted = MESSAGE + b".starts with a dot\n\xc3\xa9t\xc3\xa9\nno final newline"
+    try:
+        await transport.send(dotted, "gw@hfa.example", ["counsel@lawfirm.example"])
+        with pytest.raises(PermanentDelivery, match="550"):
+            await transport.send(MESSAGE, "gw@hfa.example", ["gone@lawfirm.example"])
+        await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+    finally:
+        await transport.close()
+        server.close()
+        await server.wait_closed()
+    # The size each MAIL declared is what DATA carried on the wire (RFC 1870).
+    assert handler.sizes[0][0] == str(len(normalize_message_line_endings(dotted)))
+    assert handler.sizes[-1][0] == str(len(normalize_message_line_endings(MESSAGE)))
+    # A refused recipient is a permanent failure; the next message still goes out.
+    assert handler.received == 2
+
+
+async def test_a_relay_that_stops_answering_is_a_transient_failure_within_the_timeout() -> None:
+    from gateway.errors import TransientDelivery
+
+    class Silent(CountingRelay):
+        async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+            await asyncio.sleep(30)
+            return "250 OK"
+
+    handler = Silent()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="relay.test", loop=loop), host="127.0.0.1", port=0
+    )
+    transport = SmtpRelay("127.0.0.1", server.sockets[0].getsockname()[1], timeout=0.2)
+    started = loop.time()
+    try:
+        with pytest.raises(TransientDelivery, match="unreachable"):
+            await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+    finally:
+        await transport.close()
+        server.close()
+    # Each command has its timeout: five for one recipient (EHLO, MAIL, RCPT, DATA, RSET).
+    assert loop.time() - started < 3

@@ -1,0 +1,143 @@
+"""What the outbox records once a delivery is over: sent, deferred for a retry, or dead.
+
+A delivery is marked sent only after the other side accepted it, in the same
+transaction as its ``CHANNEL.sent`` audit entry. Deliveries that finish together
+are recorded by one write: one UPDATE for all of them, then their entries in the
+order they finished.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime, timedelta
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from gateway import contract
+from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
+from gateway.outbound import retry
+from gateway.outbound.targets import shown_target
+from gateway.services import Services
+from gateway.store.models import OutboxItem, Request
+from gateway.store.thread import add_turn
+
+# (the claimed item, what the other side said)
+Delivered = tuple[OutboxItem, str]
+
+_MARK_SENT = (
+    update(OutboxItem)
+    .values(state="sent", lease_until=None, last_error=None)
+    .returning(OutboxItem.id, OutboxItem.delay_noticed_at, OutboxItem.revived_by)
+)
+
+
+def record_successes(services: Services, session: Session, delivered: Sequence[Delivered]) -> None:
+    """Mark the claimed items sent: one prebuilt UPDATE for all, and an audit entry each.
+
+    Everything an entry names is on the item as it was claimed; a row and its request
+    are read back only when the thread was told of a delay or an ops retry (the UPDATE
+    returns whether it was), to say it went out.
+    """
+    if not delivered:
+        return
+    now = services.clock.now()
+    ids = [item.id for item, _detail in delivered]
+    marked = {
+        row.id: row
+        for row in session.connection().execute(
+            _MARK_SENT.where(OutboxItem.id.in_(ids)).values(sent_at=now)
+        )
+    }
+    for item, detail in delivered:
+        services.audit.append(
+            session,
+            f"{item.channel}.sent",
+            at=now,
+            reference=contract.reference_for(item.request_id) if item.request_id else None,
+            details={
+                "outbox_id": item.id,
+                "purpose": item.purpose,
+                "to": shown_target(item.target),
+                "attempt": item.attempts,
+                "relay": detail[:300],
+            },
+        )
+        row = marked.get(item.id)
+        if row is not None and (row.delay_noticed_at is not None or row.revived_by):
+            _notice_delivered(session, item, now)
+
+
+def _notice_delivered(session: Session, item: OutboxItem, now: datetime) -> None:
+    current = session.get(OutboxItem, item.id)
+    request = session.get(Request, item.request_id) if item.request_id else None
+    if current is not None:
+        retry.notice_delivered(session, current, request, shown_target(item.target), now)
+
+
+def record_failure(
+    services: Services, session: Session, item_id: int, error: DeliveryError
+) -> None:
+    """Schedule the retry of the claimed item ``item_id``, or make it dead, as ``error`` says."""
+    config = services.config
+    now = services.clock.now()
+    item = session.get(OutboxItem, item_id)
+    assert item is not None
+    item.lease_until = None
+    item.last_error = error.detail[:2000]
+    request = session.get(Request, item.request_id) if item.request_id else None
+    reference = request.reference if request else None
+    permanent = isinstance(error, PermanentDelivery)
+    if permanent or retry.exhausted(config, item, now):
+        item.state = "dead"
+        services.audit.append(
+            session,
+            f"{item.channel}.failed",
+            at=now,
+            reference=reference,
+            details={
+                "outbox_id": item.id,
+                "purpose": item.purpose,
+                "to": shown_target(item.target),
+                "attempts": item.attempts,
+                "error": item.last_error,
+            },
+        )
+        if item.channel == "webhook" and item.last_error.startswith("410 "):
+            # The receiver said it is gone: the push deliverer sends nothing more there.
+            services.audit.append(
+                session,
+                "webhook.disabled",
+                at=now,
+                reference=reference,
+                details={"outbox_id": item.id, "to": shown_target(item.target)},
+            )
+        if request is not None:
+            add_turn(
+                session,
+                request,
+                author="system",
+                kind=f"{item.channel}_failed",
+                at=now,
+                body=f"Delivery of the {item.purpose.replace('_', ' ')} {item.channel} "
+                f"to {shown_target(item.target)} failed after {item.attempts} attempt(s): "
+                f"{item.last_error}",
+                data={"outbox_id": item.id, "to": shown_target(item.target)},
+            )
+        return
+    retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
+    delay = retry.next_delay(config, item, retry_after)
+    item.next_attempt_at = now + timedelta(seconds=delay)
+    retry.notice_delay(services, session, item, request, shown_target(item.target), now)
+    services.audit.append(
+        session,
+        f"{item.channel}.deferred",
+        at=now,
+        reference=reference,
+        details={
+            "outbox_id": item.id,
+            "attempt": item.attempts,
+            "retry_in_seconds": round(delay, 3),
+            "error": item.last_error,
+        },
+    )
