@@ -135,8 +135,13 @@ def _explain(error: ValidationError) -> str:
     return f"{field}: {error.message}"
 
 
-def validate_input(name: str, arguments: Any, *, max_chars: int) -> dict[str, Any]:
-    """Check a tool's arguments; raise InvalidRequest naming every bad field."""
+def validate_input(
+    name: str, arguments: Any, *, max_chars: int, values_checked: bool = False
+) -> dict[str, Any]:
+    """Check a tool's arguments; raise InvalidRequest naming every bad field.
+
+    ``values_checked``: the HTTP body reader refused unstorable values already.
+    """
     if not isinstance(arguments, dict):
         raise InvalidRequest(
             "the body must be a JSON object",
@@ -161,7 +166,8 @@ def validate_input(name: str, arguments: Any, *, max_chars: int) -> dict[str, An
             problems.append(FieldProblem(key, f"{key} must not be empty"))
     # MCP and the compat layers decode JSON themselves: NaN, huge numbers, NUL and
     # lone surrogates are refused here too, naming the field.
-    problems.extend(value_problems(arguments))
+    if not values_checked:
+        problems.extend(value_problems(arguments))
     if problems:
         raise InvalidRequest(
             f"{name}: {len(problems)} problem(s) with the arguments: "

@@ -50,7 +50,13 @@ async def file_request(request: Request) -> JSONResponse:
 
     def work(session: Session) -> filing.Filed:
         return filing.file_request(
-            services, session, arguments, idempotency_key=key, api_key_name=api_key_name
+            services,
+            session,
+            arguments,
+            idempotency_key=key,
+            api_key_name=api_key_name,
+            # read_json refused NUL, surrogates, NaN and huge numbers, naming the field.
+            values_checked=True,
         )
 
     # 201 only once the commit holding this request has returned (group commit).

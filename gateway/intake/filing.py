@@ -141,9 +141,16 @@ def file_request(
     *,
     idempotency_key: str | None = None,
     api_key_name: str | None = None,
+    values_checked: bool = False,
 ) -> Filed:
+    """File a request (``values_checked``: by the HTTP body reader, see ``validate_input``)."""
     config = services.config
-    contract.validate_input(contract.REQUEST_TOOL, arguments, max_chars=config.max_field_chars)
+    contract.validate_input(
+        contract.REQUEST_TOOL,
+        arguments,
+        max_chars=config.max_field_chars,
+        values_checked=values_checked,
+    )
     # Only a keyed filing is compared with an earlier one.
     digest = fingerprint(arguments) if idempotency_key is not None else None
     if idempotency_key is not None and digest is not None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import re
 import threading
 from datetime import datetime
 from pathlib import Path
@@ -49,13 +50,13 @@ _MOVE_HEAD = Prepared(
 log = logging.getLogger("gateway.audit")
 
 # Keys whose values are never written, whatever code path hands them in.
-_SECRET_KEYS = ("token", "secret", "password", "api_key", "authorization")
+_SECRET_KEYS = re.compile("token|secret|password|api_key|authorization", re.IGNORECASE)
 
 
 def _redact(value: Any) -> Any:
     if isinstance(value, dict):
         return {
-            k: ("[redacted]" if any(s in k.lower() for s in _SECRET_KEYS) else _redact(v))
+            k: ("[redacted]" if _SECRET_KEYS.search(str(k)) else _redact(v))
             for k, v in value.items()
         }
     if isinstance(value, list):

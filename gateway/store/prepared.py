@@ -93,6 +93,10 @@ class Prepared:
             for name, bind in compiled.binds.items()
         )
         order = tuple(compiled.positiontup or ()) if dialect.positional else None
+        if order is not None:
+            # In the order of the placeholders, so parameters are built in one pass.
+            by_name = {bind[0]: bind for bind in binds}
+            binds = tuple(by_name[name] for name in order)
         results = tuple(
             reader.dialect_impl(dialect).result_processor(dialect, None)
             if isinstance(reader, TypeEngine)
@@ -105,13 +109,17 @@ class Prepared:
 
     def _parameters(self, compiled: _Compiled, params: Mapping[str, Any]) -> Any:
         # A missing parameter is a bug in the caller: KeyError, never a NULL written.
+        if compiled.order is not None:
+            values = []
+            for name, convert, literal in compiled.binds:
+                value = params[name] if literal is _REQUIRED else params.get(name, literal)
+                values.append(value if convert is None else convert(value))
+            return tuple(values)
         converted = {}
         for name, convert, literal in compiled.binds:
             value = params[name] if literal is _REQUIRED else params.get(name, literal)
             converted[name] = convert(value) if convert is not None else value
-        if compiled.order is None:
-            return converted
-        return tuple(converted[name] for name in compiled.order)
+        return converted
 
     def _run(self, conn: Connection, params: Mapping[str, Any]) -> tuple[Cursor, _Compiled]:
         dialect = conn.dialect
