@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 
 from gateway.inbound import held
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
-from gateway.inbound.match import is_duplicate, is_duplicate_for, match_recipient
+from gateway.inbound.match import EarlierCopies, match_recipient
 from gateway.inbound.record import (
     Outcome,
     finish,
@@ -92,7 +92,8 @@ def process(
     """Decide the outcome of one stored message and record it (``parsed``: its bytes read
     already, outside the transaction)."""
     config = services.config
-    if is_duplicate(session, row):
+    earlier = EarlierCopies(session, row)
+    if earlier.duplicate():
         return Outcome("duplicate", "the same message was processed before")
     mail = parsed if parsed is not None else parse_stored(row.raw)
     if isinstance(mail, Unparseable):
@@ -110,7 +111,7 @@ def process(
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
     ):
         return record_bounce(services, session, row)
-    outcome = _answer(services, session, row, mail, recipient, automatic)
+    outcome = _answer(services, session, row, mail, recipient, automatic, earlier)
     # A held message is never held in silence: its sender and the thread are told.
     return held.tell(
         services,
@@ -129,6 +130,7 @@ def _answer(
     mail: ParsedMail,
     recipient: Recipient | None,
     automatic: AutomaticKind | None,
+    earlier: EarlierCopies,
 ) -> Outcome:
     """The outcome of a message that is not a bounce: recorded, or why it is held."""
     config = services.config
@@ -138,7 +140,7 @@ def _answer(
         # The reply token is checked at RCPT; the Message-IDs a message cites are not
         # proof of who may answer, so mail to the bounce address is never an answer.
         return Outcome("no_thread", "sent to the bounce address, which never takes answers")
-    if is_duplicate_for(session, row, recipient.request_id):
+    if earlier.duplicate_for(recipient.request_id):
         return Outcome("duplicate", "the same message was processed before for this request")
     request = session.get(Request, recipient.request_id)
     assert request is not None
