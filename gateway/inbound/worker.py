@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
@@ -188,43 +188,84 @@ def _parse_all(services: Services, ids: list[int]) -> dict[int, Parsed]:
 def process_batch(
     services: Services, ids: list[int], already_read: Mapping[int, Parsed] | None = None
 ) -> list[str]:
-    """Process stored messages, each in its own savepoint, WRITE_CHUNK to a transaction.
+    """Process stored messages, WRITE_CHUNK to a transaction (one commit each).
 
     A message whose processing raises is undone alone and retried later (up to
     MAX_ATTEMPTS, then kept as ``failed``); the others are recorded. Each chunk
-    is parsed first and then written in one transaction (one commit), so the
-    write lock is held for a few messages' worth of writes at a time.
-    ``already_read``: what :func:`parse_stored` gave, run off the event loop.
+    is parsed first and then written, so the write lock is held for a few
+    messages' worth of writes at a time. ``already_read``: what
+    :func:`parse_stored` gave, run off the event loop.
     """
     outcomes: dict[int, str] = {}
     crashed: list[int] = []
-
-    def one(inbound_id: int, parsed: Parsed | None) -> Callable[[Session], str]:
-        def work(session: Session) -> str:
-            row = session.get(InboundMessage, inbound_id)
-            assert row is not None
-            outcome = process(services, session, row, parsed)
-            finish(services, session, row, outcome)
-            return outcome.name
-
-        return work
-
     for start in range(0, len(ids), WRITE_CHUNK):
         chunk = ids[start : start + WRITE_CHUNK]
         unread = [i for i in chunk if not already_read or i not in already_read]
         parsed = {**(already_read or {}), **(_parse_all(services, unread) if unread else {})}
-        with services.db.transaction() as session:
-            for inbound_id in chunk:
-                try:
-                    outcomes[inbound_id] = in_savepoint(
-                        session, one(inbound_id, parsed.get(inbound_id))
-                    )
-                except Exception:
-                    log.exception("inbound %s: processing failed", inbound_id)
-                    crashed.append(inbound_id)
+        try:
+            # Whole: a savepoint per message costs two statements and a flush each,
+            # spent only on a chunk that needs them.
+            with services.db.transaction() as session:
+                outcomes.update(_record_chunk(services, session, chunk, parsed))
+        except Exception:
+            # Nothing of the chunk was kept; written again with each message in its own
+            # savepoint, so the one that raises is undone alone.
+            with services.db.transaction() as session:
+                done, failed = _record_chunk_apart(services, session, chunk, parsed)
+            outcomes.update(done)
+            crashed += failed
     for inbound_id in crashed:
         outcomes[inbound_id] = _after_crash(services, inbound_id)
     return [outcomes[i] for i in ids]
+
+
+def _rows(session: Session, chunk: list[int]) -> dict[int, InboundMessage]:
+    """The chunk's rows in one query; the raw bytes are read only by the few that need them."""
+    query = (
+        select(InboundMessage)
+        .where(InboundMessage.id.in_(chunk))
+        .options(defer(InboundMessage.raw, raiseload=False))
+    )
+    return {row.id: row for row in session.scalars(query)}
+
+
+def _record(
+    services: Services, session: Session, row: InboundMessage | None, parsed: Parsed | None
+) -> str:
+    assert row is not None
+    outcome = process(services, session, row, parsed)
+    finish(services, session, row, outcome)
+    return outcome.name
+
+
+def _record_chunk(
+    services: Services, session: Session, chunk: list[int], parsed: Mapping[int, Parsed]
+) -> dict[int, str]:
+    rows = _rows(session, chunk)
+    return {i: _record(services, session, rows.get(i), parsed.get(i)) for i in chunk}
+
+
+def _record_chunk_apart(
+    services: Services, session: Session, chunk: list[int], parsed: Mapping[int, Parsed]
+) -> tuple[dict[int, str], list[int]]:
+    """Each message in its own savepoint: the outcomes, and the messages that raised."""
+    rows = _rows(session, chunk)
+    done: dict[int, str] = {}
+    crashed: list[int] = []
+    for inbound_id in chunk:
+        row, read = rows.get(inbound_id), parsed.get(inbound_id)
+
+        def work(
+            session: Session, row: InboundMessage | None = row, read: Parsed | None = read
+        ) -> str:
+            return _record(services, session, row, read)
+
+        try:
+            done[inbound_id] = in_savepoint(session, work)
+        except Exception:
+            log.exception("inbound %s: processing failed", inbound_id)
+            crashed.append(inbound_id)
+    return done, crashed
 
 
 def _after_crash(services: Services, inbound_id: int) -> str:
