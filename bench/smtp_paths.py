@@ -26,8 +26,10 @@ from gateway.tokens import ReplyTokens
 
 SENDER = procs.LAWYER
 WATCH_WIDTH = 8
-# Between polls of a reply not visible yet: the resolution of the latency figure.
+# Between polls of a reply not visible yet (doubling up to the most): the resolution of
+# the latency figure.
 POLL_PAUSE = 0.005
+MAX_POLL_PAUSE = 0.02
 
 
 def reply_mail(tokens: ReplyTokens, recipient_id: int) -> tuple[Mail, bytes]:
@@ -92,10 +94,15 @@ class Visibility:
         return all(seen)
 
     async def watch(self, expected: int, deadline: float) -> None:
+        pause = POLL_PAUSE
         while len(self.visible_at) < expected and time.perf_counter() < deadline:
             if not self.queue or not await self._check([self.queue[0]]):
-                await asyncio.sleep(POLL_PAUSE)
+                # Longer while the oldest stays invisible (the gateway is busy recording
+                # the ones before it), back to short once it is seen.
+                await asyncio.sleep(pause)
+                pause = min(pause * 2, MAX_POLL_PAUSE)
             else:
+                pause = POLL_PAUSE
                 while self.queue and await self._check(list(self.queue)[:WATCH_WIDTH]):
                     pass
 
