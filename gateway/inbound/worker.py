@@ -351,8 +351,9 @@ class InboundWorker:
             async with kept_leased(services.db, services.clock.now, InboundMessage, ids, lease):
                 raws = await services.db.run(load_raw, services, ids)
                 already_read = {i: await self.read_off_loop(i, raw) for i, raw in raws.items()}
-                # One commit for the whole batch: under load, many replies share one fsync.
-                await services.db.run(process_batch, services, ids, already_read)
+                # In a thread, on SQLite too: while it waits for the write lock (which the
+                # listeners' commits hold) the loop goes on delivering this process's mail.
+                await asyncio.to_thread(process_batch, services, ids, already_read)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
