@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, bindparam, select
@@ -9,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from gateway.inbound.mailparse import ParsedMail
 from gateway.services import Services
-from gateway.store.models import InboundMessage, Recipient
+from gateway.store.models import InboundMessage, Recipient, Request
 
 # Earlier copies of one Message-ID compared by their recipients (a message is stored
 # once per reply address, so this is the number of addresses it may have gone to).
@@ -89,6 +90,29 @@ class EarlierCopies:
             .first()
         )
         return earlier is not None
+
+
+def preload_threads(
+    services: Services, session: Session, rows: Iterable[InboundMessage]
+) -> list[object]:
+    """Load, in two queries, the recipients the rows' reply addresses name and their
+    requests, so that matching each message finds them in the session instead of
+    querying one by one. The caller keeps what this returns while it works: the
+    session holds loaded objects only as long as someone else does."""
+    tokens, domain = services.tokens, services.config.reply_domain
+    recipient_ids: set[int] = set()
+    for row in rows:
+        for address in row.rcpt_to:
+            token = tokens.token_from_address(address, domain)
+            verified = tokens.verify(token) if token is not None else None
+            if verified is not None:
+                recipient_ids.add(verified.recipient_id)
+    if not recipient_ids:
+        return []
+    recipients = list(session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids))))
+    request_ids = {recipient.request_id for recipient in recipients}
+    requests = list(session.scalars(select(Request).where(Request.id.in_(request_ids))))
+    return [*recipients, *requests]
 
 
 def match_recipient(

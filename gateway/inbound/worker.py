@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
-from gateway.inbound.match import EarlierCopies, match_recipient
+from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
 from gateway.inbound.record import (
     Outcome,
     finish,
@@ -242,6 +242,7 @@ def _record_chunk(
     services: Services, session: Session, chunk: list[int], parsed: Mapping[int, Parsed]
 ) -> dict[int, str]:
     rows = _rows(session, chunk)
+    _threads = preload_threads(services, session, rows.values())
     return {i: _record(services, session, rows.get(i), parsed.get(i)) for i in chunk}
 
 
@@ -250,6 +251,7 @@ def _record_chunk_apart(
 ) -> tuple[dict[int, str], list[int]]:
     """Each message in its own savepoint: the outcomes, and the messages that raised."""
     rows = _rows(session, chunk)
+    _threads = preload_threads(services, session, rows.values())
     done: dict[int, str] = {}
     crashed: list[int] = []
     for inbound_id in chunk:
