@@ -12,9 +12,12 @@ limits, and ``truncated`` says what was left unread (it stays in the raw bytes).
 from __future__ import annotations
 
 import base64
+import functools
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from email import message_from_bytes
+from email.headerregistry import UnstructuredHeader
 from email.message import Message
 from email.policy import compat32
 from email.policy import default as default_policy
@@ -45,6 +48,17 @@ class ParsedMail:
     reply: object | None = None
 
 
+# Printable ASCII (tabs too) without an encoded word ("=?"): nothing to decode.
+_PLAIN = re.compile(r"(?:[\t\x20-\x3c\x3e-\x7e]|=(?!\?))*")
+
+
+@functools.cache
+def _unstructured(name: str) -> bool:
+    """Whether the strict policy reads this header as free text (Subject, References...)."""
+    registry: Any = default_policy.header_factory
+    return issubclass(registry[name], UnstructuredHeader)
+
+
 class HeaderView(Mapping[str, str]):
     """Lower-cased header names -> the first value, decoded only when asked for.
 
@@ -64,6 +78,10 @@ class HeaderView(Mapping[str, str]):
             if value is None:
                 raise KeyError(name)
             unfolded = "".join(str(value).splitlines())
+            if _PLAIN.fullmatch(unfolded) and _unstructured(key):
+                # Printable ASCII with no encoded word decodes to itself.
+                self._decoded[key] = unfolded
+                return unfolded
             try:
                 self._decoded[key] = str(default_policy.header_factory(key, unfolded))
             except Exception:

@@ -2,57 +2,117 @@
 
 from __future__ import annotations
 
-from sqlalchemy import Select, select
+from collections.abc import Iterable
+from typing import Any
+
+from sqlalchemy import ColumnElement, Select, bindparam, select
 from sqlalchemy.orm import Session
 
 from gateway.inbound.mailparse import ParsedMail
 from gateway.services import Services
-from gateway.store.models import InboundMessage, Recipient
+from gateway.store.models import InboundMessage, Recipient, Request
 
 # Earlier copies of one Message-ID compared by their recipients (a message is stored
 # once per reply address, so this is the number of addresses it may have gone to).
 MAX_COPIES_CHECKED = 200
 
+_INBOUND = InboundMessage.__table__.c
 
-def _earlier_copies(row: InboundMessage) -> Select[list[str], int | None]:
-    """Earlier processed copies of the same message (Message-ID, or else the bytes)."""
-    same = (
-        InboundMessage.message_id == row.message_id
-        if row.message_id
-        else InboundMessage.sha256 == row.sha256
+
+def _earlier_copies(same: ColumnElement[bool]) -> Select[Any]:
+    """Earlier processed copies of the same message, ``same`` telling which are.
+
+    Found through the Message-ID (or sha256) index: on SQLite, which keeps no
+    statistics of this table, the planner would otherwise take ``ix_inbound_pending``
+    for ``state = 'done' AND id < ?`` and read every message processed so far.
+    The state is compared as an expression, which no index serves.
+    """
+    return select(_INBOUND.rcpt_to, _INBOUND.request_id).where(
+        same,
+        _INBOUND.id < bindparam("before"),
+        _INBOUND.state.concat("") == "done",
+        _INBOUND.outcome.not_in(("unparseable", "failed")),
     )
-    return (
-        select(InboundMessage.rcpt_to, InboundMessage.request_id)
-        .where(same, InboundMessage.id < row.id, InboundMessage.state == "done")
-        .where(InboundMessage.outcome.not_in(("unparseable", "failed")))
-    )
+
+
+# Built once (by Message-ID, or else by the bytes): building a statement costs more
+# than running it.
+_SAME_ID = _earlier_copies(_INBOUND.message_id == bindparam("key"))
+_SAME_BYTES = _earlier_copies(_INBOUND.sha256 == bindparam("key"))
+_COPIES = {True: _SAME_ID.limit(MAX_COPIES_CHECKED), False: _SAME_BYTES.limit(MAX_COPIES_CHECKED)}
+_COPY_FOR = {
+    key: query.where(_INBOUND.request_id == bindparam("request_id")).limit(1)
+    for key, query in ((True, _SAME_ID), (False, _SAME_BYTES))
+}
 
 
 def _addresses(rcpt_to: list[str]) -> list[str]:
     return sorted(a.strip().lower() for a in rcpt_to)
 
 
-def is_duplicate(session: Session, row: InboundMessage) -> bool:
-    """The same message was processed before for the same recipients (a redelivery).
+class EarlierCopies:
+    """What was processed before of the same message, read once for both checks."""
 
-    Checked before the message is read, so a redelivery costs one query.
-    """
-    mine = _addresses(row.rcpt_to)
-    earlier = session.execute(_earlier_copies(row).limit(MAX_COPIES_CHECKED))
-    return any(_addresses(copy.rcpt_to) == mine for copy in earlier)
+    def __init__(self, session: Session, row: InboundMessage) -> None:
+        self._session, self._row = session, row
+        self._by_id = bool(row.message_id)
+        self._params = {"key": row.message_id or row.sha256, "before": row.id}
+        # What this transaction already recorded (an earlier copy in the same batch)
+        # is written out first: the statement below runs on the bare connection.
+        session.flush()
+        result = session.connection().execute(_COPIES[self._by_id], self._params)
+        self._copies = [(list(rcpt_to), request_id) for rcpt_to, request_id in result]
+
+    def duplicate(self) -> bool:
+        """The same message was processed before for the same recipients (a redelivery).
+
+        Checked before the message is read, so a redelivery costs one query.
+        """
+        mine = _addresses(self._row.rcpt_to)
+        return any(_addresses(rcpt_to) == mine for rcpt_to, _request in self._copies)
+
+    def duplicate_for(self, request_id: int) -> bool:
+        """The same message was processed before for this request.
+
+        Deduplication is per (request, Message-ID): one message sent to the reply
+        addresses of two requests is an answer on each, a second copy on the same
+        request is not.
+        """
+        if any(request == request_id for _rcpt_to, request in self._copies):
+            return True
+        if len(self._copies) < MAX_COPIES_CHECKED:
+            # Every earlier copy was read: none of them is for this request.
+            return False
+        self._session.flush()
+        earlier = (
+            self._session.connection()
+            .execute(_COPY_FOR[self._by_id], {**self._params, "request_id": request_id})
+            .first()
+        )
+        return earlier is not None
 
 
-def is_duplicate_for(session: Session, row: InboundMessage, request_id: int) -> bool:
-    """The same message was processed before for this request.
-
-    Deduplication is per (request, Message-ID): one message sent to the reply
-    addresses of two requests is an answer on each, a second copy on the same
-    request is not.
-    """
-    earlier = session.execute(
-        _earlier_copies(row).where(InboundMessage.request_id == request_id).limit(1)
-    ).first()
-    return earlier is not None
+def preload_threads(
+    services: Services, session: Session, rows: Iterable[InboundMessage]
+) -> list[object]:
+    """Load, in two queries, the recipients the rows' reply addresses name and their
+    requests, so that matching each message finds them in the session instead of
+    querying one by one. The caller keeps what this returns while it works: the
+    session holds loaded objects only as long as someone else does."""
+    tokens, domain = services.tokens, services.config.reply_domain
+    recipient_ids: set[int] = set()
+    for row in rows:
+        for address in row.rcpt_to:
+            token = tokens.token_from_address(address, domain)
+            verified = tokens.verify(token) if token is not None else None
+            if verified is not None:
+                recipient_ids.add(verified.recipient_id)
+    if not recipient_ids:
+        return []
+    recipients = list(session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids))))
+    request_ids = {recipient.request_id for recipient in recipients}
+    requests = list(session.scalars(select(Request).where(Request.id.in_(request_ids))))
+    return [*recipients, *requests]
 
 
 def match_recipient(

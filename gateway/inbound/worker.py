@@ -25,16 +25,16 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
+from sqlalchemy import bindparam, or_, select, update
+from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
-from gateway.inbound.match import is_duplicate, is_duplicate_for, match_recipient
+from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
 from gateway.inbound.record import (
     Outcome,
     finish,
@@ -49,7 +49,7 @@ from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
 from gateway.store.models import InboundMessage, Recipient, Request
-from gateway.store.queue import claim, kept_leased
+from gateway.store.queue import kept_leased
 
 log = logging.getLogger(__name__)
 
@@ -92,7 +92,8 @@ def process(
     """Decide the outcome of one stored message and record it (``parsed``: its bytes read
     already, outside the transaction)."""
     config = services.config
-    if is_duplicate(session, row):
+    earlier = EarlierCopies(session, row)
+    if earlier.duplicate():
         return Outcome("duplicate", "the same message was processed before")
     mail = parsed if parsed is not None else parse_stored(row.raw)
     if isinstance(mail, Unparseable):
@@ -110,7 +111,7 @@ def process(
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
     ):
         return record_bounce(services, session, row)
-    outcome = _answer(services, session, row, mail, recipient, automatic)
+    outcome = _answer(services, session, row, mail, recipient, automatic, earlier)
     # A held message is never held in silence: its sender and the thread are told.
     return held.tell(
         services,
@@ -129,6 +130,7 @@ def _answer(
     mail: ParsedMail,
     recipient: Recipient | None,
     automatic: AutomaticKind | None,
+    earlier: EarlierCopies,
 ) -> Outcome:
     """The outcome of a message that is not a bounce: recorded, or why it is held."""
     config = services.config
@@ -138,7 +140,7 @@ def _answer(
         # The reply token is checked at RCPT; the Message-IDs a message cites are not
         # proof of who may answer, so mail to the bounce address is never an answer.
         return Outcome("no_thread", "sent to the bounce address, which never takes answers")
-    if is_duplicate_for(session, row, recipient.request_id):
+    if earlier.duplicate_for(recipient.request_id):
         return Outcome("duplicate", "the same message was processed before for this request")
     request = session.get(Request, recipient.request_id)
     assert request is not None
@@ -186,43 +188,86 @@ def _parse_all(services: Services, ids: list[int]) -> dict[int, Parsed]:
 def process_batch(
     services: Services, ids: list[int], already_read: Mapping[int, Parsed] | None = None
 ) -> list[str]:
-    """Process stored messages, each in its own savepoint, WRITE_CHUNK to a transaction.
+    """Process stored messages, WRITE_CHUNK to a transaction (one commit each).
 
     A message whose processing raises is undone alone and retried later (up to
     MAX_ATTEMPTS, then kept as ``failed``); the others are recorded. Each chunk
-    is parsed first and then written in one transaction (one commit), so the
-    write lock is held for a few messages' worth of writes at a time.
-    ``already_read``: what :func:`parse_stored` gave, run off the event loop.
+    is parsed first and then written, so the write lock is held for a few
+    messages' worth of writes at a time. ``already_read``: what
+    :func:`parse_stored` gave, run off the event loop.
     """
     outcomes: dict[int, str] = {}
     crashed: list[int] = []
-
-    def one(inbound_id: int, parsed: Parsed | None) -> Callable[[Session], str]:
-        def work(session: Session) -> str:
-            row = session.get(InboundMessage, inbound_id)
-            assert row is not None
-            outcome = process(services, session, row, parsed)
-            finish(services, session, row, outcome)
-            return outcome.name
-
-        return work
-
     for start in range(0, len(ids), WRITE_CHUNK):
         chunk = ids[start : start + WRITE_CHUNK]
         unread = [i for i in chunk if not already_read or i not in already_read]
         parsed = {**(already_read or {}), **(_parse_all(services, unread) if unread else {})}
-        with services.db.transaction() as session:
-            for inbound_id in chunk:
-                try:
-                    outcomes[inbound_id] = in_savepoint(
-                        session, one(inbound_id, parsed.get(inbound_id))
-                    )
-                except Exception:
-                    log.exception("inbound %s: processing failed", inbound_id)
-                    crashed.append(inbound_id)
+        try:
+            # Whole: a savepoint per message costs two statements and a flush each,
+            # spent only on a chunk that needs them.
+            with services.db.transaction() as session:
+                outcomes.update(_record_chunk(services, session, chunk, parsed))
+        except Exception:
+            # Nothing of the chunk was kept; written again with each message in its own
+            # savepoint, so the one that raises is undone alone.
+            with services.db.transaction() as session:
+                done, failed = _record_chunk_apart(services, session, chunk, parsed)
+            outcomes.update(done)
+            crashed += failed
     for inbound_id in crashed:
         outcomes[inbound_id] = _after_crash(services, inbound_id)
     return [outcomes[i] for i in ids]
+
+
+def _rows(session: Session, chunk: list[int]) -> dict[int, InboundMessage]:
+    """The chunk's rows in one query; the raw bytes are read only by the few that need them."""
+    query = (
+        select(InboundMessage)
+        .where(InboundMessage.id.in_(chunk))
+        .options(defer(InboundMessage.raw, raiseload=False))
+    )
+    return {row.id: row for row in session.scalars(query)}
+
+
+def _record(
+    services: Services, session: Session, row: InboundMessage | None, parsed: Parsed | None
+) -> str:
+    assert row is not None
+    outcome = process(services, session, row, parsed)
+    finish(services, session, row, outcome)
+    return outcome.name
+
+
+def _record_chunk(
+    services: Services, session: Session, chunk: list[int], parsed: Mapping[int, Parsed]
+) -> dict[int, str]:
+    rows = _rows(session, chunk)
+    _threads = preload_threads(services, session, rows.values())
+    return {i: _record(services, session, rows.get(i), parsed.get(i)) for i in chunk}
+
+
+def _record_chunk_apart(
+    services: Services, session: Session, chunk: list[int], parsed: Mapping[int, Parsed]
+) -> tuple[dict[int, str], list[int]]:
+    """Each message in its own savepoint: the outcomes, and the messages that raised."""
+    rows = _rows(session, chunk)
+    _threads = preload_threads(services, session, rows.values())
+    done: dict[int, str] = {}
+    crashed: list[int] = []
+    for inbound_id in chunk:
+        row, read = rows.get(inbound_id), parsed.get(inbound_id)
+
+        def work(
+            session: Session, row: InboundMessage | None = row, read: Parsed | None = read
+        ) -> str:
+            return _record(services, session, row, read)
+
+        try:
+            done[inbound_id] = in_savepoint(session, work)
+        except Exception:
+            log.exception("inbound %s: processing failed", inbound_id)
+            crashed.append(inbound_id)
+    return done, crashed
 
 
 def _after_crash(services: Services, inbound_id: int) -> str:
@@ -240,18 +285,37 @@ def lease_for(services: Services) -> timedelta:
     return timedelta(seconds=services.config.lease_seconds)
 
 
+# Claiming, as prebuilt statements (no row objects: the claim only needs the ids).
+# The claim counts an attempt on each message, so one that crashes the worker again
+# and again ends as ``failed`` (MAX_ATTEMPTS) rather than being retried for ever.
+_CLAIMABLE = (
+    select(InboundMessage.id)
+    .where(
+        InboundMessage.state == "pending",
+        or_(InboundMessage.lease_until.is_(None), InboundMessage.lease_until < bindparam("now")),
+    )
+    .order_by(InboundMessage.id)
+    .limit(bindparam("limit"))
+)
+# PostgreSQL: workers in several processes skip each other's rows, never wait on them.
+_CLAIMABLE_SKIPPING = _CLAIMABLE.with_for_update(skip_locked=True)
+_LEASE = (
+    update(InboundMessage)
+    .where(InboundMessage.id.in_(bindparam("ids", expanding=True)))
+    .values(lease_until=bindparam("until"), attempts=InboundMessage.attempts + 1)
+)
+
+
 def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
     """Lease stored messages waiting to be processed, oldest first."""
+    now = services.clock.now()
+    query = _CLAIMABLE if services.db.is_sqlite else _CLAIMABLE_SKIPPING
     with services.db.transaction() as session:
-        rows = claim(
-            session,
-            InboundMessage,
-            now=services.clock.now(),
-            lease=lease_for(services),
-            limit=limit,
-            skip_locked=not services.db.is_sqlite,
-        )
-        return [r.id for r in rows]
+        connection = session.connection()
+        ids = list(connection.execute(query, {"now": now, "limit": limit}).scalars())
+        if ids:
+            connection.execute(_LEASE, {"ids": ids, "until": now + lease_for(services)})
+        return ids
 
 
 def load_raw(services: Services, ids: list[int]) -> dict[int, bytes]:
@@ -289,8 +353,9 @@ class InboundWorker:
             async with kept_leased(services.db, services.clock.now, InboundMessage, ids, lease):
                 raws = await services.db.run(load_raw, services, ids)
                 already_read = {i: await self.read_off_loop(i, raw) for i, raw in raws.items()}
-                # One commit for the whole batch: under load, many replies share one fsync.
-                await services.db.run(process_batch, services, ids, already_read)
+                # In a thread, on SQLite too: while it waits for the write lock (which the
+                # listeners' commits hold) the loop goes on delivering this process's mail.
+                await asyncio.to_thread(process_batch, services, ids, already_read)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from gateway.replies.lexicon import LEXICON, Phrase
 from gateway.replies.negation import is_negator
-from gateway.replies.words import Word, list_item, matches_at, words
+from gateway.replies.words import Word, is_kana, list_item, matches_at, words
 
 # Marks after which a clause starts that can say the condition is not met.
 _CLAUSE_BREAK = (",", ";", "—", "–", " - ", "(", "，", "、", "；")
@@ -28,8 +28,42 @@ class Reading:
     unmet: bool = False
 
 
-def _marker_at(found: list[Word], index: int, phrases: list[Phrase]) -> int:
-    for wanted in phrases:
+@dataclass(frozen=True)
+class _Markers:
+    """Marker phrases by first word, each with its place in the lexicon's order (the
+    first phrase that matches is the marker). A kana first word is kept apart: it also
+    matches a longer kana word, which carries its particles glued on (``same_word``)."""
+
+    by_first: dict[str, list[tuple[int, Phrase]]]
+    kana: list[tuple[int, Phrase]]
+
+
+def _markers(phrases: list[Phrase]) -> _Markers:
+    by_first: dict[str, list[tuple[int, Phrase]]] = {}
+    kana: list[tuple[int, Phrase]] = []
+    for place, phrase in enumerate(phrases):
+        if not phrase:
+            continue  # matches nothing
+        if is_kana(phrase[0]):
+            kana.append((place, phrase))
+        else:
+            by_first.setdefault(phrase[0], []).append((place, phrase))
+    return _Markers(by_first, kana)
+
+
+# Every word of a sentence is tried against every marker: looked up by first word.
+_CONTINGENT = _markers(LEXICON.contingent)
+_CONDITIONS = _markers(LEXICON.conditions)
+
+
+def _marker_at(found: list[Word], index: int, markers: _Markers) -> int:
+    first = found[index].text
+    candidates = markers.by_first.get(first, [])
+    if markers.kana and is_kana(first):
+        glued = [(place, p) for place, p in markers.kana if first.startswith(p[0])]
+        if glued:
+            candidates = sorted([*candidates, *glued])
+    for _place, wanted in candidates:
         if matches_at(found, index, wanted):
             return len(wanted)
     return 0
@@ -46,9 +80,9 @@ def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Re
     found = words(sentence)
     contingent_at = condition_at = None
     for index in range(len(found)):
-        if contingent_at is None and _marker_at(found, index, LEXICON.contingent):
+        if contingent_at is None and _marker_at(found, index, _CONTINGENT):
             contingent_at = index
-        if condition_at is None and _marker_at(found, index, LEXICON.conditions):
+        if condition_at is None and _marker_at(found, index, _CONDITIONS):
             condition_at = index
     if contingent_at is not None and any(
         is_negator(word.text, everywhere=True) for word in found[contingent_at + 1 :]
@@ -81,7 +115,7 @@ def _said_unmet(sentence: str, found: list[Word], marker: int) -> bool:
 
 def _rest_has_condition(rest: str) -> bool:
     found = words(rest)
-    return any(_marker_at(found, i, LEXICON.conditions) for i in range(len(found)))
+    return any(_marker_at(found, i, _CONDITIONS) for i in range(len(found)))
 
 
 def _list_after(region: str, text: str, sentence_end: int) -> list[str]:

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from email.message import EmailMessage
 from typing import Any
 
 import aiosmtplib
 import pytest
-from sqlalchemy import select
+from sqlalchemy import event, select
 
 from gateway.store.models import InboundMessage
 from tests.conftest import (
@@ -139,3 +140,49 @@ async def test_250_only_after_the_message_is_committed(running: Running) -> None
         assert len(rows) == 1 and b"Noted." in rows[0].raw
     finally:
         other.dispose()
+
+
+async def test_concurrent_messages_share_commits_and_each_250_follows_its_own(
+    running: Running,
+) -> None:
+    email = await first_email(running)
+    count = 8  # under the per-client connection cap
+    replies = [
+        reply_to(email, f"Noted {n}.", message_id=f"<n{n}@lawfirm.example>") for n in range(count)
+    ]
+    inserts: list[int] = [0]
+    per_commit: list[int] = []
+    engine = running.services.db.engine
+
+    def executed(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        if sql.lstrip().upper().startswith("INSERT INTO INBOUND"):
+            inserts[0] += 1
+
+    def committed(_conn: Any) -> None:
+        if inserts[0]:
+            per_commit.append(inserts[0])
+        inserts[0] = 0
+
+    from gateway.store.db import Database
+
+    other = Database(running.services.config.database_url)
+
+    async def send(message: EmailMessage) -> None:
+        await aiosmtplib.send(message, hostname="127.0.0.1", port=running.smtp_port)
+        # Right after this message's 250, another connection reads it: it was committed.
+        with other.reading() as session:
+            ids = set(session.scalars(select(InboundMessage.message_id)))
+        assert message["Message-ID"] in ids
+
+    event.listen(engine, "before_cursor_execute", executed)
+    event.listen(engine, "commit", committed)
+    try:
+        await asyncio.gather(*(send(r) for r in replies))
+    finally:
+        event.remove(engine, "before_cursor_execute", executed)
+        event.remove(engine, "commit", committed)
+        other.dispose()
+    assert sum(per_commit) == count
+    if running.services.db.is_sqlite:
+        # Group commit: messages that arrive together share a transaction and an fsync.
+        assert len(per_commit) < count
