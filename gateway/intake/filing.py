@@ -168,25 +168,8 @@ def file_request(
     capability = new_secret("hfar_")
     urgency = arguments.get("urgency", "routine")
     reply_to = arguments.get("reply_to") or None
-    row = {
-        "category": arguments["category"],
-        "urgency": urgency,
-        "status": "recorded",
-        "fields": arguments,
-        "reply_to": reply_to,
-        "deadline_at": parse_deadline(arguments.get("deadline")),
-        "access_token_hash": hash_secret(access_token),
-        "read_capability_hash": hash_secret(capability),
-        "idempotency_key": idempotency_key,
-        "idempotency_fingerprint": digest,
-        "api_key_name": api_key_name,
-        "received_at": now,
-        "updated_at": now,
-        "first_human_reply_at": None,
-        "reminders_sent": 0,
-        "deadline_noticed": 0,
-        "escalated": 0,
-    }
+    row = _request_row(arguments, now, access_token, capability, api_key_name)
+    row["idempotency_key"], row["idempotency_fingerprint"] = idempotency_key, digest
     number = _INSERT_REQUEST.insert_id(connection_of(session), row)
     reference = contract.reference_for(number)
     # Every other field, extra properties included, is kept on the first turn.
@@ -218,6 +201,35 @@ def file_request(
         config.public_url, number, arguments["category"], now, reply_to, access_token, capability
     )
     return Filed(filed, True)
+
+
+def _request_row(
+    arguments: dict[str, Any],
+    now: datetime,
+    access_token: str,
+    capability: str,
+    api_key_name: str | None,
+) -> dict[str, Any]:
+    """The requests row of a new filing: every column, secrets as their hashes only."""
+    return {
+        "category": arguments["category"],
+        "urgency": arguments.get("urgency", "routine"),
+        "status": "recorded",
+        "fields": arguments,
+        "reply_to": arguments.get("reply_to") or None,
+        "deadline_at": parse_deadline(arguments.get("deadline")),
+        "access_token_hash": hash_secret(access_token),
+        "read_capability_hash": hash_secret(capability),
+        "idempotency_key": None,
+        "idempotency_fingerprint": None,
+        "api_key_name": api_key_name,
+        "received_at": now,
+        "updated_at": now,
+        "first_human_reply_at": None,
+        "reminders_sent": 0,
+        "deadline_noticed": 0,
+        "escalated": 0,
+    }
 
 
 def _queue_request_emails(
