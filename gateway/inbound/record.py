@@ -18,7 +18,7 @@ from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound.mailparse import ParsedMail, attachment_bytes
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
-from gateway.outbound.quickreply import conditions_in
+from gateway.outbound.quickreply import conditions_in, without_unanswered_prompt
 from gateway.outbound.receipts import recorded_as
 from gateway.outbound.tell import tell_thread
 from gateway.replies import (
@@ -171,9 +171,10 @@ def record_reply(
     if late:
         # A late answer on a closed thread is kept, marked, and does not reopen it.
         data["late"] = True
-    turn = add_turn(
-        session, request, author="human", kind=kind, at=now, body=reply.new_text, data=data
-    )
+    # The decision was read from everything the lawyer sent; the prompt of an answer
+    # link that they left empty is not part of what they wrote.
+    body = without_unanswered_prompt(reply.new_text)
+    turn = add_turn(session, request, author="human", kind=kind, at=now, body=body, data=data)
     if decision.kind is DecisionKind.ACKNOWLEDGE:
         _pause_reminders(request, now)
     elif request.first_human_reply_at is None:

@@ -135,6 +135,38 @@ _CONDITIONS_HEADING = re.compile(r"^\s*conditions\b[^\n]*:\s*$", re.IGNORECASE |
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(.*\S)\s*$")
 
 
+# The first line of each prompt, and what an unfilled list item under it looks like.
+_PROMPT_LINES = frozenset(reply.prompt.split("\n")[0].strip() for reply in QUICK_REPLIES)
+_UNFILLED_ITEMS = frozenset({"-", "*", "•"})
+
+
+def without_unanswered_prompt(text: str) -> str:
+    """``text`` without the prompts of answer links that the lawyer left empty.
+
+    A lawyer who sends an answer link's email as it opened sends its prompt back
+    ("Notes (optional):", "Conditions ...:" with empty "- " lines): those are the
+    gateway's words, not the lawyer's. A prompt line is left out when nothing
+    but empty list items comes before the next blank line; a prompt with the
+    lawyer's words right under it stays, as their heading.
+    """
+    lines = text.split("\n")
+    kept: list[str] = []
+    index = 0
+    while index < len(lines):
+        if lines[index].strip() in _PROMPT_LINES:
+            after = index + 1
+            while after < len(lines) and lines[after].strip() in _UNFILLED_ITEMS:
+                after += 1
+            if after == len(lines) or not lines[after].strip():
+                index = after
+                continue
+        kept.append(lines[index])
+        index += 1
+    if len(kept) == len(lines):
+        return text
+    return "\n".join(kept).strip("\n")
+
+
 def conditions_in(text: str) -> list[str]:
     """The conditions listed under the "Conditions ...:" prompt of a quick reply.
 

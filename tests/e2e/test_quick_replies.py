@@ -111,3 +111,31 @@ async def test_each_quick_reply_link_is_recorded_as_its_decision(
         assert all(c in content for c in CONDITIONS)
     if keyword in ("APPROVE", "APPROVE WITH CONDITIONS", "REJECT"):
         assert "| Transfer EUR 48,500.00 to IBAN DE89" in content
+
+
+async def test_an_answer_link_sent_as_it_opened_records_none_of_the_prompt(
+    running: Running,
+) -> None:
+    filed = await running.file(
+        request="May we sign the ACME NDA today?", proposed_action="Sign and return it."
+    )
+    [email] = await running.sink.wait_for(1)
+    parts = urlsplit(links_in(email)["APPROVE"])
+    query = parse_qs(parts.query, keep_blank_values=True)
+    msg = EmailMessage()
+    msg["From"] = f"Dana Counsel <{LAWYER}>"
+    msg["To"] = unquote(parts.path)
+    msg["Subject"] = query["subject"][0]
+    msg["Message-ID"] = "<as-opened@lawfirm.example>"
+    header = "On Tue, 1 Dec 2026 at 09:12, Human for AI wrote:"
+    # Nothing added: the prompt goes back as the link filled it in.
+    msg.set_content(f"{query['body'][0]}\n\n{header}\n\n{quoted(email)}\n")
+    await send(msg, running.smtp_port)
+
+    thread = await running.wait_status(filed, lambda t: t["status"] == "answered")
+    turn = last_human(thread)
+    assert turn["decision"] == "approval"
+    assert "Notes (optional)" not in turn["body"]
+    receipt = (await running.sink.wait_for(2))[1]
+    text = receipt.get_body(preferencelist=("plain",))
+    assert text is not None and "Notes (optional)" not in str(text.get_content())

@@ -6,7 +6,14 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, conditions_in, links_for, mailto
+from gateway.outbound.quickreply import (
+    QUICK_REPLIES,
+    QuickReply,
+    conditions_in,
+    links_for,
+    mailto,
+    without_unanswered_prompt,
+)
 from gateway.replies import DecisionKind, read_decision
 
 ADDRESS = "reply+aeaaaaaaaaaaaakg4v4a@hfa.example"
@@ -75,3 +82,25 @@ def test_conditions_are_the_list_under_the_prompt_only() -> None:
     )
     assert conditions_in(text) == ["cap liability at 12 months", "delete 9.3"]
     assert conditions_in("APPROVE\n- a list, but no conditions heading") == []
+
+
+@pytest.mark.parametrize(
+    ("sent", "recorded"),
+    [
+        ("Notes (optional):", ""),
+        ("Approved.\n\nNotes (optional):\n", "Approved."),
+        ("Why (optional):\n\nDana", "Dana"),
+        ("Notes (optional):\nSign by Friday.", "Notes (optional):\nSign by Friday."),
+        (
+            "Conditions (one per line, each starting with -):\n- \n- \n\nGo ahead.",
+            "Go ahead.",
+        ),
+        (
+            "Conditions (one per line, each starting with -):\n- a\n- b",
+            "Conditions (one per line, each starting with -):\n- a\n- b",
+        ),
+        ("Notes: keep clause 7 as it is.", "Notes: keep clause 7 as it is."),
+    ],
+)
+def test_a_prompt_left_empty_is_not_part_of_the_answer(sent: str, recorded: str) -> None:
+    assert without_unanswered_prompt(sent) == recorded
