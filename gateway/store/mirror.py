@@ -106,7 +106,7 @@ def write(path: Path, bind: Engine | Connection, committed: list[dict[str, Any]]
     """
     engine = bind.engine if isinstance(bind, Connection) else bind
     with _locked(path) as fh:
-        last = _last_seq(fh)
+        last = _last_seq_seen(path, fh)
         if last is None:
             # The last line is not an entry (edited by hand?): verify reports it; keep
             # appending what this process committed, and copy nothing over it.
@@ -116,6 +116,7 @@ def write(path: Path, bind: Engine | Connection, committed: list[dict[str, Any]]
             return 0  # another process already wrote them
         if committed and committed[0]["seq"] == last + 1:
             fh.write(b"".join(_line(e) for e in committed))
+            _remember(path, fh, committed[-1]["seq"])
             return 0
         # A gap (or no entries of our own): the database has every committed entry.
         own = {e["seq"] for e in committed}
@@ -130,6 +131,29 @@ def write(path: Path, bind: Engine | Connection, committed: list[dict[str, Any]]
         if batch:
             fh.write(b"".join(batch))
         return copied
+
+
+# What this process left at the end of each mirror file: (file identity, last seq).
+# Every commit appends to the mirror; while the file is exactly as this process left
+# it (same inode, size and modification time), its last seq is known without reading
+# the file's tail back. Any other writer changes the size or the time.
+_LEFT: dict[Path, tuple[tuple[int, int, int], int]] = {}
+
+
+def _identity(fh: IO[bytes]) -> tuple[int, int, int]:
+    stat = os.fstat(fh.fileno())
+    return stat.st_ino, stat.st_size, stat.st_mtime_ns
+
+
+def _last_seq_seen(path: Path, fh: IO[bytes]) -> int | None:
+    left = _LEFT.get(path)
+    if left is not None and left[0] == _identity(fh):
+        return left[1]
+    return _last_seq(fh)
+
+
+def _remember(path: Path, fh: IO[bytes], last: int) -> None:
+    _LEFT[path] = (_identity(fh), last)
 
 
 def sync(path: Path, engine: Engine | Connection) -> int:
