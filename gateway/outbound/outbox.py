@@ -316,6 +316,9 @@ class _Pipeline:
         self.sending: set[asyncio.Task[None]] = set()
         self.unrecorded: set[asyncio.Future[None]] = set()
         self.room = asyncio.Event()
+        # Items whose outcome was written while a claim was under way: that claim may have
+        # read them before the write and must not start them again.
+        self.settled_meanwhile: set[int] | None = None
 
     def _free(self) -> int:
         if len(self.unrecorded) >= UNRECORDED:
@@ -333,6 +336,8 @@ class _Pipeline:
     def _recorded(self, item_id: int, future: asyncio.Future[None]) -> None:
         self.unrecorded.discard(future)
         self.held.discard(item_id)
+        if self.settled_meanwhile is not None:
+            self.settled_meanwhile.add(item_id)
         if not future.cancelled() and future.exception() is not None:
             # Its lease lapses and it is delivered again: at-least-once.
             log.error("outbox %s: sent, not recorded", item_id, exc_info=future.exception())
@@ -373,13 +378,21 @@ class _Pipeline:
                 await _first(self.room, stop, timeout=config.worker_poll_seconds)
                 continue
             ready.clear()
+            self.settled_meanwhile = set()
             try:
                 items = await worker._claim(free)
             except Exception:
                 log.exception("outbox worker iteration failed; retrying")
                 await _first(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
                 continue
+            finally:
+                settled, self.settled_meanwhile = self.settled_meanwhile, None
             for item in items:
+                if item.id in self.held or item.id in settled:
+                    # Still in flight here, or just recorded, and its lease lapsed meanwhile
+                    # (a slow relay, a clock that jumped): this claim took it again, and it
+                    # is not sent twice.
+                    continue
                 self.held.add(item.id)
                 task = asyncio.create_task(self._send(item))
                 self.sending.add(task)
