@@ -50,6 +50,16 @@ class Wakeup(asyncio.Event):
             listener()
 
 
+async def first_of(*events: asyncio.Event, timeout: float) -> None:
+    """Wait until one of ``events`` is set, or ``timeout`` seconds have passed."""
+    waits = [asyncio.ensure_future(e.wait()) for e in events]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
+
+
 async def run_until_stopped(
     name: str,
     run_once: Callable[[], Awaitable[int]],

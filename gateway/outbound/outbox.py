@@ -32,7 +32,7 @@ from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
 from gateway.outbound.outcomes import Delivered, record_failure, record_successes
 from gateway.outbound.targets import shown_target as shown_target
 from gateway.outbound.targets import without_url_secrets as without_url_secrets
-from gateway.runner import FAILURE_PAUSE
+from gateway.runner import FAILURE_PAUSE, first_of
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.prepared import connection_of, prepared_insert
@@ -164,16 +164,6 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
         where=(OutboxItem.next_attempt_at <= now,),
         order_by=(OutboxItem.next_attempt_at,),
     )
-
-
-async def _first(*events: asyncio.Event, timeout: float) -> None:
-    """Wait until one of ``events`` is set, or ``timeout`` seconds have passed."""
-    waits = [asyncio.ensure_future(e.wait()) for e in events]
-    try:
-        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
-    finally:
-        for wait in waits:
-            wait.cancel()
 
 
 class OutboxWorker:
@@ -375,7 +365,7 @@ class _Pipeline:
             free = self._free()
             if free < REFILL:
                 self.room.clear()
-                await _first(self.room, stop, timeout=config.worker_poll_seconds)
+                await first_of(self.room, stop, timeout=config.worker_poll_seconds)
                 continue
             ready.clear()
             self.settled_meanwhile = set()
@@ -383,7 +373,7 @@ class _Pipeline:
                 items = await worker._claim(free)
             except Exception:
                 log.exception("outbox worker iteration failed; retrying")
-                await _first(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
+                await first_of(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
                 continue
             finally:
                 settled, self.settled_meanwhile = self.settled_meanwhile, None
@@ -399,4 +389,4 @@ class _Pipeline:
                 task.add_done_callback(partial(self._sent, item.id))
             if len(items) < free:
                 # Nothing more is due: wait for new work, or the next poll.
-                await _first(ready, stop, timeout=config.worker_poll_seconds)
+                await first_of(ready, stop, timeout=config.worker_poll_seconds)
