@@ -130,8 +130,6 @@ class Database:
                 url, echo=echo, pool_size=10, pool_pre_ping=True, json_serializer=json_text
             )
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
-        # What the driver raises when a prepared statement runs on its cursor directly.
-        self._driver_errors: tuple[type[Exception], ...] = (self.engine.dialect.loaded_dbapi.Error,)
         reader = self.engine.execution_options(hfa_read_only=True)
         if not self.is_sqlite:
             # One snapshot per read: under READ COMMITTED a request's status and its
@@ -167,14 +165,12 @@ class Database:
         One statement sees one snapshot on both databases, so no transaction is
         begun for it: on SQLite the driver runs it in autocommit, on PostgreSQL the
         driver's implicit transaction is rolled back as the connection goes back
-        to the pool. Errors of the driver come out as StorageError, as elsewhere.
+        to the pool. Prepared statements raise the driver's errors as SQLAlchemy's, so
+        they come out as StorageError, as elsewhere.
         """
         try:
             with self._reader.connect() as conn:
-                try:
-                    yield conn
-                except self._driver_errors as exc:
-                    raise StorageError(f"database error: {type(exc).__name__}") from exc
+                yield conn
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
 
@@ -258,8 +254,8 @@ class Database:
             session.close()
             lock.release()
             if isinstance(exc, BrokenBatch):
-                # Nothing was committed: the batch again, the slow and sure way.
-                return await asyncio.to_thread(self._commit_batch, batch)
+                # Nothing was committed: the others again, the slow and sure way.
+                return await asyncio.to_thread(self._redo_without, broken=exc, batch=batch)
             raise _as_storage_error(exc) from exc
         return self._commit_and_let_go(session, lock, outcomes)
 
@@ -286,11 +282,15 @@ class Database:
             with self.transaction() as session:
                 return self._writes_in(session, batch, in_driver_savepoint)
         except BrokenBatch as broken:
-            culprit = broken.culprit
-            rest = [(fn, future) for fn, future in batch if future is not culprit]
-            failed = (culprit, None, _as_storage_error(broken.error))
-            with self.transaction() as session:
-                return [failed, *self._writes_in(session, rest, in_savepoint)]
+            return self._redo_without(broken, batch)
+
+    def _redo_without(self, broken: BrokenBatch, batch: Batch) -> Outcomes:
+        """The batch but the write that ended its transaction, each write in an ORM savepoint."""
+        culprit = broken.culprit
+        rest = [(fn, future) for fn, future in batch if future is not culprit]
+        failed = (culprit, None, _as_storage_error(broken.error))
+        with self.transaction() as session:
+            return [failed, *self._writes_in(session, rest, in_savepoint)]
 
     def _writes_in(
         self,
