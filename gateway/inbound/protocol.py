@@ -13,8 +13,11 @@
   minimum, and real HTML mail breaks it), and is stored as sent; a longer line
   gets ``552`` saying so, audited as ``inbound.refused``.
 
+- DATA is read in pieces, not line by line (``gateway.inbound.data``): a large
+  attachment arriving costs the event loop milliseconds, not a second.
+
 aiosmtpd's hooks for these are methods of its protocol class (``_handle_client``,
-``_reset_timeout``, ``_timeout_cb``), overridden here and nowhere else.
+``_reset_timeout``, ``_timeout_cb``, ``smtp_DATA``), overridden here and nowhere else.
 """
 
 from __future__ import annotations
@@ -23,8 +26,9 @@ import asyncio
 import logging
 from typing import Any, Protocol
 
-from aiosmtpd.smtp import SMTP
+from aiosmtpd.smtp import MISSING, SMTP, syntax
 
+from gateway.inbound.data import DataState, read_data
 from gateway.throttle import ConnectionGuard
 
 log = logging.getLogger(__name__)
@@ -47,18 +51,18 @@ class Auditor(Protocol):
 
 
 class _OverLimit(asyncio.CancelledError):
-    """Raised out of a read to end a DATA that is already refused (see ``_watch_lines``)."""
+    """Raised out of a DATA read to end a DATA that is already refused (``_end_data``)."""
 
 
-def _watch_lines(reader: asyncio.StreamReader, smtp: ReplySMTP) -> None:
-    """Make ``reader.readuntil`` give the loop a turn every LINES_PER_TURN lines, and
-    end a DATA early once it is far past the limit of its envelope.
+def _take_turns(reader: asyncio.StreamReader) -> None:
+    """Make ``reader.readuntil`` (which reads commands) give the loop a turn every
+    LINES_PER_TURN lines.
 
-    A line already in the buffer comes back without a pause, and with lines of up
-    to MAX_LINE_OCTETS the buffer holds megabytes: a message of millions of short
-    lines would otherwise keep HTTP and the other SMTP clients waiting. Mail that
-    needs no reply token (to the bounce address only) has a small limit; reading
-    megabytes past it, line by line, only to refuse them would cost minutes of CPU.
+    A line already in the buffer comes back without a pause, and the buffer holds
+    megabytes: thousands of pipelined commands would otherwise keep HTTP and the
+    other SMTP clients waiting. DATA is read in pieces by ``gateway.inbound.data``,
+    which takes its own turns, and ends early once far past its envelope's limit
+    (``count_data``).
     """
     readuntil = reader.readuntil
     count = 0
@@ -68,9 +72,7 @@ def _watch_lines(reader: asyncio.StreamReader, smtp: ReplySMTP) -> None:
         count += 1
         if count % LINES_PER_TURN == 0:
             await asyncio.sleep(0)
-        line = await readuntil(separator)
-        smtp.count_data(len(line))
-        return line
+        return await readuntil(separator)
 
     reader.readuntil = taking_turns  # type: ignore[method-assign,assignment]
 
@@ -98,19 +100,53 @@ class ReplySMTP(SMTP):
         self._data_lines = 0
         super().__init__(handler, **kwargs)
 
+    @syntax("DATA")
     async def smtp_DATA(self, arg: str) -> None:
+        """aiosmtpd's DATA, with the message read in pieces (``gateway.inbound.data``)."""
+        if await self.check_helo_needed() or await self.check_auth_needed("DATA"):
+            return
+        assert self.envelope is not None
+        if not self.envelope.rcpt_tos:
+            await self.push("503 Error: need RCPT command")
+            return
+        if arg:
+            await self.push("501 Syntax: DATA")
+            return
+        await self.push("354 End data with <CR><LF>.<CR><LF>")
         self._data_bytes = 0
         self._data_lines = 0
         try:
-            await super().smtp_DATA(arg)
+            read = await read_data(
+                self._read_until,
+                self._reader.readexactly,
+                size_limit=self.data_size_limit,
+                line_limit=self.line_length_limit,
+                count=self.count_data,
+            )
+        except _OverLimit:
+            raise
+        except (asyncio.CancelledError, asyncio.IncompleteReadError):
+            log.info("SMTP connection from %s lost during DATA", self._client)
+            self._writer.close()
+            raise asyncio.CancelledError from None
         finally:
             self._data_bytes = None
+        if read.state is DataState.TOO_LONG:
+            answer = LINE_REFUSAL
+        elif read.state is DataState.TOO_MUCH:
+            answer = "552 Error: Too much mail data"
+        else:
+            self.envelope.content = self.envelope.original_content = read.content
+            status = await self._call_handler_hook("DATA")
+            answer = "250 OK" if status is MISSING else status
+        self._set_post_data_state()  # type: ignore[no-untyped-call]
+        await self.push(answer)
 
-    def count_data(self, size: int) -> None:
+    def count_data(self, size: int, lines: int = 1) -> None:
         if self._data_bytes is None or self.envelope is None:
             return
         self._data_bytes += size
-        self._data_lines += 1
+        self._data_lines += lines
         if self._data_lines > MAX_DATA_LINES:
             self._end_data(
                 f"552 5.3.4 A message of more than {MAX_DATA_LINES} lines is not accepted"
@@ -134,7 +170,9 @@ class ReplySMTP(SMTP):
 
     def connection_made(self, transport: Any) -> None:
         super().connection_made(transport)
-        _watch_lines(self._reader, self)
+        # DATA is read in pieces with the reader's own method; commands take turns.
+        self._read_until = self._reader.readuntil
+        _take_turns(self._reader)
         peer = transport.get_extra_info("peername")
         self._client = str(peer[0]) if peer else "unknown"
         self._admitted = self._guard.admit(self._client)

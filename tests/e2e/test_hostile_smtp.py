@@ -488,7 +488,9 @@ async def test_a_message_of_millions_of_lines_is_refused_while_it_arrives(
             ):
                 sock.sendall(command)
                 whole_reply(sock)
-            sock.sendall(b"Subject: x\r\n\r\nApproved.\r\n" + b"--b\r\n" * 30_000)
+            # DATA is read a megabyte at a time (or to each dot line): 2 MB of short lines
+            # are far past the limit and are refused well before the final dot.
+            sock.sendall(b"Subject: x\r\n\r\nApproved.\r\n" + b"--b\r\n" * 400_000)
             return whole_reply(sock)  # answered before the final dot was ever sent
 
     said = await asyncio.get_running_loop().run_in_executor(None, send_many_lines)
