@@ -36,6 +36,8 @@ MAX_LOCAL_PART = 64
 MAX_RECIPIENTS = 100
 MAX_REPLY_ADDRESSES = 10
 REJECT_AUDIT_INTERVAL = 60.0
+# A message larger than this is hashed and committed off the event loop, alone.
+HEAVY_MESSAGE_BYTES = 1024 * 1024
 
 
 def message_id_of(raw: bytes) -> str | None:
@@ -67,9 +69,18 @@ _INSERT_INBOUND = insert(InboundMessage)
 
 
 def add_inbound(
-    services: Services, session: Session, raw: bytes, peer: str, mail_from: str, rcpt_to: list[str]
+    services: Services,
+    session: Session,
+    raw: bytes,
+    peer: str,
+    mail_from: str,
+    rcpt_to: list[str],
+    digest: str | None = None,
 ) -> int:
-    """Add the message as received to the caller's transaction; returns its inbound id."""
+    """Add the message as received to the caller's transaction; returns its inbound id.
+
+    ``digest``: the SHA-256 of ``raw`` in hex, when the caller worked it out already.
+    """
     now = services.clock.now()
     sender = storable(mail_from)
     result = session.connection().execute(
@@ -81,7 +92,7 @@ def add_inbound(
             "rcpt_to": [storable(address) for address in rcpt_to],
             "raw": raw,
             "size": len(raw),
-            "sha256": hashlib.sha256(raw).hexdigest(),
+            "sha256": digest or hashlib.sha256(raw).hexdigest(),
             "message_id": message_id_of(raw),
             "state": "pending",
             "attempts": 0,
@@ -199,18 +210,27 @@ class ReplyHandler:
                 if not copies:
                     return refusal
 
+        heavy = len(raw) > HEAVY_MESSAGE_BYTES
+        # Hashing megabytes releases the interpreter: in a thread, the loop goes on.
+        digest = await asyncio.to_thread(_sha256, raw) if heavy else _sha256(raw)
+
         def add(session: Session) -> None:
             for address in copies.values():
-                add_inbound(services, session, raw, peer, mail_from, [address])
+                add_inbound(services, session, raw, peer, mail_from, [address], digest)
 
         try:
-            # 250 only once the commit holding these bytes has returned (group commit).
-            await services.db.write(add)
+            # 250 only once the commit holding these bytes has returned (group commit;
+            # a large message alone, off the loop).
+            await services.db.write(add, heavy=heavy)
         except Exception:
             log.exception("could not store an inbound message; answered 451")
             return "451 4.3.0 Temporary failure, please try again later"
         self.services.inbound_ready.set()
         return "250 2.0.0 Message accepted"
+
+
+def _sha256(raw: bytes) -> str:
+    return hashlib.sha256(raw).hexdigest()
 
 
 def _one_per_address(rcpt_tos: list[str]) -> dict[str, str]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import hashlib
 import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
@@ -34,6 +35,17 @@ class Unparseable(Exception):
     """The message cannot be read; carries a reason safe to show ops."""
 
 
+@dataclass(frozen=True)
+class MailAttachment:
+    """An attachment, decoded: read when the message is parsed, outside any write
+    transaction (decoding a 25 MB scan takes a tenth of a second)."""
+
+    filename: str | None
+    content_type: str | None
+    content: bytes
+    sha256: str
+
+
 @dataclass
 class ParsedMail:
     message: Message
@@ -41,7 +53,7 @@ class ParsedMail:
     subject: str
     text_plain: str | None
     text_html: str | None
-    attachments: list[dict[str, Any]] = field(default_factory=list)
+    attachments: list[MailAttachment] = field(default_factory=list)
     # What was left unread because of the limits; empty for an ordinary message.
     truncated: list[str] = field(default_factory=list)
     # The reply split off the text (or why it could not be), when already worked out.
@@ -122,7 +134,7 @@ def parse(raw: bytes) -> ParsedMail:
         text_html = cut_text(
             "\n".join(mail.text_html) if mail.text_html else None, "HTML text", truncated
         )
-        attachments = list(mail.attachments)
+        attachments = [_decoded(att) for att in mail.attachments]
     except Exception as exc:
         raise Unparseable(f"body could not be read ({type(exc).__name__})") from exc
     if text_plain is None and text_html is None and not attachments:
@@ -138,8 +150,17 @@ def parse(raw: bytes) -> ParsedMail:
     )
 
 
-def attachment_bytes(att: dict[str, Any]) -> bytes:
+def _decoded(att: dict[str, Any]) -> MailAttachment:
+    """mail-parser's attachment (its payload base64 text when binary) as bytes."""
     payload = att.get("payload", "")
     if att.get("binary"):
-        return base64.b64decode(payload)
-    return str(payload).encode("utf-8", "replace")
+        content = base64.b64decode(payload)
+    else:
+        content = str(payload).encode("utf-8", "replace")
+    name, kind = att.get("filename"), att.get("mail_content_type")
+    return MailAttachment(
+        filename=str(name) if name else None,
+        content_type=str(kind) if kind else None,
+        content=content,
+        sha256=hashlib.sha256(content).hexdigest(),
+    )

@@ -6,7 +6,6 @@ whatever it adds to a thread (see ``worker`` for the list).
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
@@ -15,7 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
-from gateway.inbound.mailparse import ParsedMail, attachment_bytes
+from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
 from gateway.outbound.quickreply import conditions_in, without_unanswered_prompt
@@ -336,12 +335,12 @@ def store_attachments(
     """Each attachment stored apart (within the limits) and listed on the turn."""
     listed: list[dict[str, Any]] = []
     for index, att in enumerate(mail.attachments):
-        content = attachment_bytes(att)
+        content = att.content
         meta = {
-            "name": str(att.get("filename") or f"attachment-{index + 1}")[:255],
-            "type": str(att.get("mail_content_type") or "application/octet-stream")[:255],
+            "name": (att.filename or f"attachment-{index + 1}")[:255],
+            "type": (att.content_type or "application/octet-stream")[:255],
             "size": len(content),
-            "sha256": hashlib.sha256(content).hexdigest(),
+            "sha256": att.sha256,
         }
         if index >= MAX_ATTACHMENTS or len(content) > MAX_ATTACHMENT_BYTES:
             # Still in the raw message; listed without a separate stored copy.

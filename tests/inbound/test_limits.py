@@ -7,6 +7,7 @@ and the per-reference counters.
 
 from __future__ import annotations
 
+import re
 import time
 import tracemalloc
 from email import message_from_bytes
@@ -15,8 +16,11 @@ from email.policy import default
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sqlalchemy import select
 
+from gateway.inbound import limits
 from gateway.inbound.listener import message_id_of, store_inbound
 from gateway.inbound.mailparse import MAX_DEPTH, MAX_PARTS, MAX_TEXT_CHARS, parse
 from gateway.inbound.sender import verify_sender
@@ -201,3 +205,51 @@ def test_wrong_references_do_not_grow_memory_without_bound() -> None:
         tracemalloc.stop()
     # Before: each 12 KB reference was kept whole (4,000 x 12 KB = 48 MB).
     assert grown < 4 * 1024 * 1024, grown
+
+
+# -- the line searches give what the MULTILINE regexes gave -------------------------
+
+_OLD_DELIMITER = re.compile(rb"^--", re.MULTILINE)
+_OLD_CONTAINER = re.compile(
+    rb"^content-type:[ \t]*(?:\r?\n[ \t]+)?(?:multipart|message)/", re.MULTILINE | re.IGNORECASE
+)
+_fragments = st.sampled_from(
+    [
+        b"--",
+        b"-",
+        b"\n",
+        b"\r\n",
+        b"x",
+        b" ",
+        b"Content-Type: multipart/mixed",
+        b"content-TYPE:\r\n\tMessage/rfc822",
+        b"CONTENT-type: text/plain",
+        b"content-type:multipart/",
+    ]
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(data=st.lists(_fragments, max_size=40).map(b"".join), n=st.integers(1, 6))
+def test_line_starts_are_found_where_the_multiline_regexes_found_them(data: bytes, n: int) -> None:
+    def old(pattern: re.Pattern[bytes]) -> int | None:
+        starts = [m.start() for m in pattern.finditer(data)]
+        return starts[n - 1] if len(starts) >= n else None
+
+    assert limits._nth(limits._delimiter_lines(data), n) == old(_OLD_DELIMITER)
+    assert limits._nth(limits._container_lines(data), n) == old(_OLD_CONTAINER)
+
+
+def test_limits_cost_little_on_a_large_attachment() -> None:
+    # 25 MB of base64 lines: the searches run at C speed, not a regex try per byte.
+    raw = (
+        b"Content-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n\r\n"
+        + b"QUFB" * 19
+        + (b"\r\n" + b"QUFB" * 19) * 320_000
+        + b"\r\n--b--\r\n"
+    )
+    started = time.process_time()
+    kept, reasons = limits.bounded(raw)
+    assert kept == raw and reasons == []
+    # (A regex try per byte cost some 0.35 s here.)
+    assert time.process_time() - started < 0.15
