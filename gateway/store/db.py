@@ -183,7 +183,7 @@ class Database:
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
 
-    async def write(self, fn: Callable[[Session], T]) -> T:
+    async def write(self, fn: Callable[[Session], T], *, heavy: bool = False) -> T:
         """Run ``fn(session)`` in a write transaction; return its result once committed.
 
         On SQLite, writes that arrive while a batch is being gathered share one
@@ -192,8 +192,12 @@ class Database:
         gets its error; the others still commit. Nobody gets a result before
         the commit that holds their write has returned. On PostgreSQL each write
         is its own transaction in a worker thread, as with :meth:`run`.
+
+        ``heavy``: a write of megabytes (a large message as received). It is its own
+        transaction in a thread: in a batch on the loop, its insert and fsync would
+        hold every HTTP request and SMTP client of the process meanwhile.
         """
-        if not self.is_sqlite:
+        if not self.is_sqlite or heavy:
             return await asyncio.to_thread(self._write_alone, fn)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()

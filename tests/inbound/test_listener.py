@@ -186,3 +186,32 @@ async def test_concurrent_messages_share_commits_and_each_250_follows_its_own(
     if running.services.db.is_sqlite:
         # Group commit: messages that arrive together share a transaction and an fsync.
         assert len(per_commit) < count
+
+
+async def test_a_large_message_is_stored_whole_and_committed_off_the_loop(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import hashlib
+
+    from gateway.inbound.listener import HEAVY_MESSAGE_BYTES
+
+    email = await first_email(running)
+    db = running.services.db
+    heavy_calls: list[bool] = []
+    write = db.write
+
+    async def watched(fn: Any, *, heavy: bool = False) -> Any:
+        if "handle_DATA" in fn.__qualname__:  # the listener's, not the outbox's
+            heavy_calls.append(heavy)
+        return await write(fn, heavy=heavy)
+
+    monkeypatch.setattr(db, "write", watched)
+    small = reply_to(email, "Approved.")
+    large = reply_to(email, "Approved, scan below.\n" + "QUFB" * (HEAVY_MESSAGE_BYTES // 3))
+    for message in (small, large):
+        await aiosmtplib.send(message, hostname="127.0.0.1", port=running.smtp_port)
+    assert heavy_calls == [False, True]
+    with running.services.db.reading() as session:
+        rows = list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
+    assert [row.size > HEAVY_MESSAGE_BYTES for row in rows] == [False, True]
+    assert all(row.sha256 == hashlib.sha256(row.raw).hexdigest() for row in rows)

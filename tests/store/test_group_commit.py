@@ -84,3 +84,35 @@ async def test_a_write_returns_only_once_committed(tmp_path: Path) -> None:
     finally:
         other.close()
         services.close()
+
+
+async def test_a_heavy_write_commits_alone_off_the_loop(tmp_path: Path) -> None:
+    import threading
+
+    services = build_services(make_config(tmp_path))
+    commits: list[int] = []
+    event.listen(services.db.engine, "commit", lambda conn: commits.append(1))
+    where: dict[str, str] = {}
+
+    def heavy(session: Session) -> str:
+        where["heavy"] = threading.current_thread().name
+        return str(_filer(services, "with a scanned contract")(session))
+
+    def light(session: Session) -> str:
+        where["light"] = threading.current_thread().name
+        return str(_filer(services, "a short one")(session))
+
+    try:
+        results = await asyncio.gather(
+            services.db.write(heavy, heavy=True),
+            *(services.db.write(light) for _ in range(3)),
+        )
+        assert sorted(results) == [f"HFA-{n:05d}" for n in range(1, 5)]
+        # Megabytes are inserted and fsynced in a thread: the loop serves on meanwhile.
+        assert where["heavy"] != threading.main_thread().name
+        # Its own transaction: the light writes shared one without it.
+        assert len(commits) == 2
+        with services.db.reading() as session:
+            assert not audit_check.verify(session, mirror=tmp_path / "audit.jsonl").problems
+    finally:
+        services.close()
