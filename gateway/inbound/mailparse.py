@@ -58,6 +58,10 @@ class ParsedMail:
     truncated: list[str] = field(default_factory=list)
     # The reply split off the text (or why it could not be), when already worked out.
     reply: object | None = None
+    # The decision read from that reply, when already worked out.
+    decision: object | None = None
+    # The single From address (or None, and why not), when already read.
+    sender: tuple[str | None, str] | None = None
 
 
 # Printable ASCII (tabs too) without an encoded word ("=?"): nothing to decode.

@@ -153,7 +153,12 @@ def record_reply(
         reply = reply_of(mail)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
-    decision = read_decision(reply.new_text, mail.subject)
+    # Read with the reply, in the reading process, when it came from there.
+    decision = (
+        mail.decision
+        if isinstance(mail.decision, Decision)
+        else read_decision(reply.new_text, mail.subject)
+    )
     kind, new_status = DECISION_EFFECT[decision.kind]
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.

@@ -168,9 +168,13 @@ def verify_sender(
     aliases: Collection[str] = (),
     *,
     require_authenticated: bool = False,
+    sender: tuple[str | None, str] | None = None,
 ) -> SenderCheck:
-    """From is ``expected`` (or one of the lawyer's ``aliases``) and nothing trusted says no."""
-    address, why = from_address(message)
+    """From is ``expected`` (or one of the lawyer's ``aliases``) and nothing trusted says no.
+
+    ``sender``: what :func:`from_address` gave for ``message``, when read already.
+    """
+    address, why = sender if sender is not None else from_address(message)
     if address is None:
         return SenderCheck(False, "", why)
     accepted = {expected.strip().lower(), *(a.strip().lower() for a in aliases)}

@@ -26,15 +26,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 
 from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
-from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
+from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
+from gateway.inbound.reading import MailReader, Parsed, parse_stored
 from gateway.inbound.record import (
     Outcome,
     finish,
@@ -44,7 +44,7 @@ from gateway.inbound.record import (
 )
 from gateway.inbound.sender import verify_sender
 from gateway.outbound.compose import LOOP_HEADER
-from gateway.replies import AutomaticKind, ReplyError, detect_automatic, extract_reply
+from gateway.replies import AutomaticKind, detect_automatic
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
@@ -58,32 +58,6 @@ BATCH = 32
 # Messages recorded per write transaction: few enough that the write lock is never held
 # long (the listeners in the other process commit replies between chunks).
 WRITE_CHUNK = 8
-
-
-# What parsing a stored message gave: the mail, or the error it raised.
-Parsed = ParsedMail | Exception
-
-
-# The longest one message may take to be read; bounded work (limits) keeps it far lower.
-READ_SECONDS = 20.0
-
-
-def parse_stored(raw: bytes) -> Parsed:
-    """Everything about a message that costs CPU and needs no database: parse it and
-    split off the new text. The worker runs this in a thread, off the event loop."""
-    try:
-        mail = parse(raw)
-    except RecursionError:
-        return Unparseable("nested too deeply to read")
-    except Exception as exc:
-        return exc
-    try:
-        mail.reply = extract_reply(mail.text_plain, mail.text_html)
-    except ReplyError as exc:
-        mail.reply = exc
-    except Exception as exc:
-        return exc
-    return mail
 
 
 def process(
@@ -154,6 +128,7 @@ def _answer(
         config.trusted_authserv_id,
         config.aliases_of(recipient.address),
         require_authenticated=config.require_authenticated_sender,
+        sender=mail.sender,
     )
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
@@ -329,21 +304,9 @@ def load_raw(services: Services, ids: list[int]) -> dict[int, bytes]:
 class InboundWorker:
     def __init__(self, services: Services) -> None:
         self.services = services
-        # One reading thread: a message reads in bounded time, and one at a time
-        # leaves the other core to HTTP and SMTP.
-        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-read")
-
-    async def read_off_loop(self, inbound_id: int, raw: bytes) -> Parsed:
-        loop = asyncio.get_running_loop()
-        future = loop.run_in_executor(self._reader, parse_stored, raw)
-        try:
-            return await asyncio.wait_for(future, READ_SECONDS)
-        except TimeoutError:
-            log.warning("inbound %s: not read within %s s; kept raw", inbound_id, READ_SECONDS)
-            # The thread cannot be stopped; the next messages get a fresh one.
-            self._reader.shutdown(wait=False)
-            self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-read")
-            return Unparseable(f"not read within {READ_SECONDS:g} s (too complex); kept raw")
+        # Messages are read (parsed, understood) in a process of their own: one at a
+        # time, beside this one's write transactions (``gateway.inbound.reading``).
+        self.reader = MailReader()
 
     async def run_once(self) -> int:
         services = self.services
@@ -352,18 +315,25 @@ class InboundWorker:
             lease = lease_for(services)
             async with kept_leased(services.db, services.clock.now, InboundMessage, ids, lease):
                 raws = await services.db.run(load_raw, services, ids)
-                already_read = {i: await self.read_off_loop(i, raw) for i, raw in raws.items()}
-                # In a thread, on SQLite too: while it waits for the write lock (which the
-                # listeners' commits hold) the loop goes on delivering this process's mail.
-                await asyncio.to_thread(process_batch, services, ids, already_read)
+                reads = self.reader.read_each(raws)
+                for start in range(0, len(ids), WRITE_CHUNK):
+                    # Recorded while the reading process reads the next chunk.
+                    chunk = ids[start : start + WRITE_CHUNK]
+                    already_read = {i: await reads[i] for i in chunk if i in reads}
+                    # In a thread, on SQLite too: while it waits for the write lock (which
+                    # the listeners' commits hold) the loop goes on delivering mail.
+                    await asyncio.to_thread(process_batch, services, chunk, already_read)
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
         services = self.services
-        await run_until_stopped(
-            "inbound",
-            self.run_once,
-            services.inbound_ready,
-            services.config.worker_poll_seconds,
-            stop,
-        )
+        try:
+            await run_until_stopped(
+                "inbound",
+                self.run_once,
+                services.inbound_ready,
+                services.config.worker_poll_seconds,
+                stop,
+            )
+        finally:
+            self.reader.close()

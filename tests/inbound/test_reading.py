@@ -1,0 +1,97 @@
+"""The reading process: messages are parsed and understood beside the worker, not in it."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from gateway.inbound import reading
+from gateway.inbound.mailparse import ParsedMail, Unparseable
+from gateway.inbound.reading import MailReader
+from gateway.replies import Decision, DecisionKind, ReplyText
+
+
+def decided(parsed: object) -> DecisionKind | None:
+    assert isinstance(parsed, ParsedMail) and isinstance(parsed.decision, Decision)
+    return parsed.decision.kind
+
+
+def reply(text: str, *, padding: int = 8_000) -> bytes:
+    """A reply large enough for the reading process (a quoted history of ``padding`` lines)."""
+    return (
+        "From: Dana <counsel@lawfirm.example>\r\nTo: reply+x@hfa.example\r\n"
+        "Subject: Re: [HFA-00001] Legal review\r\nMessage-ID: <a@lawfirm.example>\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n\r\n"
+        f"{text}\r\n" + "> quoted line of the original email\r\n" * padding
+    ).encode()
+
+
+async def test_messages_are_read_in_another_process_with_their_decision() -> None:
+    reader = MailReader()
+    try:
+        reads = reader.read_each({1: reply("Approved."), 2: reply("Rejected: not as drafted.")})
+        first, second = await reads[1], await reads[2]
+        assert isinstance(first, ParsedMail) and isinstance(second, ParsedMail)
+        assert isinstance(first.reply, ReplyText) and first.reply.new_text == "Approved."
+        # The decision is read there too, out of the worker's write transaction.
+        assert decided(first) is DecisionKind.APPROVAL
+        assert decided(second) is DecisionKind.REJECTION
+        # The From address is read there with the strict parser, as the worker would.
+        assert first.sender == ("counsel@lawfirm.example", "")
+        assert reader._process is not None and reader._process.pid != os.getpid()
+    finally:
+        reader.close()
+    assert reader._process is None
+
+
+async def test_an_ordinary_reply_is_read_without_the_process() -> None:
+    reader = MailReader()
+    try:
+        small = reply("Approved.", padding=10)
+        assert len(small) <= reading.IN_PROCESS_BYTES
+        assert decided(await reader.read(1, small)) is DecisionKind.APPROVAL
+        assert reader._process is None
+    finally:
+        reader.close()
+
+
+async def test_unreadable_bytes_come_back_as_unparseable() -> None:
+    reader = MailReader()
+    try:
+        read = await reader.read(1, b"   \r\n" * 100_000)
+        assert isinstance(read, Unparseable) and "empty" in str(read)
+    finally:
+        reader.close()
+
+
+async def test_a_message_too_slow_to_read_is_given_up_and_the_next_one_is_read(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    reader = MailReader()
+    try:
+        await reader.read(1, reply("Approved."))  # started, so the limit times the read only
+        slow_process = reader._process
+        monkeypatch.setattr(reading, "READ_SECONDS", 0.02)
+        slow = await reader.read(2, reply("Approved.", padding=300_000))
+        assert isinstance(slow, Unparseable) and "not read within" in str(slow)
+        # Its process was ended (a thread could not have been), and a new one reads on.
+        assert slow_process is not None and slow_process.poll() is not None
+        monkeypatch.setattr(reading, "READ_SECONDS", 20.0)
+        after = await reader.read(3, reply("Declined."))
+        assert decided(after) is DecisionKind.DECLINE
+    finally:
+        reader.close()
+
+
+async def test_a_reading_process_that_died_is_replaced() -> None:
+    reader = MailReader()
+    try:
+        await reader.read(1, reply("Approved."))
+        assert reader._process is not None
+        reader._process.kill()
+        reader._process.wait()
+        again = await reader.read(2, reply("Approved."))
+        assert isinstance(again, ParsedMail)
+    finally:
+        reader.close()
