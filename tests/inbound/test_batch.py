@@ -11,11 +11,11 @@ from sqlalchemy.orm import Session
 from gateway.inbound import worker
 from gateway.inbound.listener import store_inbound
 from gateway.inbound.match import EarlierCopies
+from gateway.inbound.reading import parse_stored
 from gateway.inbound.worker import (
     WRITE_CHUNK,
     claim_pending,
     load_raw,
-    parse_stored,
     process_batch,
 )
 from gateway.intake.filing import file_request
