@@ -14,10 +14,12 @@ from typing import Any
 import anyio
 
 from gateway.cli.common import open_services
-from gateway.mcp import serve_stdio
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
+    # Imported here: the MCP SDK is some 30 MB that every other command would carry.
+    from gateway.mcp import serve_stdio
+
     services = open_services(args)
     try:
         anyio.run(serve_stdio, services)

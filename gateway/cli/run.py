@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import aiosmtplib
-import httpx
 
 from gateway.app import ROLES, Gateway
 from gateway.cli import processes
@@ -98,6 +97,8 @@ async def _demo(data_dir: Path) -> int:
             "operator": "Example Corp procurement",
         }
         print(json.dumps(body, indent=2))
+        import httpx  # only this walk-through needs an HTTP client
+
         async with httpx.AsyncClient(base_url=base) as http:
             filed = (await http.post("/v1/requests", json=body)).json()
             print("->", json.dumps(filed, indent=2))

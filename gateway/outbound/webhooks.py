@@ -28,9 +28,11 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from email.utils import parsedate_to_datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
+if TYPE_CHECKING:
+    import httpx
 
 from gateway.errors import PermanentDelivery, TransientDelivery
 
@@ -180,6 +182,10 @@ class WebhookSender:
             "webhook-timestamp": str(timestamp),
             "webhook-signature": sign(self.secrets, msg_id, timestamp, body),
         }
+        # Imported here: httpx (with what it finds installed beside it) is some 15 MB that
+        # only a process delivering pushes needs.
+        import httpx
+
         try:
             async with httpx.AsyncClient(
                 timeout=httpx.Timeout(self.timeout),
