@@ -55,6 +55,15 @@ def test_no_function_is_over_the_size_limit() -> None:
     assert long == {}
 
 
+# Imported where they are used, on purpose: gateway.mcp carries the MCP SDK (some 30 MB
+# of every process), loaded by the first /mcp call and by ``hfa mcp``. The layers contract
+# still sees these imports and checks their direction.
+LAZY_IMPORTS = {
+    ("gateway/http/mcp_mount.py", "gateway.mcp"),
+    ("gateway/cli/mcp.py", "gateway.mcp"),
+}
+
+
 def test_no_gateway_import_hides_inside_a_function() -> None:
     # An import inside a function is how a cycle gets hidden; the layers contract would
     # see it too, but this names the line.
@@ -71,8 +80,11 @@ def test_no_gateway_import_hides_inside_a_function() -> None:
                     names = [node.module or ""]
                 else:
                     names = [a.name for a in node.names]
+                where = str(path.relative_to(ROOT))
+                if all((where, n) in LAZY_IMPORTS for n in names):
+                    continue
                 if any(n == "gateway" or n.startswith(("gateway.", "bench")) for n in names):
-                    hidden.append(f"{path.relative_to(ROOT)}:{node.lineno}")
+                    hidden.append(f"{where}:{node.lineno}")
     assert hidden == []
 
 

@@ -9,7 +9,6 @@ session manager runs from then until the HTTP server stops.
 from __future__ import annotations
 
 import asyncio
-import importlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -40,15 +39,20 @@ def _security(services: Services, settings_class: Any) -> Any:
 
 
 def _load() -> tuple[Any, Any, Any, Any]:
-    """The SDK's parts (imported here, in a thread) and the gateway's MCP server."""
-    manager_module = importlib.import_module("mcp.server.streamable_http_manager")
-    security_module = importlib.import_module("mcp.server.transport_security")
-    gateway_mcp = importlib.import_module("gateway.mcp")
+    """The SDK's parts and the gateway's MCP server, imported here (in a thread)."""
+    from mcp.server.streamable_http_manager import (
+        StreamableHTTPASGIApp,
+        StreamableHTTPSessionManager,
+    )
+    from mcp.server.transport_security import TransportSecuritySettings
+
+    from gateway.mcp import build_server
+
     return (
-        manager_module.StreamableHTTPSessionManager,
-        manager_module.StreamableHTTPASGIApp,
-        security_module.TransportSecuritySettings,
-        gateway_mcp.build_server,
+        StreamableHTTPSessionManager,
+        StreamableHTTPASGIApp,
+        TransportSecuritySettings,
+        build_server,
     )
 
 
