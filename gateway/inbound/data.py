@@ -29,6 +29,8 @@ BYTES_PER_TURN = 256 * 1024
 class DataState(enum.Enum):
     NOMINAL = "nominal"
     TOO_LONG = "a line is too long"
+    # Too long because its lines end in a bare LF, which is no line end in SMTP.
+    BARE_LF = "lines end in a bare LF"
     TOO_MUCH = "too much mail data"
 
 
@@ -56,9 +58,13 @@ def _ends_data(before: bytes, piece: bytes) -> bool:
     return not ahead or ahead.endswith(CRLF)
 
 
-def longest_line(data: bytes) -> int:
-    """The length of the longest line of ``data``, its CRLF included."""
-    return max(len(line) for line in data.split(CRLF)) + len(CRLF)
+def too_long(data: bytes, line_limit: int) -> DataState | None:
+    """Why a line of ``data`` is over ``line_limit`` octets (its CRLF included), or None."""
+    long = [line for line in data.split(CRLF) if len(line) + len(CRLF) > line_limit]
+    if not long:
+        return None
+    # A client that ends lines with LF alone (a script writing bytes) sends one long line.
+    return DataState.BARE_LF if any(b"\n" in line for line in long) else DataState.TOO_LONG
 
 
 def unstuffed(data: bytes) -> bytes:
@@ -113,6 +119,7 @@ async def read_data(
         return DataRead(b"", state)
     data = b"".join(pieces)
     # A line can only be too long in data longer than the limit.
-    if len(data) > line_limit and longest_line(data) > line_limit:
-        return DataRead(b"", DataState.TOO_LONG)
+    refusal = too_long(data, line_limit) if len(data) > line_limit else None
+    if refusal is not None:
+        return DataRead(b"", refusal)
     return DataRead(unstuffed(data), DataState.NOMINAL)

@@ -25,7 +25,7 @@ from gateway.config import Config
 from gateway.contract import storable
 from gateway.errors import ConfigError
 from gateway.inbound.bounce_policy import BOUNCE_MAX_BYTES, BouncePolicy
-from gateway.inbound.protocol import LINE_REFUSAL, ReplySMTP
+from gateway.inbound.protocol import BARE_LF_REFUSAL, LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
 from gateway.store.models import InboundMessage
 from gateway.throttle import ConnectionGuard, Throttle
@@ -148,10 +148,10 @@ class ReplyHandler:
             )
 
     def _audit_refused(self, peer: str, mail_from: str, status: str) -> None:
-        # aiosmtpd refuses these itself (552: too much data, a line too long), so they
+        # The protocol refuses these itself (552: too much data, a line too long), so they
         # never reach handle_DATA; nothing is stored, but ops see a reply turned away.
         services = self.services
-        too_large = status != LINE_REFUSAL
+        too_large = status not in (LINE_REFUSAL, BARE_LF_REFUSAL)
         details: dict[str, object] = {"mail_from": storable(mail_from), "answer": status[:200]}
         if too_large:
             details["limit_bytes"] = services.config.max_message_bytes

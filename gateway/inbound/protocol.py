@@ -39,6 +39,10 @@ LINES_PER_TURN = 256
 # 25 MB of ordinary mail is some 330,000 lines; millions of them are an attack.
 MAX_DATA_LINES = 1_000_000
 _TOO_LONG = "500 Line too long"
+BARE_LF_REFUSAL = (
+    "552 5.6.0 Lines must end with CR LF: this message's end in a bare LF, so it reads as a "
+    f"line longer than {MAX_LINE_OCTETS} octets; message not accepted"
+)
 LINE_REFUSAL = (
     f"552 5.3.4 A line of the message is longer than {MAX_LINE_OCTETS} octets; message not accepted"
 )
@@ -133,6 +137,8 @@ class ReplySMTP(SMTP):
             self._data_bytes = None
         if read.state is DataState.TOO_LONG:
             answer = LINE_REFUSAL
+        elif read.state is DataState.BARE_LF:
+            answer = BARE_LF_REFUSAL
         elif read.state is DataState.TOO_MUCH:
             answer = "552 Error: Too much mail data"
         else:

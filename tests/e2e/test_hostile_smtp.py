@@ -401,6 +401,35 @@ async def test_a_line_over_the_stored_limit_is_refused_clearly_and_audited(
     assert "inbound.refused" in events
 
 
+async def test_a_message_with_bare_lf_line_ends_is_refused_saying_so(running: Running) -> None:
+    # What a script writing bytes with LF alone sends: no CRLF, so one line of megabytes.
+    _filed, email = await filed_with_email(running)
+    body = (
+        f"From: {LAWYER}\nTo: {address_of(email)}\nSubject: Re: x\n\nApproved.\n"
+        + "scan line\n" * 150_000
+    ).encode()
+
+    def send_bare_lf() -> bytes:
+        with socket.create_connection(("127.0.0.1", running.smtp_port), 10) as sock:
+            greeting(sock)
+            for command in (
+                b"EHLO x\r\n",
+                f"MAIL FROM:<{LAWYER}>\r\n".encode(),
+                f"RCPT TO:<{address_of(email)}>\r\n".encode(),
+                b"DATA\r\n",
+            ):
+                sock.sendall(command)
+                whole_reply(sock)
+            sock.sendall(body + b"\r\n.\r\n")
+            return whole_reply(sock)
+
+    said = await asyncio.get_running_loop().run_in_executor(None, send_bare_lf)
+    assert said.startswith(b"552") and b"CR LF" in said and b"bare LF" in said, said
+    assert inbound_rows(running) == []
+    with running.services.db.reading() as session:
+        assert "inbound.refused" in list(session.scalars(select(AuditEntry.event)))
+
+
 # -- review #7 and #12, A2/A7: the bounce address ------------------------------------
 
 

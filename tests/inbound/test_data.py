@@ -113,6 +113,9 @@ async def test_over_the_size_or_line_limit_is_read_to_the_end_and_kept_nowhere()
     assert (read.state, read.content, left) == (DataState.TOO_MUCH, b"", b"QUIT\r\n")
     read, left, _ = await pieced([b"short\r\n" + b"y" * 200 + b"\r\n.\r\nQUIT\r\n"])
     assert (read.state, read.content, left) == (DataState.TOO_LONG, b"", b"QUIT\r\n")
+    # Lines ended with LF alone are one long line: refused, saying why.
+    read, left, _ = await pieced([b"Subject: x\n\n" + b"body line\n" * 30 + b"\r\n.\r\nQUIT\r\n"])
+    assert (read.state, left) == (DataState.BARE_LF, b"QUIT\r\n")
 
 
 async def test_a_count_that_raises_ends_the_read_at_once() -> None:
