@@ -298,6 +298,23 @@ def whole_reply(sock: socket.socket) -> bytes:
     return data
 
 
+def data_after_dot(port: int, sender: str, recipient: str, data: bytes) -> bytes:
+    """Over a raw socket (no client library rewrites the bytes): EHLO, MAIL, RCPT, DATA,
+    then ``data`` as given; the server's answer to it, whether or not ``data`` ended."""
+    with socket.create_connection(("127.0.0.1", port), 10) as sock:
+        greeting(sock)
+        for command in (
+            b"EHLO x\r\n",
+            f"MAIL FROM:<{sender}>\r\n".encode(),
+            f"RCPT TO:<{recipient}>\r\n".encode(),
+            b"DATA\r\n",
+        ):
+            sock.sendall(command)
+            whole_reply(sock)
+        sock.sendall(data)
+        return whole_reply(sock)
+
+
 async def test_connections_over_the_per_client_cap_get_421(tight: Running) -> None:
     loop = asyncio.get_running_loop()
 
@@ -410,18 +427,7 @@ async def test_a_message_with_bare_lf_line_ends_is_refused_saying_so(running: Ru
     ).encode()
 
     def send_bare_lf() -> bytes:
-        with socket.create_connection(("127.0.0.1", running.smtp_port), 10) as sock:
-            greeting(sock)
-            for command in (
-                b"EHLO x\r\n",
-                f"MAIL FROM:<{LAWYER}>\r\n".encode(),
-                f"RCPT TO:<{address_of(email)}>\r\n".encode(),
-                b"DATA\r\n",
-            ):
-                sock.sendall(command)
-                whole_reply(sock)
-            sock.sendall(body + b"\r\n.\r\n")
-            return whole_reply(sock)
+        return data_after_dot(running.smtp_port, LAWYER, address_of(email), body + b"\r\n.\r\n")
 
     said = await asyncio.get_running_loop().run_in_executor(None, send_bare_lf)
     assert said.startswith(b"552") and b"CR LF" in said and b"bare LF" in said, said
@@ -458,18 +464,9 @@ async def test_bounce_address_keeps_no_stranger_mail(running: Running) -> None:
 
     # A large message to it is refused once past 1 MB, without reading the rest.
     def send_two_megabytes() -> bytes:
-        with socket.create_connection(("127.0.0.1", running.smtp_port), 10) as sock:
-            greeting(sock)
-            for command in (
-                b"EHLO x\r\n",
-                b"MAIL FROM:<>\r\n",
-                f"RCPT TO:<{BOUNCE}>\r\n".encode(),
-                b"DATA\r\n",
-            ):
-                sock.sendall(command)
-                whole_reply(sock)
-            sock.sendall(b"Auto-Submitted: auto-replied\r\n\r\n" + b"z\r\n" * 700_000)
-            return whole_reply(sock)  # answered before the final dot was ever sent
+        # Answered before the final dot was ever sent.
+        data = b"Auto-Submitted: auto-replied\r\n\r\n" + b"z\r\n" * 700_000
+        return data_after_dot(running.smtp_port, "", BOUNCE, data)
 
     said = await asyncio.get_running_loop().run_in_executor(None, send_two_megabytes)
     assert said.startswith(b"552"), said
@@ -507,20 +504,10 @@ async def test_a_message_of_millions_of_lines_is_refused_while_it_arrives(
     _filed, email = await filed_with_email(running)
 
     def send_many_lines() -> bytes:
-        with socket.create_connection(("127.0.0.1", running.smtp_port), 10) as sock:
-            greeting(sock)
-            for command in (
-                b"EHLO x\r\n",
-                f"MAIL FROM:<{LAWYER}>\r\n".encode(),
-                f"RCPT TO:<{address_of(email)}>\r\n".encode(),
-                b"DATA\r\n",
-            ):
-                sock.sendall(command)
-                whole_reply(sock)
-            # DATA is read a megabyte at a time (or to each dot line): 2 MB of short lines
-            # are far past the limit and are refused well before the final dot.
-            sock.sendall(b"Subject: x\r\n\r\nApproved.\r\n" + b"--b\r\n" * 400_000)
-            return whole_reply(sock)  # answered before the final dot was ever sent
+        # DATA is read a megabyte at a time (or to each dot line): 2 MB of short lines
+        # are far past the limit and are refused well before the final dot.
+        data = b"Subject: x\r\n\r\nApproved.\r\n" + b"--b\r\n" * 400_000
+        return data_after_dot(running.smtp_port, LAWYER, address_of(email), data)
 
     said = await asyncio.get_running_loop().run_in_executor(None, send_many_lines)
     assert said.startswith(b"552") and b"lines" in said, said
