@@ -49,22 +49,38 @@ ReadExactly = Callable[[int], Awaitable[bytes]]
 Counter = Callable[[int, int], None]
 
 
+def _last_two(before: bytes, taken: bytes) -> bytes:
+    """The last two bytes read, once ``taken`` follows ``before`` (no copy of ``taken``)."""
+    return taken[-2:] if len(taken) >= 2 else (before + taken)[-2:]
+
+
 def _ends_data(before: bytes, piece: bytes) -> bool:
     """Whether ``piece`` (which ends with ".<CRLF>") ends the DATA: its dot starts a line.
 
     ``before``: the last two bytes read before the piece (empty at the start of DATA).
     """
-    ahead = before + piece[:-3]
-    return not ahead or ahead.endswith(CRLF)
+    if len(piece) == 3:
+        return not before or before == CRLF
+    return piece[-5:-3] == CRLF if len(piece) >= 5 else before[-1:] + piece[:1] == CRLF
 
 
 def too_long(data: bytes, line_limit: int) -> DataState | None:
-    """Why a line of ``data`` is over ``line_limit`` octets (its CRLF included), or None."""
-    long = [line for line in data.split(CRLF) if len(line) + len(CRLF) > line_limit]
-    if not long:
-        return None
-    # A client that ends lines with LF alone (a script writing bytes) sends one long line.
-    return DataState.BARE_LF if any(b"\n" in line for line in long) else DataState.TOO_LONG
+    """Why a line of ``data`` (which ends with CRLF) is over ``line_limit`` octets, its CRLF
+    included, or None.
+
+    From each line start, the last CRLF within the limit is the next line start to look
+    from: the lines in between are short. A search per megabyte, not a list of every line.
+    """
+    start = 0
+    while start < len(data):
+        end = data.rfind(CRLF, start, start + line_limit)
+        if end == -1:
+            line = data[start : data.find(CRLF, start)]
+            # A client that ends lines with LF alone (a script writing bytes) sends one
+            # long line.
+            return DataState.BARE_LF if b"\n" in line else DataState.TOO_LONG
+        start = end + len(CRLF)
+    return None
 
 
 def unstuffed(data: bytes) -> bytes:
@@ -110,7 +126,7 @@ async def read_data(
             pieces.append(taken)
         if ends:
             break
-        tail = (tail + taken)[-2:]
+        tail = _last_two(tail, taken)
         since_turn += len(piece)
         if since_turn >= BYTES_PER_TURN:
             since_turn = 0
