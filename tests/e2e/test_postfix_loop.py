@@ -231,8 +231,19 @@ async def test_forged_reply_address_is_refused_in_session_and_nothing_bounces(si
         (answer,) = refused.value.recipients
         assert answer.code == 550, answer
         assert "5.1.1" in answer.message
-    log = site.postfix.log()
-    assert len(re.findall(r"NOQUEUE: reject: RCPT from .*: 550 5\.1\.1 <reply\+", log)) >= 2
+    # Postfix writes its log file through postlogd, a moment after it answers.
+    await until(
+        lambda: (
+            len(
+                re.findall(
+                    r"NOQUEUE: reject: RCPT from .*: 550 5\.1\.1 <reply\+", site.postfix.log()
+                )
+            )
+            >= 2
+        ),
+        "both refusals in Postfix's log",
+        timeout=10,
+    )
     # Nothing entered Postfix's queue, so nothing can bounce to the (forged) sender.
     await asyncio.sleep(2)
     assert site.postfix.queued() == []
