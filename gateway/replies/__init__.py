@@ -8,6 +8,8 @@ Public surface (the inbound worker depends on exactly these names):
 
 - ``extract_reply(text_plain, text_html) -> ReplyText``
 - ``read_decision(new_text, subject) -> Decision``
+- ``decide_answer(decision, Ask(request, proposed_action)) -> Decision``: a yes/no
+  answer made a decision where the ask is whether to carry out the action
 - ``detect_automatic(headers, subject, content_type) -> AutomaticKind | None``
 - ``find_bounced_message_ids(raw) -> list[str]``: our Message-IDs a DSN is about
 - ``is_own_loop(headers, own_domain, loop_header="x-hfa-loop") -> bool``
@@ -16,15 +18,17 @@ Public surface (the inbound worker depends on exactly these names):
 
 from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
 from gateway.replies.bounces import find_bounced_message_ids
-from gateway.replies.decision import Decision, DecisionKind, read_decision
+from gateway.replies.decision import Ask, Decision, DecisionKind, decide_answer, read_decision
 from gateway.replies.text import ReplyError, ReplyText, extract_reply
 
 __all__ = [
+    "Ask",
     "AutomaticKind",
     "Decision",
     "DecisionKind",
     "ReplyError",
     "ReplyText",
+    "decide_answer",
     "detect_automatic",
     "extract_reply",
     "find_bounced_message_ids",

@@ -34,6 +34,7 @@ import enum
 import re
 from dataclasses import dataclass
 from functools import cache
+from typing import Literal
 
 from gateway.replies.conditions import read_conditions
 from gateway.replies.errors import ReplyError
@@ -76,6 +77,37 @@ class Decision:
     trigger: str | None = None
     ambiguous: bool = False
     conditions: tuple[str, ...] = ()
+    # Where the decision came from: "quick_reply" (an answer link's keyword, with what
+    # was typed under its prompt), "keyword" (a decision word of the tables), "phrase"
+    # (a natural statement such as "No objection") or "yes_no" (a yes/no to an ask that
+    # is whether to carry out the proposed action). None when nothing was decided.
+    read_from: ReadFrom | None = None
+    # The lawyer's own words that decided it (or that made it no decision), quoted
+    # back in the receipt as "because you wrote: ...".
+    because: str | None = None
+    # A bare yes/no answers the ask; it becomes a decision only through
+    # :func:`decide_answer`, where the ask is whether to carry out the action.
+    answer: YesNo | None = None
+    # The language the decision was read in (ISO 639-1), where one was identified.
+    language: str | None = None
+
+
+ReadFrom = Literal["quick_reply", "keyword", "phrase", "yes_no"]
+YesNo = Literal["yes", "no"]
+
+
+@dataclass(frozen=True)
+class Ask:
+    """What the lawyer was asked: the request's text and the proposed action, if any."""
+
+    request: str
+    proposed_action: str | None = None
+
+
+def decide_answer(decision: Decision, ask: Ask) -> Decision:
+    """A yes/no answer made a decision where the ask is, unmistakably, whether to carry
+    out the proposed action; otherwise the decision as read (the answer kept as data)."""
+    return decision
 
 
 _NO_DECISION = Decision(None)
