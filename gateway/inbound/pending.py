@@ -2,8 +2,8 @@
 
 A lawyer who sees in the receipt that their words were read wrongly can still
 correct them: until ``HFA_CORRECTION_WINDOW`` has passed, the reply is on the
-record as a ``human/pending_decision`` turn (its reading under ``pending``,
-with ``decision`` empty), the status does not move, nothing is pushed and the
+record as a ``human/pending_decision`` turn (what was read under
+``pending.read_as``, with ``decision`` empty), the status does not move, nothing is pushed and the
 other lawyers are not told, so every agent interface still reads "waiting".
 An answer link tapped with nothing typed under it is the structured channel
 and acts at once.
@@ -133,7 +133,7 @@ def held_data(data: dict[str, Any], kind: str, status: str, due: datetime) -> di
     """The turn data of a held reading: the decision kept apart, under ``pending``."""
     held = dict(data)
     held["pending"] = {
-        "decision": data["decision"],
+        "read_as": data["decision"],
         "kind": kind,
         "status": status,
         "takes_effect_at": iso(due),
@@ -199,7 +199,7 @@ def _replace(
     turn = session.get(Turn, row.turn_id)
     assert turn is not None
     reading = _reading(turn)
-    label = str(reading["decision"] or "reply").upper()
+    label = str(reading["read_as"] or "reply").upper()
     add_turn(
         session,
         request,
@@ -219,7 +219,7 @@ def _replace(
         reference=request.reference,
         details={"turn": turn.seq, **reading},
     )
-    return {"decision": reading["decision"], "at": turn.at}
+    return {"decision": reading["read_as"], "at": turn.at}
 
 
 def take_effect(services: Services, session: Session, pending_id: int, now: datetime) -> bool:
@@ -234,7 +234,7 @@ def take_effect(services: Services, session: Session, pending_id: int, now: date
     assert held is not None and request is not None and recipient is not None
     pending = held.data["pending"]
     data = {k: v for k, v in held.data.items() if k != "pending"}
-    data |= {"decision": pending["decision"], "held_turn": held.seq, "read_at": iso(held.at)}
+    data |= {"decision": pending["read_as"], "held_turn": held.seq, "read_at": iso(held.at)}
     if request.status == "closed":
         data["late"] = True
     actor = str(data.get("from", ""))
@@ -269,8 +269,9 @@ def _claim(session: Session, pending_id: int, outcome: str, now: datetime) -> bo
 
 def _reading(turn: Turn) -> dict[str, Any]:
     pending = turn.data.get("pending") or {}
+    # "read_as", never "decision": no reader of the thread may take it for one in effect.
     return {
-        "decision": pending.get("decision"),
+        "read_as": pending.get("read_as"),
         "read_from": turn.data.get("read_from"),
         "because": turn.data.get("because"),
     }

@@ -65,7 +65,7 @@ def decision_key(turn: Turn) -> str | None:
 
     A reading held for its correction window counts as what was read.
     """
-    decision = turn.data.get("decision") or (turn.data.get("pending") or {}).get("decision")
+    decision = turn.data.get("decision") or (turn.data.get("pending") or {}).get("read_as")
     if decision is None and turn.kind == "acknowledgement":
         return "acknowledgement"
     if decision == "approval" and turn.data.get("conditions"):
