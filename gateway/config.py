@@ -190,8 +190,6 @@ class Config:
     trusted_authserv_id: str
     require_authenticated_sender: bool
     receipts: bool
-    # HFA_CORRECTION_WINDOW in seconds (0: a typed decision takes effect at once).
-    correction_window_seconds: float
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]
     lawyer: LawyerSettings
@@ -345,10 +343,6 @@ def load_config(
         **_timing(values),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
         receipts=_flag(values, "receipts"),
-        correction_window_seconds=_parse_duration(
-            values["correction_window"], "HFA_CORRECTION_WINDOW"
-        )
-        or 0.0,
         reminders=_parse_reminders(values["reminders"]),
         escalation=_parse_escalation(values["escalation"]),
         lawyer=lawyer_settings(values),

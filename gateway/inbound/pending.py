@@ -23,6 +23,7 @@ none and two workers never both act on one.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -35,7 +36,6 @@ from gateway.errors import StorageError
 from gateway.inbound.effect import put_into_effect, tell_and_push
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
 from gateway.replies import Ask, Decision, DecisionKind
-from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.models import PendingReading, Recipient, Request, Turn
 from gateway.store.thread import add_turn
@@ -120,7 +120,7 @@ def due_at(
     now: datetime,
 ) -> datetime | None:
     """When a decision read from typed text takes effect; None when it acts at once."""
-    window = services.config.correction_window_seconds
+    window = services.config.lawyer.correction_window_seconds
     if window <= 0 or late or link is not None:
         return None
     if decision.kind is None or decision.ambiguous:
@@ -301,15 +301,21 @@ def settle_due(services: Services) -> int:
 
 
 def start(services: Services, stop: asyncio.Event) -> asyncio.Task[None]:
-    """The job that ends correction windows, polled (held readings are due by the clock)."""
+    """The job that ends correction windows: polled, since readings fall due by the clock."""
+    # A window of minutes is kept to about a second, whatever the workers' own poll.
+    poll = min(max(services.config.worker_poll_seconds, 0.25), 1.0)
 
-    async def run_once() -> int:
-        settled = await services.db.run(settle_due, services)
-        if settled:
-            services.outbox_ready.set()
-        return settled
+    async def run() -> None:
+        while not stop.is_set():
+            try:
+                settled = await services.db.run(settle_due, services)
+            except Exception:
+                log.exception("ending correction windows failed; retrying")
+                settled = 0
+            if settled:
+                services.outbox_ready.set()
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=poll)
 
-    poll = max(services.config.worker_poll_seconds, 0.25)
-    return asyncio.create_task(
-        run_until_stopped("correction window", run_once, asyncio.Event(), poll, stop)
-    )
+    return asyncio.create_task(run())

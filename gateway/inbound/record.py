@@ -143,13 +143,7 @@ def record_reply(
         reply = reply_of(mail)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
-    # Read with the reply, in the reading process, when it came from there.
-    decision = (
-        mail.decision
-        if isinstance(mail.decision, Decision)
-        else read_decision(reply.new_text, mail.subject)
-    )
-    decision = decide_answer(decision, pending.ask_of(request))
+    decision = _decision_of(mail, reply, request)
     kind, new_status = DECISION_EFFECT[decision.kind]
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
@@ -210,6 +204,17 @@ def record_reply(
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
     return Outcome("recorded", detail, request, recipient, turn.id)
+
+
+def _decision_of(mail: ParsedMail, reply: ReplyText, request: Request) -> Decision:
+    """What the reply decides, read against what the lawyer was asked."""
+    # Read with the reply, in the reading process, when it came from there.
+    decision = (
+        mail.decision
+        if isinstance(mail.decision, Decision)
+        else read_decision(reply.new_text, mail.subject)
+    )
+    return decide_answer(decision, pending.ask_of(request))
 
 
 def _turn_data(
