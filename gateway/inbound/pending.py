@@ -140,6 +140,11 @@ def held_data(data: dict[str, Any], kind: str, status: str, due: datetime) -> di
     }
     # No reader of the thread may take a held reading for a decision in effect.
     held["decision"] = None
+    held["notice"] = (
+        f"Not in effect: what was read from this reply takes effect at {iso(due)} unless the "
+        "lawyer corrects it before then. Until then the request is still waiting; do not act "
+        "on this reply."
+    )
     return held
 
 
@@ -233,7 +238,7 @@ def take_effect(services: Services, session: Session, pending_id: int, now: date
     recipient = session.get(Recipient, row.recipient_id)
     assert held is not None and request is not None and recipient is not None
     pending = held.data["pending"]
-    data = {k: v for k, v in held.data.items() if k != "pending"}
+    data = {k: v for k, v in held.data.items() if k not in ("pending", "notice")}
     data |= {"decision": pending["read_as"], "held_turn": held.seq, "read_at": iso(held.at)}
     if request.status == "closed":
         data["late"] = True

@@ -161,6 +161,7 @@ def test_a_typed_decision_waits_then_takes_effect_once(
     assert held.data["decision"] is None
     assert held.data["pending"]["read_as"] == "approval"
     assert held.data["pending"]["takes_effect_at"] == "2026-12-01T09:02:00.000000Z"
+    assert held.data["notice"].startswith("Not in effect: what was read from this reply takes")
 
     clock.advance(WINDOW - timedelta(seconds=1))
     assert pending.settle_due(windowed) == 0
@@ -177,6 +178,7 @@ def test_a_typed_decision_waits_then_takes_effect_once(
     assert effect.data["decision"] == "approval"
     assert effect.data["held_turn"] == held.seq
     assert effect.body == held.body
+    assert "pending" not in effect.data and "notice" not in effect.data
 
 
 def test_two_workers_at_the_end_of_a_window_put_it_into_effect_once(
