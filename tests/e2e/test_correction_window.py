@@ -112,6 +112,7 @@ class Watch:
     statuses: list[dict[str, Any]] = field(default_factory=list)
     humanlayer: list[dict[str, Any]] = field(default_factory=list)
     a2h: list[dict[str, Any]] = field(default_factory=list)
+    polled_at: list[datetime] = field(default_factory=list)
 
     async def poll(self, stop: asyncio.Event) -> None:
         http, auth = self.running.http, {"Authorization": f"Bearer {KEY}"}
@@ -121,6 +122,7 @@ class Watch:
             self.humanlayer.append(got.json())
             got = await http.get(f"/a2h/v1alpha1/messages/{self.a2h_uid}", headers=auth)
             self.a2h.append(got.json())
+            self.polled_at.append(datetime.now(UTC))
             await asyncio.sleep(0.5)
 
     def approvals_seen(self) -> list[Any]:
@@ -244,7 +246,8 @@ async def test_a_typed_approval_corrected_by_the_reject_link_is_never_seen_as_ap
         stop.set()
         await watcher
 
-    assert len(watch.statuses) >= WINDOW_SECONDS
+    # Watched from before the first reply until after the windows would have ended.
+    assert len(watch.statuses) >= WINDOW_SECONDS and watch.polled_at[-1] > due
     assert watch.approvals_seen() == []
     final = await running.status(filed)
     assert final["status"] == "answered"
