@@ -18,9 +18,15 @@ A lawyer may have other addresses (``HFA_LAWYERS``:
 ``counsel@firm.test|jane@home.test``): a reply from one of them is the
 lawyer's.
 
-``Authentication-Results`` headers are believed only when their authserv-id
-equals the configured one (compared without case, as host names are); any
-other server's verdict is ignored, because anyone can write that header. With
+``Authentication-Results`` headers are believed only when the trusted server
+added them (RFC 8601 section 5): their authserv-id equals the configured one
+(compared without case, as host names are) and they stand in the block that
+server wrote on top of the message, that is above the first ``Received:``
+header (the one it wrote on receipt) or in the run of headers its filters
+insert right under it, and above every header of the message itself. Anything
+else is what the sender wrote: another server's verdict is ignored, and a
+header claiming our own id anywhere else makes the message suspect (held, and
+the reason says so), because only a forger writes one there. With
 ``require_authenticated`` (HFA_REQUIRE_AUTHENTICATED_SENDER) the trusted
 server must also say that DMARC, or a DKIM signature aligned with the From
 domain, passed; each check says what authenticated the sender.
@@ -111,19 +117,65 @@ def _aligned(signing_domain: str, domain: str) -> bool:
     )
 
 
-def _trusted_results(message: Message, trusted_authserv_id: str) -> list[str]:
-    """The Authentication-Results headers written by the trusted server (ids compare
-    without case, as domain names do)."""
+# Headers that belong to the message as its author wrote it: the trusted server's block
+# is above all of them.
+_MESSAGE_HEADERS = frozenset(
+    {
+        "from",
+        "sender",
+        "reply-to",
+        "to",
+        "cc",
+        "bcc",
+        "subject",
+        "date",
+        "message-id",
+        "in-reply-to",
+        "references",
+        "mime-version",
+        "comments",
+        "keywords",
+    }
+)
+# Shown in the held message's reason and recognised by ``held`` (no notice to a forger).
+FORGED_RESULTS = "an Authentication-Results header claiming the trusted server"
+
+
+def _authserv_id(value: object) -> str:
+    text = " ".join(str(value).split())
+    return text.split(";", 1)[0].strip().split()[0].lower() if text.strip() else ""
+
+
+def results_claiming(message: Message, trusted_authserv_id: str) -> tuple[list[str], int]:
+    """The Authentication-Results headers with the trusted authserv-id that its server
+    wrote (unfolded), and how many more claim that id elsewhere in the message."""
     if not trusted_authserv_id:
-        return []
+        return [], 0
     wanted = trusted_authserv_id.strip().lower()
-    found = []
-    for value in message.get_all("Authentication-Results") or []:
-        text = " ".join(str(value).split())
-        authserv_id = text.split(";", 1)[0].strip().split()[0].lower() if text.strip() else ""
-        if authserv_id == wanted:
-            found.append(text)
-    return found
+    trusted: list[str] = []
+    elsewhere = 0
+    received = 0
+    in_block = True
+    for name, value in message.raw_items():
+        lowered = name.lower()
+        if lowered == "received":
+            # The first Received is the trusted server's own; its filters (OpenDMARC,
+            # OpenDKIM) insert their results right under it. The next one came with
+            # the message.
+            received += 1
+            in_block = in_block and received < 2
+        elif lowered in _MESSAGE_HEADERS or lowered.startswith("content-"):
+            in_block = False
+        elif lowered == "authentication-results" and _authserv_id(value) == wanted:
+            if in_block:
+                trusted.append(" ".join(str(value).split()))
+            else:
+                elsewhere += 1
+    return trusted, elsewhere
+
+
+def _trusted_results(message: Message, trusted_authserv_id: str) -> list[str]:
+    return results_claiming(message, trusted_authserv_id)[0]
 
 
 def authentication_failures(message: Message, trusted_authserv_id: str, domain: str) -> str:
@@ -181,6 +233,13 @@ def verify_sender(
     if address not in accepted:
         return SenderCheck(False, address, f"From {address} is not the recipient of this token")
     domain = address.rpartition("@")[2]
+    if results_claiming(message, trusted_authserv_id)[1]:
+        return SenderCheck(
+            False,
+            address,
+            f"{FORGED_RESULTS} ({trusted_authserv_id}) stands where that server does not "
+            "write: among the sender's own headers, so it may be forged",
+        )
     failure = authentication_failures(message, trusted_authserv_id, domain)
     if failure:
         return SenderCheck(False, address, failure)
