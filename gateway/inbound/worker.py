@@ -7,6 +7,8 @@ transaction as whatever it adds to a thread:
     duplicate          the same message (Message-ID, or bytes) was processed before
     auto_reply         an out-of-office or other automatic reply: a system turn only
     bounce             a delivery failure: the outbound email is marked failed
+    delivery_report    a report that is no failure (RFC 3464 Action delayed, delivered,
+                       relayed, expanded): a delay is told to the thread, the email stays
     loop               our own mail came back
     unverified_sender  From is not the lawyer the token was issued to: held for ops
     no_thread          no reply token and no reference to our mail
