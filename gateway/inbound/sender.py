@@ -254,3 +254,32 @@ def verify_sender(
             "HFA_REQUIRE_AUTHENTICATED_SENDER is on",
         )
     return SenderCheck(True, address, authenticated_by="From address only")
+
+
+_SPF_RESULT = re.compile(r"\bspf\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
+_MAILFROM = re.compile(r"smtp\.mailfrom\s*=\s*([^\s;]+)", re.IGNORECASE)
+
+
+def envelope_sender_fails(message: Message, trusted_authserv_id: str, envelope: str) -> bool:
+    """Does the trusted server say the envelope sender ``envelope`` is forged: SPF failed
+    for its domain, a DKIM signature of its domain failed, or DMARC failed? False where
+    the server says nothing (unknown is not a failure)."""
+    domain = envelope.rpartition("@")[2].strip().lower()
+    if not domain:
+        return False
+    for text in _trusted_results(message, trusted_authserv_id):
+        for match in _SPF_RESULT.finditer(text):
+            mailfrom = _MAILFROM.search(match.group("props"))
+            spf_domain = mailfrom.group(1).rpartition("@")[2].lower() if mailfrom else domain
+            if match.group(1).lower() in ("fail", "softfail") and spf_domain == domain:
+                return True
+        for match in _METHOD_RESULT.finditer(text):
+            method, result = match.group(1).lower(), match.group(2).lower()
+            if result not in ("fail", "permerror"):
+                continue
+            if method == "dmarc":
+                return True
+            signer = _HEADER_D.search(match.group("props"))
+            if _aligned(signer.group(1).lower() if signer else "", domain):
+                return True
+    return False

@@ -96,6 +96,7 @@ def process(
         outcome,
         automatic=automatic is not None,
         their_message_id=mail.headers.get("message-id"),
+        mail=mail,
     )
 
 
