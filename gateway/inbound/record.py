@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
@@ -28,12 +27,10 @@ from gateway.replies import (
     extract_reply,
     read_decision,
 )
-from gateway.replies.bounces import read_delivery_report
 from gateway.services import Services
 from gateway.store.models import (
     Attachment,
     InboundMessage,
-    OutboxItem,
     Recipient,
     Request,
     Turn,
@@ -87,94 +84,6 @@ def record_auto_reply(
     )
     session.flush()
     return Outcome("auto_reply", mail.subject[:200], request, recipient, turn.id)
-
-
-# What a delivery report's Action does to the email it is about (RFC 3464): only a
-# failure is a bounce; a delay is told to the thread; a success is recorded, nothing more.
-_DELAYED_BODY = (
-    "Delivery of the {purpose} email to {target} is delayed; the mail system is still trying."
-)
-
-
-def record_bounce(services: Services, session: Session, row: InboundMessage) -> Outcome:
-    """A delivery report: the outbound email it names is marked failed only when the
-    report says delivery to its recipient failed (``Action: failed``)."""
-    now = services.clock.now()
-    report = read_delivery_report(row.raw)
-    ids = report.message_ids
-    items = (
-        list(session.scalars(select(OutboxItem).where(OutboxItem.message_id.in_(ids))))
-        if ids
-        else []
-    )
-    if not items:
-        return Outcome("bounce", "delivery failure for a message we cannot identify")
-    item = items[0]
-    action = report.action_for(item.target)
-    if action != "failed":
-        return _record_delivery_report(services, session, row, item, action, now)
-    item.state = "dead"
-    item.last_error = f"bounced (inbound message {row.id})"
-    request = session.get(Request, item.request_id) if item.request_id else None
-    turn_id = None
-    if request is not None:
-        turn = add_turn(
-            session,
-            request,
-            author="system",
-            kind="email_bounced",
-            at=now,
-            body=f"The {item.purpose.replace('_', ' ')} email to {item.target} bounced; "
-            "the lawyer did not receive it.",
-            data={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
-        )
-        session.flush()
-        turn_id = turn.id
-    services.audit.append(
-        session,
-        "email.bounced",
-        at=now,
-        reference=request.reference if request else None,
-        details={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
-    )
-    return Outcome("bounce", f"outbox item {item.id} marked failed", request, None, turn_id)
-
-
-def _record_delivery_report(
-    services: Services,
-    session: Session,
-    row: InboundMessage,
-    item: OutboxItem,
-    action: str,
-    now: datetime,
-) -> Outcome:
-    """A report that is no failure: the email stays as it is. A delay is a ``system``
-    turn on the thread (like a bounce's); a success is only audited."""
-    request = session.get(Request, item.request_id) if item.request_id else None
-    details = {"outbox_id": item.id, "to": item.target, "inbound_id": row.id, "action": action}
-    turn_id = None
-    if action == "delayed" and request is not None:
-        turn = add_turn(
-            session,
-            request,
-            author="system",
-            kind="email_delayed",
-            at=now,
-            body=_DELAYED_BODY.format(purpose=item.purpose.replace("_", " "), target=item.target),
-            data={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
-        )
-        session.flush()
-        turn_id = turn.id
-    services.audit.append(
-        session,
-        "email.delayed" if action == "delayed" else "email.delivery_reported",
-        at=now,
-        reference=request.reference if request else None,
-        details=details,
-    )
-    return Outcome(
-        "delivery_report", f"outbox item {item.id}: Action {action}", request, None, turn_id
-    )
 
 
 def reply_of(mail: ParsedMail) -> ReplyText:

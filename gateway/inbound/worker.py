@@ -41,12 +41,13 @@ from gateway.inbound.record import (
     Outcome,
     finish,
     record_auto_reply,
-    record_bounce,
     record_reply,
 )
+from gateway.inbound.reports import keep_headers_only, record_bounce
 from gateway.inbound.sender import verify_sender
 from gateway.outbound.compose import LOOP_HEADER
 from gateway.replies import AutomaticKind, detect_automatic
+from gateway.replies.bounces import DeliveryReport
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
@@ -83,11 +84,17 @@ def process(
 
     recipient = match_recipient(services, session, row, mail)
     automatic = detect_automatic(mail.headers, mail.subject, mail.headers.get("content-type"))
+    bounce_address_only = _to_bounce_address_only(services, row)
     if automatic is AutomaticKind.BOUNCE or (
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
     ):
-        return record_bounce(services, session, row)
+        report = mail.report if isinstance(mail.report, DeliveryReport) else None
+        return record_bounce(services, session, row, report, at_bounce_address=bounce_address_only)
     outcome = _answer(services, session, row, mail, recipient, automatic, earlier)
+    if outcome.name == "no_thread" and bounce_address_only:
+        # Storage at the bounce address is bounded: what cites none of our emails is
+        # kept as its headers only.
+        outcome.detail += "; " + keep_headers_only(services, session, row, "no email of ours")
     # A held message is never held in silence: its sender and the thread are told.
     return held.tell(
         services,

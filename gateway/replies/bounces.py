@@ -81,6 +81,15 @@ def read_delivery_report(raw: bytes) -> DeliveryReport:
         raise ReplyError(f"cannot read bounce: {type(exc).__name__}") from exc
 
 
+def report_of_message(message: email.message.Message) -> DeliveryReport:
+    """:func:`read_delivery_report` of a message parsed already (compat32, as the inbound
+    reader parses it, within its limits). Only ``ReplyError`` escapes."""
+    try:
+        return _report(message)
+    except Exception as exc:  # the contract: nothing but ReplyError escapes
+        raise ReplyError(f"cannot read bounce: {type(exc).__name__}") from exc
+
+
 def _read(raw: bytes) -> DeliveryReport:
     if not isinstance(raw, bytes | bytearray):
         raise ReplyError("a bounce must be given as bytes")
@@ -88,7 +97,10 @@ def _read(raw: bytes) -> DeliveryReport:
         raise ReplyError("bounce too large")
     # compat32 parsing never raises on malformed headers, unlike policy.default
     # which parses header values lazily and can fail on access.
-    message = email.message_from_bytes(bytes(raw), policy=email.policy.compat32)
+    return _report(email.message_from_bytes(bytes(raw), policy=email.policy.compat32))
+
+
+def _report(message: email.message.Message) -> DeliveryReport:
     own_id = _bracketed(str(message.get("Message-ID", "")))
     found: list[str] = []
     recipients: list[RecipientStatus] = []
