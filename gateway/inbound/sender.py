@@ -23,7 +23,9 @@ added them (RFC 8601 section 5): their authserv-id equals the configured one
 (compared without case, as host names are) and they stand in the block that
 server wrote on top of the message, that is above the first ``Received:``
 header (the one it wrote on receipt) or in the run of headers its filters
-insert right under it, and above every header of the message itself. Anything
+insert right under it (across further Received headers that name that server
+as the receiving host, as a content filter's second pass does), and above every
+header of the message itself. Anything
 else is what the sender wrote: another server's verdict is ignored, and a
 header claiming our own id anywhere else makes the message suspect (held, and
 the reason says so), because only a forger writes one there. With
@@ -137,6 +139,7 @@ _MESSAGE_HEADERS = frozenset(
         "keywords",
     }
 )
+_RECEIVED_BY = re.compile(r"\bby\s+([^\s;()]+)", re.IGNORECASE)
 # Shown in the held message's reason and recognised by ``held`` (no notice to a forger).
 FORGED_RESULTS = "an Authentication-Results header claiming the trusted server"
 
@@ -160,10 +163,13 @@ def results_claiming(message: Message, trusted_authserv_id: str) -> tuple[list[s
         lowered = name.lower()
         if lowered == "received":
             # The first Received is the trusted server's own; its filters (OpenDMARC,
-            # OpenDKIM) insert their results right under it. The next one came with
-            # the message.
+            # OpenDKIM) insert their results right under it. A later one is the server's
+            # too only when it names it as the receiving host (a content filter's second
+            # pass); any other came with the message.
             received += 1
-            in_block = in_block and received < 2
+            by = _RECEIVED_BY.search(" ".join(str(value).split()))
+            own = by is not None and by.group(1).lower().rstrip(".") == wanted
+            in_block = in_block and (received < 2 or own)
         elif lowered in _MESSAGE_HEADERS or lowered.startswith("content-"):
             in_block = False
         elif lowered == "authentication-results" and _authserv_id(value) == wanted:

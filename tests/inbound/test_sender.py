@@ -84,6 +84,21 @@ OUR_RECEIVED = "Received: from relay.lawfirm.example by mx.ours.example (Postfix
             f"{THEIR_RECEIVED}\nFrom: {LAWYER}",
             True,
         ),
+        # A content filter's second pass on the trusted server adds a Received naming it.
+        (
+            "Received: from localhost by mx.ours.example (Postfix); 1 Dec 2026\n"
+            f"{OUR_RECEIVED}\n"
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+            f"{THEIR_RECEIVED}\nFrom: {LAWYER}",
+            True,
+        ),
+        # Under a Received of another host: it came with the message, forged.
+        (
+            f"{OUR_RECEIVED}\n{THEIR_RECEIVED}\n"
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+            f"From: {LAWYER}",
+            False,
+        ),
         # A pass with our id that came with the message (below an earlier hop): forged.
         (
             f"Authentication-Results: {TRUSTED_ID}; dmarc=none\n{OUR_RECEIVED}\n"
