@@ -81,8 +81,6 @@ def postfix() -> Iterator[PrivatePostfix]:
                 f"127.0.0.1:{pf.submission_port}",
                 "--max-message-bytes",
                 str(MAX_MESSAGE_BYTES),
-                "--bounce-address",
-                BOUNCE,
                 "--authserv-id",
                 AUTHSERV_ID,
             ],
