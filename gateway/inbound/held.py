@@ -12,7 +12,13 @@ request, it cannot be read) gets:
 
 Who gets a notice, and how often. A notice is an automatic response to a message
 whose sender may be forged, so it must never become a way to mail strangers
-(backscatter), and a person who meant to answer must never be left in silence:
+(backscatter: thirty forged envelope senders on one thread get one notice, not
+thirty), and a person who meant to answer must never be left in silence (a
+partner's second held REJECT of the day gets its notice too). The two meet in
+what a forger cannot fake cheaply: a reply whose envelope sender is its own From
+address, that no check calls forged, and that carries a decision word is someone
+answering, and is told each time within a daily cap; everything else shares
+hourly and daily limits:
 
 - never to a null sender, a machine (MAILER-DAEMON, postmaster, no-reply), a
   mailing list (``owner-*``, ``*-request``, ``*-owner``, ``*-bounces``), an
