@@ -27,7 +27,14 @@ from multiprocessing.connection import Connection
 
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
 from gateway.inbound.sender import from_address
-from gateway.replies import ReplyError, ReplyText, extract_reply, read_decision
+from gateway.replies import (
+    AutomaticKind,
+    ReplyError,
+    ReplyText,
+    detect_automatic,
+    extract_reply,
+    read_decision,
+)
 from gateway.replies.bounces import report_of_message
 
 log = logging.getLogger(__name__)
@@ -54,9 +61,12 @@ def parse_stored(raw: bytes) -> Parsed:
     except Exception as exc:
         return exc
     with contextlib.suppress(ReplyError):
-        # Read here, off the event loop and outside the write transaction, for a message
-        # that turns out to be a delivery report (the bounce address takes them).
-        mail.report = report_of_message(mail.message)
+        # A delivery report (what the bounce address takes) is read here, off the event
+        # loop and outside the write transaction that records it.
+        if detect_automatic(mail.headers, mail.subject, mail.headers.get("content-type")) is (
+            AutomaticKind.BOUNCE
+        ):
+            mail.report = report_of_message(mail.message)
     try:
         mail.reply = extract_reply(mail.text_plain, mail.text_html)
     except ReplyError as exc:
