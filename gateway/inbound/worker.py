@@ -75,6 +75,8 @@ def process(
     mail = parsed if parsed is not None else parse_stored(row.raw)
     if isinstance(mail, Unparseable):
         outcome = Outcome("unparseable", str(mail))
+        if _to_bounce_address_only(services, row):
+            outcome.detail += "; " + keep_headers_only(services, session, row, "unreadable")
         return held.tell(services, session, row, outcome, automatic=False, their_message_id=None)
     if isinstance(mail, Exception):
         # A bug in parsing: this message is undone and retried, like any crash.

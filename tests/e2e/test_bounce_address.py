@@ -3,6 +3,8 @@ is bounded (only reports about an email we sent are kept whole, within a daily b
 
 from __future__ import annotations
 
+import email
+import threading
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
@@ -13,7 +15,7 @@ import pytest
 from sqlalchemy import select
 
 from gateway.config import Config
-from gateway.inbound import bounce_policy
+from gateway.inbound import bounce_policy, mailparse
 from gateway.store.models import AuditEntry, InboundMessage
 from tests.conftest import (
     LAWYER,
@@ -119,3 +121,40 @@ async def test_a_persons_mail_is_refused_in_the_session(running: Running) -> Non
             await c.sendmail("someone@else.example", [BOUNCE], person)
     assert refused.value.code == 550 and "Reply-To" in refused.value.message
     assert rows(running) == []
+
+
+async def test_nothing_is_parsed_whole_on_the_event_loop(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Reading a whole message (its MIME parts, which Message-IDs a report cites) is the
+    worker's, off the loop that serves SMTP and HTTP: counted here by the thread that
+    builds a message object from the bytes."""
+    loop_thread = threading.current_thread()
+    on_loop: list[int] = []
+    whole_message = email.message_from_bytes
+    read_by_worker = mailparse.message_from_bytes
+
+    def watched(parse: object) -> object:
+        def wrapper(raw: bytes, *args: object, **kwargs: object) -> object:
+            if threading.current_thread() is loop_thread:
+                on_loop.append(len(raw))
+            return parse(raw, *args, **kwargs)  # type: ignore[operator]
+
+        return wrapper
+
+    monkeypatch.setattr(email, "message_from_bytes", watched(whole_message))
+    monkeypatch.setattr(mailparse, "message_from_bytes", watched(read_by_worker))
+    await running.file(request="Is clause 7 acceptable?")
+    [sent] = await running.sink.wait_for(1)
+    many_parts = (
+        f"From: MAILER-DAEMON@junk.example\r\nTo: {BOUNCE}\r\nSubject: Undeliverable\r\n"
+        f"Auto-Submitted: auto-replied\r\nIn-Reply-To: <made-up@{REPLY_DOMAIN}>\r\n"
+        "MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n"
+        + "--b\r\n\r\nx\r\n" * 20_000
+        + "--b--\r\n"
+    ).encode()
+    await to_bounce_address(running, many_parts)
+    await to_bounce_address(running, failure_report(sent))
+    outcomes = await wait_outcomes(running, 2, timeout=30)
+    assert outcomes == ["bounce", "bounce"]
+    assert on_loop == []
