@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
@@ -27,7 +26,6 @@ from gateway.replies import (
     ReplyText,
     decide_answer,
     extract_reply,
-    find_bounced_message_ids,
     is_no_answer,
     read_decision,
 )
@@ -35,7 +33,6 @@ from gateway.services import Services
 from gateway.store.models import (
     Attachment,
     InboundMessage,
-    OutboxItem,
     Recipient,
     Request,
     Turn,
@@ -77,45 +74,6 @@ def record_auto_reply(
     )
     session.flush()
     return Outcome("auto_reply", mail.subject[:200], request, recipient, turn.id)
-
-
-def record_bounce(services: Services, session: Session, row: InboundMessage) -> Outcome:
-    """A delivery failure: the outbound email it names is marked failed, on the thread."""
-    now = services.clock.now()
-    ids = find_bounced_message_ids(row.raw)
-    items = (
-        list(session.scalars(select(OutboxItem).where(OutboxItem.message_id.in_(ids))))
-        if ids
-        else []
-    )
-    if not items:
-        return Outcome("bounce", "delivery failure for a message we cannot identify")
-    item = items[0]
-    item.state = "dead"
-    item.last_error = f"bounced (inbound message {row.id})"
-    request = session.get(Request, item.request_id) if item.request_id else None
-    turn_id = None
-    if request is not None:
-        turn = add_turn(
-            session,
-            request,
-            author="system",
-            kind="email_bounced",
-            at=now,
-            body=f"The {item.purpose.replace('_', ' ')} email to {item.target} bounced; "
-            "the lawyer did not receive it.",
-            data={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
-        )
-        session.flush()
-        turn_id = turn.id
-    services.audit.append(
-        session,
-        "email.bounced",
-        at=now,
-        reference=request.reference if request else None,
-        details={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
-    )
-    return Outcome("bounce", f"outbox item {item.id} marked failed", request, None, turn_id)
 
 
 def reply_of(mail: ParsedMail) -> ReplyText:
