@@ -21,7 +21,7 @@ from gateway import __version__, scheduler
 from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.http.connections import guarded_protocol
-from gateway.inbound.listener import start_listener
+from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
 from gateway.outbound import notices, push
@@ -77,6 +77,9 @@ class Gateway:
     _http: uvicorn.Server | None = None
     _mail: MailTransport | None = None
     _process: str = field(default_factory=heartbeats.process_name)
+    # The listeners' admission counts, for ops and tests (None until started).
+    smtp_guard: ConnectionGuard | None = None
+    http_guard: ConnectionGuard | None = None
 
     async def start(self) -> None:
         config = self.services.config
@@ -87,7 +90,10 @@ class Gateway:
         await self.services.db.run(self.services.audit.sync_mirror, self.services.db.engine)
         self._tasks.append(asyncio.create_task(self._heartbeat()))
         if "smtp" in self.roles:
-            self._smtp = await start_listener(self.services, config.smtp_host, config.smtp_port)
+            self.smtp_guard = smtp_admission(config)
+            self._smtp = await start_listener(
+                self.services, config.smtp_host, config.smtp_port, self.smtp_guard
+            )
             self.smtp_port = self._smtp.sockets[0].getsockname()[1]
             log.info("SMTP listener on %s:%s", config.smtp_host, self.smtp_port)
         if "http" in self.roles:
@@ -106,7 +112,7 @@ class Gateway:
             )
             # /readyz asks whether this process's SMTP listener is still bound.
             app.state.smtp_bound = self.smtp_bound
-            guard = ConnectionGuard(
+            guard = self.http_guard = ConnectionGuard(
                 config.listeners.http.max_connections,
                 config.listeners.http.max_connections_per_client,
             )
