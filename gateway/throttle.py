@@ -8,6 +8,7 @@ told how many of its refusals went unrecorded meanwhile.
 
 from __future__ import annotations
 
+import logging
 import math
 import time
 from collections import OrderedDict
@@ -170,3 +171,40 @@ class WindowCounter:
         while len(self._windows) > self.max_clients:
             self._windows.popitem(last=False)
         return allowed
+
+
+class RepeatFilter(logging.Filter):
+    """Lets a repeated warning or error through once per ``interval``, with a count.
+
+    A condition that fails on every accept or every connection (no descriptor left, a
+    flood of refused clients) would otherwise write a line each time, tens of thousands
+    a second. Records are alike when they come from the same logger and call site with
+    the same message template; the next one let through says how many were held back.
+    """
+
+    def __init__(
+        self,
+        interval: float = 10.0,
+        *,
+        level: int = logging.WARNING,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self._throttle = Throttle(interval, max_clients=1000, clock=clock)
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < self.level:
+            return True
+        held_back = self._throttle.let_through(_kind_of(record))
+        if held_back is None:
+            return False
+        if held_back:
+            record.msg = f"{record.msg} [{held_back} more like this in the last interval]"
+        return True
+
+
+def _kind_of(record: logging.LogRecord) -> str:
+    # asyncio's own messages are built before logging (no template): their first line is.
+    template = str(record.msg).split("\n", 1)[0]
+    return f"{record.name}:{record.pathname}:{record.lineno}:{template}"

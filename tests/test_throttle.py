@@ -41,3 +41,24 @@ def test_release_gives_back_the_shared_slot_first_and_forgets_the_client() -> No
     assert (guard.open, guard.open_reserved) == (0, 1)
     guard.release("relay")
     assert (guard.open, guard.open_reserved, guard.held_by("relay")) == (0, 0, 0)
+
+
+def test_a_repeated_error_is_let_through_once_per_interval_with_a_count() -> None:
+    import logging
+
+    from gateway.throttle import RepeatFilter
+
+    now = [0.0]
+    repeat = RepeatFilter(10.0, clock=lambda: now[0])
+
+    def record(msg: str, level: int = logging.ERROR) -> logging.LogRecord:
+        return logging.LogRecord("asyncio", level, "loop.py", 7, msg, (), None)
+
+    passed = [repeat.filter(record("accept failed")) for _ in range(1000)]
+    assert passed.count(True) == 1
+    assert repeat.filter(record("another failure"))  # a different error is not held back
+    assert repeat.filter(record("accept failed", logging.INFO))  # info is never held back
+    now[0] = 10.0
+    again = record("accept failed")
+    assert repeat.filter(again)
+    assert again.getMessage() == "accept failed [999 more like this in the last interval]"
