@@ -6,7 +6,7 @@
 # main.cf already has in relay_domains, transport_maps and smtpd_recipient_restrictions,
 # and may be run again (with the same or new values). Then: postfix check && postfix reload.
 #
-# usage: setup.sh [-c CONFIG_DIR] --reply-domain DOMAIN [--gateway HOST:PORT]
+# usage: setup.sh [-c CONFIG_DIR] --reply-domain DOMAIN [--gateway HOST:PORT] [--concurrency N]
 #                 [--submission HOST:PORT] [--submission-clients CIDR] [--max-message-bytes N]
 set -eu
 
@@ -16,6 +16,10 @@ gateway="127.0.0.1:2525"          # HFA_SMTP_BIND
 submission="127.0.0.1:10587"      # HFA_SMTP_RELAY
 submission_clients="127.0.0.0/8"  # who may send through it: the gateway's hosts only
 max_message_bytes=26214400        # HFA_MAX_MESSAGE_BYTES
+concurrency=20                    # HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT
+# How soon a reply address that failed verification (say, while the gateway restarted)
+# is asked about again; Postfix's default is 3 hours.
+verify_negative_refresh=10s
 # Room for the Received header (and any other trace header) Postfix adds on the way.
 trace_headroom=65536
 
@@ -28,12 +32,14 @@ while [ $# -gt 0 ]; do
     --submission) submission="$2"; shift 2 ;;
     --submission-clients) submission_clients="$2"; shift 2 ;;
     --max-message-bytes) max_message_bytes="$2"; shift 2 ;;
+    --concurrency) concurrency="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "setup.sh: unknown argument $1" >&2; usage ;;
   esac
 done
 [ -n "$reply_domain" ] || { echo "setup.sh: --reply-domain is required" >&2; usage; }
 case "$max_message_bytes" in ''|*[!0-9]*) echo "setup.sh: --max-message-bytes: a number" >&2; exit 2 ;; esac
+case "$concurrency" in ''|0|*[!0-9]*) echo "setup.sh: --concurrency: a number above 0" >&2; exit 2 ;; esac
 if [ "$max_message_bytes" -le "$trace_headroom" ]; then
   echo "setup.sh: --max-message-bytes must be above $trace_headroom" >&2; exit 2
 fi
@@ -67,6 +73,12 @@ add_to_list transport_maps 'hash:$config_directory/hfa_transport' first
 add_to_list smtpd_recipient_restrictions \
   'check_recipient_access hash:$config_directory/hfa_recipient_access' first
 pc -e "unverified_recipient_reject_code = 550"
+# A probe that failed (no gateway while it restarted) is cached like a refusal: without
+# these a restart would keep lawyers' replies at 450 for up to 3 hours. A failed result is
+# asked again after 10 s and forgotten after 5 minutes; a refused token is probed again at
+# most every 10 s, which the gateway answers at once.
+pc -e "address_verify_negative_refresh_time = $verify_negative_refresh" \
+      "address_verify_negative_expire_time = 5m"
 limit=$((max_message_bytes - trace_headroom))
 pc -e "message_size_limit = $limit"
 # Postfix refuses to start when a mailbox limit is below message_size_limit.
@@ -80,6 +92,10 @@ done
 # The transport to the gateway and the loopback submission service for its own mail.
 pc -M "hfa/unix=hfa unix - - n - - smtp"
 pc -P "hfa/unix/syslog_name=postfix/hfa" "hfa/unix/smtp_tls_security_level=none"
+# Deliveries to the gateway at once: what its per-client cap takes from one address
+# (HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT), so that a queue flushed after an outage never
+# draws "421 Too many connections".
+pc -e "hfa_destination_concurrency_limit = $concurrency"
 # A previous run may have used another submission address: drop hfa's old one.
 pc -M 2>/dev/null | awk '/^[^ #].* inet / && /postfix\/hfa-submission/ {print $1}' | \
   while read -r old; do [ "$old" = "$submission" ] || pc -MX "$old/inet"; done
@@ -91,5 +107,6 @@ pc -P "$submission/inet/syslog_name=postfix/hfa-submission" \
       "$submission/inet/smtpd_recipient_restrictions="
 
 echo "hfa-gateway: $reply_domain -> $gateway (verified at RCPT, 550), gateway mail in on $submission,"
-echo "message_size_limit = $limit (HFA_MAX_MESSAGE_BYTES $max_message_bytes - $trace_headroom)."
+echo "message_size_limit = $limit (HFA_MAX_MESSAGE_BYTES $max_message_bytes - $trace_headroom),"
+echo "hfa_destination_concurrency_limit = $concurrency (HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT; set HFA_TRUSTED_RELAYS to this host's address)."
 echo "Check and apply: postfix${config_dir:+ -c $config_dir} check && postfix${config_dir:+ -c $config_dir} reload"
