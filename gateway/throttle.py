@@ -57,7 +57,8 @@ class ConnectionGuard:
     - Trusted relays (the MTA in front, HFA_TRUSTED_RELAYS) first take slots from a
       reserve of their own that no other client can use; past it they queue up like
       anyone else.
-    - Everyone shares ``total`` slots, each client at most ``per_client`` of them. Once
+    - Everyone shares ``total`` slots, each client at most ``per_client`` of them. With
+      ``fair`` (the SMTP listener: many senders, any of them may be hostile), once
       half the slots are taken, a client's allowance shrinks with what is left, and
       the last fifth goes only to clients that hold fewer than two: a few addresses
       holding as many connections as they can leave room for everyone else, so a
@@ -75,8 +76,10 @@ class ConnectionGuard:
         *,
         trusted: Callable[[str], bool] | None = None,
         reserved: int = 0,
+        fair: bool = False,
     ) -> None:
         self.total = max(total, 1)
+        self.fair = fair
         self.per_client = max(per_client, 1)
         self.reserved = max(reserved, 0) if trusted is not None else 0
         self._trusted = trusted
@@ -89,7 +92,7 @@ class ConnectionGuard:
         """How many shared slots one client may hold now: ``per_client`` while half the
         slots are free, then fewer as they fill, down to NEWCOMER_SHARE at the last fifth."""
         half, crowded = self.total / 2, self.total * CROWDED
-        if self.open <= half:
+        if not self.fair or self.open <= half:
             return self.per_client
         left = max(crowded - self.open, 0) / (crowded - half)
         return max(min(NEWCOMER_SHARE, self.per_client), math.ceil(self.per_client * left))

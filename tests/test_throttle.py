@@ -13,15 +13,22 @@ def fill(guard: ConnectionGuard, clients: list[str], tries: int) -> None:
 
 
 def test_one_client_gets_its_whole_share_while_the_pool_is_quiet() -> None:
-    guard = ConnectionGuard(100, 20)
+    guard = ConnectionGuard(100, 20, fair=True)
     assert sum(guard.admit("postfix") for _ in range(25)) == 20
 
 
 def test_greedy_addresses_leave_room_for_a_newcomer() -> None:
-    guard = ConnectionGuard(100, 20)
+    guard = ConnectionGuard(100, 20, fair=True)
     fill(guard, [f"attacker{n}" for n in range(10)], 30)
     assert guard.open < 90
     assert [guard.admit("mta") for _ in range(3)] == [True, True, False]
+
+
+def test_without_fairness_each_client_gets_its_cap_until_the_pool_is_full() -> None:
+    guard = ConnectionGuard(1000, 100)  # the HTTP listener: agents, not strangers
+    fill(guard, [f"agent{n}" for n in range(10)], 95)
+    assert [guard.held_by(f"agent{n}") for n in range(10)] == [100] * 10
+    assert not guard.admit("another")
 
 
 def test_the_relay_reserve_is_the_relays_alone() -> None:

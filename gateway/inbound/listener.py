@@ -265,6 +265,7 @@ def smtp_admission(config: Config) -> ConnectionGuard:
         listeners.smtp.max_connections_per_client,
         trusted=listeners.is_trusted_relay if listeners.trusted_relays else None,
         reserved=listeners.smtp_reserve(),
+        fair=True,
     )
 
 

@@ -102,12 +102,26 @@ def hold(port: int, sources: list[str], each: int) -> list[socket.socket]:
     return held
 
 
+def admitted(socks: list[socket.socket]) -> int:
+    """How many are still open with nothing said (HTTP) or greeted 220 (SMTP)."""
+    count = 0
+    for sock in socks:
+        sock.setblocking(False)
+        try:
+            said = sock.recv(200)
+        except BlockingIOError:
+            said = b""
+        count += said == b"" or said.startswith(b"220")
+    return count
+
+
 def test_the_units_limit_holds_the_full_caps_and_a_reply_is_still_recorded(
-    tmp_path: Path,
+    tmp_path: Path, database_url: str
 ) -> None:
     limit = unit_limit("hfa-gateway.service")
     assert limit == unit_limit("hfa@.service")
-    with serving(tmp_path, limit, limit) as (base, smtp_port, log):
+    database = {"HFA_DATABASE_URL": database_url} if database_url else {}
+    with serving(tmp_path, limit, limit, **database) as (base, smtp_port, log):
         filed = httpx.post(
             base + "/v1/requests", json={"category": "legal_review", "request": "Clause 7?"}
         ).json()
@@ -120,6 +134,9 @@ def test_the_units_limit_holds_the_full_caps_and_a_reply_is_still_recorded(
         conns += hold(smtp_port, [f"127.0.8.{n}" for n in range(1, 11)], 10)
         try:
             time.sleep(1)
+            print(
+                f"held: {admitted(conns[:1000])} of 1000 HTTP, {admitted(conns[1000:])} of 100 SMTP"
+            )
             reply = reply_to(email, "Approved.")
             with smtplib.SMTP(
                 "127.0.0.1", smtp_port, timeout=10, source_address=("127.0.9.1", 0)
