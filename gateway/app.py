@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import resource
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -18,10 +19,12 @@ from functools import partial
 import uvicorn
 
 from gateway import __version__, scheduler
+from gateway.config import Config
+from gateway.errors import ConfigError
 from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.http.connections import guarded_protocol
-from gateway.inbound.listener import start_listener
+from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
 from gateway.outbound import notices, push
@@ -35,6 +38,53 @@ from gateway.throttle import ConnectionGuard
 log = logging.getLogger(__name__)
 
 ROLES = ("http", "smtp", "worker")
+# Descriptors a process needs besides its listeners' connections: database connections,
+# the relay's pooled connections and webhook clients (the worker keeps up to 32 in
+# flight), log, key and audit files, the listening sockets, the pipe between processes.
+SPARE_DESCRIPTORS = 256
+
+
+def descriptors_needed(config: Config, roles: tuple[str, ...]) -> int:
+    """Open files a process with ``roles`` needs when its listeners are full."""
+    listeners = config.listeners
+    need = SPARE_DESCRIPTORS
+    if "smtp" in roles:
+        need += listeners.smtp.max_connections + listeners.smtp_reserve()
+    if "http" in roles:
+        need += listeners.http.max_connections
+    return need
+
+
+def ensure_open_files(config: Config, roles: tuple[str, ...]) -> None:
+    """Make the open-file limit fit the connection caps, or refuse to start.
+
+    Past the limit, accept() fails on every connection attempt, and filings fail for
+    want of a database connection, while the caps say there is room. The soft limit is
+    raised up to the hard one where that suffices (systemd's default soft limit, 1024,
+    is below the default caps); otherwise the gateway does not start.
+    """
+    need = descriptors_needed(config, roles)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= need:
+        return
+    if hard == resource.RLIM_INFINITY or hard >= need:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (need, hard))
+        log.info("open-file limit raised from %s to %s, what the connection caps need", soft, need)
+        return
+    raise ConfigError(
+        f"the open-file limit is {hard}, below the {need} the connection caps need "
+        f"({_descriptor_sum(config, roles)}): raise LimitNOFILE (ulimit -n) or lower "
+        "HFA_HTTP_MAX_CONNECTIONS / HFA_SMTP_MAX_CONNECTIONS"
+    )
+
+
+def _descriptor_sum(config: Config, roles: tuple[str, ...]) -> str:
+    listeners, parts = config.listeners, []
+    if "http" in roles:
+        parts.append(f"{listeners.http.max_connections} HTTP")
+    if "smtp" in roles:
+        parts.append(f"{listeners.smtp.max_connections + listeners.smtp_reserve()} SMTP")
+    return " + ".join([*parts, f"{SPARE_DESCRIPTORS} spare"])
 
 
 def deliverers(services: Services, mail: MailTransport) -> dict[str, Deliverer]:
@@ -77,9 +127,13 @@ class Gateway:
     _http: uvicorn.Server | None = None
     _mail: MailTransport | None = None
     _process: str = field(default_factory=heartbeats.process_name)
+    # The listeners' admission counts, for ops and tests (None until started).
+    smtp_guard: ConnectionGuard | None = None
+    http_guard: ConnectionGuard | None = None
 
     async def start(self) -> None:
         config = self.services.config
+        ensure_open_files(config, self.roles)
         self._stop.clear()
         # Before anything is served: a process whose keys the others cannot verify
         # must not issue a single reply address.
@@ -87,7 +141,10 @@ class Gateway:
         await self.services.db.run(self.services.audit.sync_mirror, self.services.db.engine)
         self._tasks.append(asyncio.create_task(self._heartbeat()))
         if "smtp" in self.roles:
-            self._smtp = await start_listener(self.services, config.smtp_host, config.smtp_port)
+            self.smtp_guard = smtp_admission(config)
+            self._smtp = await start_listener(
+                self.services, config.smtp_host, config.smtp_port, self.smtp_guard
+            )
             self.smtp_port = self._smtp.sockets[0].getsockname()[1]
             log.info("SMTP listener on %s:%s", config.smtp_host, self.smtp_port)
         if "http" in self.roles:
@@ -106,7 +163,7 @@ class Gateway:
             )
             # /readyz asks whether this process's SMTP listener is still bound.
             app.state.smtp_bound = self.smtp_bound
-            guard = ConnectionGuard(
+            guard = self.http_guard = ConnectionGuard(
                 config.listeners.http.max_connections,
                 config.listeners.http.max_connections_per_client,
             )

@@ -178,6 +178,7 @@ class Config:
     max_field_chars: int
     max_message_bytes: int
     listeners: Listeners
+    relay_dot_timeout_seconds: float
     outbox_retry_seconds: float
     outbox_max_attempts: int
     outbox_backoff_seconds: float

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,42 @@ class Listening:
 class Listeners:
     smtp: Listening
     http: Listening
+    # HFA_TRUSTED_RELAYS: the MTAs in front, which get a reserve of SMTP slots of their
+    # own (HFA_SMTP_TRUSTED_RELAY_CONNECTIONS).
+    trusted_relays: tuple[IPNetwork, ...] = ()
+    trusted_relay_connections: int = 0
+
+    def is_trusted_relay(self, client: str) -> bool:
+        try:
+            address = ipaddress.ip_address(client)
+        except ValueError:
+            return False
+        if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+            address = address.ipv4_mapped
+        return any(address in network for network in self.trusted_relays)
+
+    def smtp_reserve(self) -> int:
+        """The SMTP slots kept for trusted relays (none when no relay is trusted)."""
+        return self.trusted_relay_connections if self.trusted_relays else 0
+
+
+IPNetwork = ipaddress.IPv4Network | ipaddress.IPv6Network
+
+
+def _networks(text: str) -> tuple[IPNetwork, ...]:
+    networks = []
+    for item in text.replace(";", ",").split(","):
+        item = item.strip()
+        if not item:
+            continue
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ConfigError(
+                f"HFA_TRUSTED_RELAYS: expected IP addresses or networks (127.0.0.1, "
+                f"10.0.0.0/8), got {item!r}"
+            ) from None
+    return tuple(networks)
 
 
 def _listening(values: Mapping[str, str], server: str) -> Listening:
@@ -49,9 +86,16 @@ def _listening(values: Mapping[str, str], server: str) -> Listening:
 
 
 def guard_fields(values: Mapping[str, str]) -> dict[str, Any]:
-    """SMTP and HTTP timeouts and connection caps, and HFA_REQUIRE_AUTHENTICATED_SENDER."""
+    """SMTP and HTTP timeouts and connection caps, the trusted relays, the wait for the
+    relay's answer to the final dot, and HFA_REQUIRE_AUTHENTICATED_SENDER."""
     fields: dict[str, Any] = {
-        "listeners": Listeners(_listening(values, "smtp"), _listening(values, "http"))
+        "listeners": Listeners(
+            _listening(values, "smtp"),
+            _listening(values, "http"),
+            _networks(values["trusted_relays"]),
+            _number(values, "smtp_trusted_relay_connections", int),
+        ),
+        "relay_dot_timeout_seconds": _number(values, "smtp_relay_dot_timeout_seconds", float),
     }
     required = values["require_authenticated_sender"].strip().lower()
     if required not in _ON + _OFF:

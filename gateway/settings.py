@@ -58,6 +58,13 @@ SETTINGS: tuple[Setting, ...] = (
         "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir.",
     ),
     Setting("smtp_relay_username", "", "Username for the relay (optional)."),
+    Setting(
+        "smtp_relay_dot_timeout_seconds",
+        "600",
+        "How long to wait for the relay's answer to the end of a message (RFC 5321 "
+        "4.5.3.2.6: 10 minutes). The message is not sent again before this wait is over, "
+        "even after a restart.",
+    ),
     Setting("smtp_relay_password", "", "Password for the relay (optional).", secret=True),
     Setting(
         "smtp_relay_tls",
@@ -113,8 +120,30 @@ SETTINGS: tuple[Setting, ...] = (
         "SMTP: longest wait for a client's next command, and for a whole DATA (RFC 5321 "
         "4.5.3.2); 10 s while over half the connections are in use, as MTAs do under stress.",
     ),
-    Setting("smtp_max_connections", "100", "SMTP connections open at once; 421 above."),
-    Setting("smtp_max_connections_per_client", "10", "SMTP connections per client address."),
+    Setting(
+        "smtp_max_connections",
+        "100",
+        "SMTP connections open at once (besides the trusted relays' reserve); 421 above. "
+        "Once half are in use, each client's share shrinks with what is left.",
+    ),
+    Setting(
+        "smtp_max_connections_per_client",
+        "20",
+        "SMTP connections per client address: 20 fits Postfix's default concurrency to one "
+        "destination (default_destination_concurrency_limit).",
+    ),
+    Setting(
+        "trusted_relays",
+        "",
+        "Comma-separated IP addresses or networks of the MTAs that deliver to the SMTP "
+        "listener (the Postfix in front, e.g. 127.0.0.1): they get "
+        "HFA_SMTP_TRUSTED_RELAY_CONNECTIONS slots no other client can take.",
+    ),
+    Setting(
+        "smtp_trusted_relay_connections",
+        "50",
+        "SMTP connections kept for the trusted relays, on top of HFA_SMTP_MAX_CONNECTIONS.",
+    ),
     Setting(
         "http_timeout_seconds",
         "30",

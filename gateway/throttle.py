@@ -8,6 +8,8 @@ told how many of its refusals went unrecorded meanwhile.
 
 from __future__ import annotations
 
+import logging
+import math
 import time
 from collections import OrderedDict
 from collections.abc import Callable
@@ -43,38 +45,101 @@ class Throttle:
         return len(self._seen)
 
 
-class ConnectionGuard:
-    """Counts open connections per client and in all; refuses past either cap.
+# Past this share of the slots in use, only clients holding fewer than NEWCOMER_SHARE
+# connections are admitted.
+CROWDED = 0.8
+NEWCOMER_SHARE = 2
 
-    Only clients with an open connection are tracked, so memory is bounded by
-    the cap itself.
+
+class ConnectionGuard:
+    """Counts open connections per client and in all, and admits them fairly.
+
+    - Trusted relays (the MTA in front, HFA_TRUSTED_RELAYS) first take slots from a
+      reserve of their own that no other client can use; past it they queue up like
+      anyone else.
+    - Everyone shares ``total`` slots, each client at most ``per_client`` of them. With
+      ``fair`` (the SMTP listener: many senders, any of them may be hostile), once
+      half the slots are taken, a client's allowance shrinks with what is left, and
+      the last fifth goes only to clients that hold fewer than two: a few addresses
+      holding as many connections as they can leave room for everyone else, so a
+      client with no connection finds a slot (as Postfix's postscreen and anvil keep
+      one client from starving the others).
+
+    Only clients with an open connection are tracked, so memory is bounded by the
+    caps themselves.
     """
 
-    def __init__(self, total: int, per_client: int) -> None:
+    def __init__(
+        self,
+        total: int,
+        per_client: int,
+        *,
+        trusted: Callable[[str], bool] | None = None,
+        reserved: int = 0,
+        fair: bool = False,
+    ) -> None:
         self.total = max(total, 1)
+        self.fair = fair
         self.per_client = max(per_client, 1)
+        self.reserved = max(reserved, 0) if trusted is not None else 0
+        self._trusted = trusted
         self.open = 0
+        self.open_reserved = 0
         self._by_client: dict[str, int] = {}
+        self._reserved_by_client: dict[str, int] = {}
+
+    def allowance(self) -> int:
+        """How many shared slots one client may hold now: ``per_client`` while half the
+        slots are free, then fewer as they fill, down to NEWCOMER_SHARE at the last fifth."""
+        half, crowded = self.total / 2, self.total * CROWDED
+        if not self.fair or self.open <= half:
+            return self.per_client
+        left = max(crowded - self.open, 0) / (crowded - half)
+        return max(min(NEWCOMER_SHARE, self.per_client), math.ceil(self.per_client * left))
+
+    def is_trusted(self, client: str) -> bool:
+        return self._trusted is not None and self._trusted(client)
 
     def admit(self, client: str) -> bool:
-        if self.open >= self.total or self._by_client.get(client, 0) >= self.per_client:
+        if self.open_reserved < self.reserved and self.is_trusted(client):
+            self.open_reserved += 1
+            self._reserved_by_client[client] = self._reserved_by_client.get(client, 0) + 1
+            return True
+        held = self._by_client.get(client, 0)
+        # Past CROWDED the allowance is NEWCOMER_SHARE: the last fifth of the slots is
+        # kept for clients that hold (almost) none.
+        if self.open >= self.total or held >= min(self.per_client, self.allowance()):
             return False
         self.open += 1
-        self._by_client[client] = self._by_client.get(client, 0) + 1
+        self._by_client[client] = held + 1
         return True
 
     def release(self, client: str) -> None:
-        self.open -= 1
-        left = self._by_client.get(client, 1) - 1
-        if left > 0:
-            self._by_client[client] = left
-        else:
-            self._by_client.pop(client, None)
+        # A shared slot first: the reserve stays with the relay, the shared slot goes
+        # back to everyone.
+        if client in self._by_client:
+            self.open -= 1
+            _drop_one(self._by_client, client)
+        elif client in self._reserved_by_client:
+            self.open_reserved -= 1
+            _drop_one(self._reserved_by_client, client)
+
+    def held_by(self, client: str) -> int:
+        """The slots ``client`` holds, shared and reserved."""
+        return self._by_client.get(client, 0) + self._reserved_by_client.get(client, 0)
 
     @property
     def stressed(self) -> bool:
         """More than half the connections in use: time to shorten timeouts, as MTAs do."""
         return self.open * 2 > self.total
+
+
+def _drop_one(counts: dict[str, int], client: str) -> None:
+    left = counts[client] - 1
+    if left > 0:
+        counts[client] = left
+    else:
+        del counts[client]
 
 
 class WindowCounter:
@@ -109,3 +174,40 @@ class WindowCounter:
         while len(self._windows) > self.max_clients:
             self._windows.popitem(last=False)
         return allowed
+
+
+class RepeatFilter(logging.Filter):
+    """Lets a repeated warning or error through once per ``interval``, with a count.
+
+    A condition that fails on every accept or every connection (no descriptor left, a
+    flood of refused clients) would otherwise write a line each time, tens of thousands
+    a second. Records are alike when they come from the same logger and call site with
+    the same message template; the next one let through says how many were held back.
+    """
+
+    def __init__(
+        self,
+        interval: float = 10.0,
+        *,
+        level: int = logging.WARNING,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        super().__init__()
+        self._throttle = Throttle(interval, max_clients=1000, clock=clock)
+        self.level = level
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.levelno < self.level:
+            return True
+        held_back = self._throttle.let_through(_kind_of(record))
+        if held_back is None:
+            return False
+        if held_back:
+            record.msg = f"{record.msg} [{held_back} more like this in the last interval]"
+        return True
+
+
+def _kind_of(record: logging.LogRecord) -> str:
+    # asyncio's own messages are built before logging (no template): their first line is.
+    template = str(record.msg).split("\n", 1)[0]
+    return f"{record.name}:{record.pathname}:{record.lineno}:{template}"

@@ -6,7 +6,7 @@
 # main.cf already has in relay_domains, transport_maps and smtpd_recipient_restrictions,
 # and may be run again (with the same or new values). Then: postfix check && postfix reload.
 #
-# usage: setup.sh [-c CONFIG_DIR] --reply-domain DOMAIN [--gateway HOST:PORT]
+# usage: setup.sh [-c CONFIG_DIR] --reply-domain DOMAIN [--gateway HOST:PORT] [--concurrency N]
 #                 [--submission HOST:PORT] [--submission-clients CIDR] [--max-message-bytes N]
 #                 [--authserv-id ID]
 set -eu
@@ -18,6 +18,10 @@ submission="127.0.0.1:10587"      # HFA_SMTP_RELAY
 submission_clients="127.0.0.0/8"  # who may send through it: the gateway's hosts only
 max_message_bytes=26214400        # HFA_MAX_MESSAGE_BYTES
 authserv_id=""                    # HFA_TRUSTED_AUTHSERV_ID (default: this host's myhostname)
+concurrency=20                    # HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT
+# How soon a reply address that failed verification (say, while the gateway restarted)
+# is asked about again; Postfix's default is 3 hours.
+verify_negative_refresh=10s
 # Room for the Received header (and any other trace header) Postfix adds on the way.
 trace_headroom=65536
 
@@ -31,12 +35,14 @@ while [ $# -gt 0 ]; do
     --submission-clients) submission_clients="$2"; shift 2 ;;
     --max-message-bytes) max_message_bytes="$2"; shift 2 ;;
     --authserv-id) authserv_id="$2"; shift 2 ;;
+    --concurrency) concurrency="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "setup.sh: unknown argument $1" >&2; usage ;;
   esac
 done
 [ -n "$reply_domain" ] || { echo "setup.sh: --reply-domain is required" >&2; usage; }
 case "$max_message_bytes" in ''|*[!0-9]*) echo "setup.sh: --max-message-bytes: a number" >&2; exit 2 ;; esac
+case "$concurrency" in ''|0|*[!0-9]*) echo "setup.sh: --concurrency: a number above 0" >&2; exit 2 ;; esac
 if [ "$max_message_bytes" -le "$trace_headroom" ]; then
   echo "setup.sh: --max-message-bytes must be above $trace_headroom" >&2; exit 2
 fi
@@ -91,6 +97,12 @@ pc -e "unverified_recipient_reject_code = 550"
 add_to_list smtpd_restriction_classes hfa_bounce_address last
 pc -e 'hfa_bounce_address = check_sender_access regexp:$config_directory/hfa_bounce_senders'
 add_to_list header_checks 'regexp:$config_directory/hfa_header_checks' first
+# A probe that failed (no gateway while it restarted) is cached like a refusal: without
+# these a restart would keep lawyers' replies at 450 for up to 3 hours. A failed result is
+# asked again after 10 s and forgotten after 5 minutes; a refused token is probed again at
+# most every 10 s, which the gateway answers at once.
+pc -e "address_verify_negative_refresh_time = $verify_negative_refresh" \
+      "address_verify_negative_expire_time = 5m"
 limit=$((max_message_bytes - trace_headroom))
 pc -e "message_size_limit = $limit"
 # Postfix refuses to start when a mailbox limit is below message_size_limit.
@@ -104,6 +116,10 @@ done
 # The transport to the gateway and the loopback submission service for its own mail.
 pc -M "hfa/unix=hfa unix - - n - - smtp"
 pc -P "hfa/unix/syslog_name=postfix/hfa" "hfa/unix/smtp_tls_security_level=none"
+# Deliveries to the gateway at once: what its per-client cap takes from one address
+# (HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT), so that a queue flushed after an outage never
+# draws "421 Too many connections".
+pc -e "hfa_destination_concurrency_limit = $concurrency"
 # A previous run may have used another submission address: drop hfa's old one.
 pc -M 2>/dev/null | awk '/^[^ #].* inet / && /postfix\/hfa-submission/ {print $1}' | \
   while read -r old; do [ "$old" = "$submission" ] || pc -MX "$old/inet"; done
@@ -116,5 +132,6 @@ pc -P "$submission/inet/syslog_name=postfix/hfa-submission" \
 
 echo "hfa-gateway: $reply_domain -> $gateway (verified at RCPT, 550), gateway mail in on $submission,"
 echo "the bounce address takes the null sender only (at RCPT); incoming Authentication-Results for $authserv_id removed;"
-echo "message_size_limit = $limit (HFA_MAX_MESSAGE_BYTES $max_message_bytes - $trace_headroom)."
+echo "message_size_limit = $limit (HFA_MAX_MESSAGE_BYTES $max_message_bytes - $trace_headroom),"
+echo "hfa_destination_concurrency_limit = $concurrency (HFA_SMTP_MAX_CONNECTIONS_PER_CLIENT; set HFA_TRUSTED_RELAYS to this host's address)."
 echo "Check and apply: postfix${config_dir:+ -c $config_dir} check && postfix${config_dir:+ -c $config_dir} reload"

@@ -12,6 +12,7 @@ from typing import Any
 from gateway.config import Config, load_config, read_config_file
 from gateway.services import Services, build_services
 from gateway.settings import SETTINGS
+from gateway.throttle import RepeatFilter
 
 
 class JsonFormatter(logging.Formatter):
@@ -37,6 +38,9 @@ def setup_logging(fmt: str) -> None:
         handler.setFormatter(JsonFormatter())
     else:
         handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    # A condition that repeats on every connection (no descriptor left, a flood) is one
+    # line per interval with a count, not tens of thousands.
+    handler.addFilter(RepeatFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)

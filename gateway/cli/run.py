@@ -16,7 +16,7 @@ from typing import Any
 
 import aiosmtplib
 
-from gateway.app import ROLES, Gateway
+from gateway.app import ROLES, Gateway, ensure_open_files
 from gateway.cli import processes
 from gateway.cli.common import config_from
 from gateway.config import Config, load_config
@@ -45,6 +45,8 @@ async def _serve(config: Config, roles: tuple[str, ...]) -> int:
 def cmd_serve(args: argparse.Namespace) -> int:
     config = config_from(args)
     roles = tuple(args.role) if args.role else ROLES
+    # Before anything starts (or is forked): refused in one sentence, or the limit raised.
+    ensure_open_files(config, roles)
     if config.smtp_relay is None and "worker" in roles:
         log.info(
             "no HFA_SMTP_RELAY: outgoing mail goes to %s (read it with 'hfa mail list')",

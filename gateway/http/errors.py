@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from gateway.errors import ApiError, StorageError
@@ -54,6 +54,14 @@ async def on_storage_error(request: Request, exc: Exception) -> Response:
     )
 
 
+async def on_client_disconnect(request: Request, exc: Exception) -> Response:
+    # The client went away before its body arrived: nothing was done, nobody is left to
+    # answer, and it is no fault of the gateway's (no traceback, not an error).
+    client = request.client.host if request.client else "unknown"
+    log.info("client %s disconnected during %s %s", client, request.method, request.url.path)
+    return Response(status_code=499)
+
+
 async def on_unexpected(request: Request, exc: Exception) -> Response:
     log.exception("unexpected error on %s %s", request.method, request.url.path)
     return error_response(500, "internal_error", "internal error; it has been logged")
@@ -63,5 +71,6 @@ EXCEPTION_HANDLERS = {
     ApiError: on_api_error,
     HTTPException: on_http_error,
     StorageError: on_storage_error,
+    ClientDisconnect: on_client_disconnect,
     Exception: on_unexpected,
 }

@@ -13,13 +13,13 @@ from __future__ import annotations
 
 import re
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gateway.errors import ApiError, StorageError
 from gateway.http import agent_api
-from gateway.http.errors import on_api_error, on_storage_error
+from gateway.http.errors import on_api_error, on_client_disconnect, on_storage_error
 
 _STATUS_PATH = re.compile(r"^/v1/requests/([^/]+)$")
 _FILING_PATH = "/v1/requests"
@@ -57,4 +57,6 @@ async def _answer(endpoint: agent_api.Endpoint, scope: Scope, receive: Receive, 
         response = await on_api_error(request, exc)
     except StorageError as exc:
         response = await on_storage_error(request, exc)
+    except ClientDisconnect as exc:
+        response = await on_client_disconnect(request, exc)
     await response(scope, receive, send)

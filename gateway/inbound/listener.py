@@ -270,12 +270,26 @@ def tls_context(config: Config) -> ssl.SSLContext | None:
     return context
 
 
-async def start_listener(services: Services, host: str, port: int) -> asyncio.Server:
+def smtp_admission(config: Config) -> ConnectionGuard:
+    """The listener's admission: per-client and shared caps, and the relays' reserve."""
+    listeners = config.listeners
+    return ConnectionGuard(
+        listeners.smtp.max_connections,
+        listeners.smtp.max_connections_per_client,
+        trusted=listeners.is_trusted_relay if listeners.trusted_relays else None,
+        reserved=listeners.smtp_reserve(),
+        fair=True,
+    )
+
+
+async def start_listener(
+    services: Services, host: str, port: int, guard: ConnectionGuard | None = None
+) -> asyncio.Server:
     """Serve SMTP on the running loop (not aiosmtpd's threaded Controller)."""
     config = services.config
     handler = ReplyHandler(services)
     limits = config.listeners.smtp
-    guard = ConnectionGuard(limits.max_connections, limits.max_connections_per_client)
+    guard = guard or smtp_admission(config)
     loop = asyncio.get_running_loop()
     context = tls_context(config)
 

@@ -175,7 +175,13 @@ class ReplySMTP(SMTP):
         raise _OverLimit
 
     def connection_made(self, transport: Any) -> None:
+        # aiosmtpd calls this again, on the same connection, once STARTTLS has put TLS
+        # under it (``_original_transport`` is set by then): that is no new client, and
+        # taking a second slot here leaked one per STARTTLS session.
+        upgraded = self._original_transport is not None
         super().connection_made(transport)
+        if upgraded:
+            return
         # DATA is read in pieces with the reader's own method; commands take turns.
         self._read_until = self._reader.readuntil
         _take_turns(self._reader)
@@ -183,20 +189,29 @@ class ReplySMTP(SMTP):
         self._client = str(peer[0]) if peer else "unknown"
         self._admitted = self._guard.admit(self._client)
 
-    def connection_lost(self, error: Exception | None) -> None:
+    def _release(self) -> None:
+        """Give the connection's slot back, once, however the session ended."""
         if self._admitted:
-            self._guard.release(self._client)
             self._admitted = False
+            self._guard.release(self._client)
+
+    def connection_lost(self, error: Exception | None) -> None:
+        self._release()
         super().connection_lost(error)
 
     async def _handle_client(self) -> None:
-        if not self._admitted:
-            log.warning("SMTP connection from %s refused: too many connections", self._client)
-            await self.push("421 4.7.0 Too many connections; try again later")
-            if self.transport is not None:
-                self.transport.close()
-            return
-        await super()._handle_client()
+        try:
+            if not self._admitted:
+                log.warning("SMTP connection from %s refused: too many connections", self._client)
+                await self.push("421 4.7.0 Too many connections; try again later")
+                if self.transport is not None:
+                    self.transport.close()
+                return
+            await super()._handle_client()
+        finally:
+            # The session is over (QUIT, a failed TLS handshake, a reset, a timeout): the
+            # slot goes back even where the transport never reports its loss.
+            self._release()
 
     def _reset_timeout(self, duration: float | None = None) -> None:
         if duration is None and self._guard.stressed:

@@ -3,9 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import timedelta
+from functools import partial
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
 
 from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
-from gateway.outbound.transports import MailTransport
+from gateway.outbound.transports import MailTransport, before_data
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.store.models import OutboxItem
@@ -46,9 +51,36 @@ class EmailDeliverer:
             loop_marker=config.reply_domain,
             settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
         )
-        return await self.transport.send(
-            message.as_bytes(), config.mail_from, [thread.recipient.address]
+        token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
+        try:
+            return await self.transport.send(
+                message.as_bytes(), config.mail_from, [thread.recipient.address]
+            )
+        finally:
+            before_data.reset(token)
+
+
+async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> None:
+    """Before DATA: the item's lease is made to outlast the wait for the dot's answer.
+
+    Should this process die once the message may have been sent, no worker takes the
+    item again until the relay could no longer be answering (RFC 5321 4.5.3.2.6): a
+    second copy then is an honest retry, never a race with a slow relay.
+    """
+    config = services.config
+    until = services.clock.now() + timedelta(
+        seconds=config.relay_dot_timeout_seconds + config.lease_seconds
+    )
+
+    def hold(session: Session) -> None:
+        session.execute(
+            update(OutboxItem)
+            .where(OutboxItem.id == item_id, OutboxItem.state == "pending")
+            .values(lease_until=until)
+            .execution_options(synchronize_session=False)
         )
+
+    await services.db.write(hold)
 
 
 def email_deliverer(transport: MailTransport) -> EmailDeliverer:

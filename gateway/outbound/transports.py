@@ -13,6 +13,9 @@ import mailbox
 import socket
 import ssl
 import time
+from collections.abc import Awaitable, Callable
+from contextvars import ContextVar
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -21,6 +24,29 @@ import aiosmtplib
 from gateway.config import Config
 from gateway.errors import PermanentDelivery, TransientDelivery
 from gateway.outbound.dkim import DkimSigner, load_signer
+
+# RFC 5321 4.5.3.2.6: a client waits at least 10 minutes for the answer to the final dot.
+DOT_TIMEOUT = 600.0
+
+# Set by the deliverer around one message's send: awaited just before DATA, so that
+# what must outlive a crash is on record before the dot can be sent (the message is not
+# sent again until the wait for the dot's answer would be over).
+before_data: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
+    "before_data", default=None
+)
+
+
+@dataclass
+class _Attempt:
+    """How far one message's transaction got: when DATA was sent (monotonic), if it was."""
+
+    data_sent_at: float | None = None
+
+    def wait_left(self, dot_timeout: float) -> float | None:
+        """Seconds until the dot's answer could no longer come, once DATA was sent."""
+        if self.data_sent_at is None:
+            return None
+        return max(dot_timeout - (time.monotonic() - self.data_sent_at), 0.0)
 
 
 class MailTransport(Protocol):
@@ -50,10 +76,13 @@ class SmtpRelay:
         tls: str = "none",
         ca_file: str | None = None,
         timeout: float = 30.0,
+        dot_timeout: float = DOT_TIMEOUT,
         idle_seconds: float = 30.0,
         max_messages: int = 100,
     ) -> None:
         self.host, self.port = host, port
+        # ``timeout`` bounds each command's answer; ``dot_timeout`` the DATA phase.
+        self.dot_timeout = dot_timeout
         self.username, self.password = username, password
         self.tls = tls
         self.ca_file = ca_file
@@ -101,8 +130,9 @@ class SmtpRelay:
         self._idle.append((client, time.monotonic(), sent))
 
     async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+        attempt = _Attempt()
         try:
-            errors, response = await self._send_pooled(message, sender, recipients)
+            errors, response = await self._send_pooled(message, sender, recipients, attempt)
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [r.code for r in exc.recipients]
             detail = "; ".join(f"{r.recipient}: {r.code} {r.message}" for r in exc.recipients)
@@ -120,8 +150,13 @@ class SmtpRelay:
                 "name its CA in HFA_SMTP_RELAY_CA_FILE"
             ) from exc
         except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
+            # Without an answer after DATA the relay may have taken the message: it is not
+            # sent again before the dot's answer could no longer come (RFC 5321 4.5.3.2.6).
+            left = attempt.wait_left(self.dot_timeout)
+            after = "" if left is None else " after DATA, no answer to the message"
             raise TransientDelivery(
-                f"relay {self.host}:{self.port} unreachable: {type(exc).__name__}"
+                f"relay {self.host}:{self.port} unreachable{after}: {type(exc).__name__}",
+                retry_after=left,
             ) from exc
         if errors:
             detail = "; ".join(
@@ -131,17 +166,19 @@ class SmtpRelay:
         return response
 
     async def _send_pooled(
-        self, message: bytes, sender: str, recipients: list[str]
+        self, message: bytes, sender: str, recipients: list[str], attempt: _Attempt
     ) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
         idle = self._take_idle()
         if idle is not None:
             client, sent = idle
             try:
-                result = await _transaction(client, sender, recipients, message, self.timeout)
+                result = await self._transaction(client, sender, recipients, message, attempt)
             except (aiosmtplib.SMTPServerDisconnected, ConnectionError):
-                # The relay closed the idle connection before this message went out:
-                # it goes on a fresh connection (delivery is at-least-once either way).
                 client.close()
+                if attempt.data_sent_at is not None:
+                    raise  # the message may have arrived: never sent twice at once
+                # The relay closed the idle connection before this message went out:
+                # it goes on a fresh connection.
             except BaseException:
                 client.close()
                 raise
@@ -150,12 +187,38 @@ class SmtpRelay:
                 return result
         client = await self._connect()
         try:
-            result = await _transaction(client, sender, recipients, message, self.timeout)
+            result = await self._transaction(client, sender, recipients, message, attempt)
         except BaseException:
             client.close()
             raise
         self._give_back(client, 1)
         return result
+
+    async def _transaction(
+        self,
+        client: aiosmtplib.SMTP,
+        sender: str,
+        recipients: list[str],
+        message: bytes,
+        attempt: _Attempt,
+    ) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
+        """One mail transaction: ``timeout`` seconds for each command's answer before DATA,
+        ``dot_timeout`` for DATA and the answer to the message."""
+        try:
+            # One deadline for the envelope's commands rather than a timer for each answer.
+            async with asyncio.timeout(self.timeout * (3 + len(recipients))):
+                errors = await _envelope(client, sender, recipients, message)
+            hook = before_data.get()
+            if hook is not None:
+                await hook()
+            attempt.data_sent_at = time.monotonic()
+            response = await client.data(message, timeout=self.dot_timeout)
+        except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
+            # The envelope is reset, so the connection can carry the next message.
+            with contextlib.suppress(ConnectionError, aiosmtplib.SMTPException):
+                await client.rset(timeout=self.timeout)
+            raise
+        return errors, response.message
 
     async def close(self) -> None:
         """Say goodbye on every idle connection (at shutdown)."""
@@ -173,20 +236,12 @@ def _wire_size(message: bytes) -> int:
     return len(message) + message.count(b"\n") + (0 if message.endswith(b"\n") else 2)
 
 
-async def _transaction(
-    client: aiosmtplib.SMTP, sender: str, recipients: list[str], message: bytes, timeout: float
-) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
-    """One mail transaction, with ``timeout`` seconds for each command's answer."""
-    # One deadline for the transaction's commands rather than a timer for each answer.
-    async with asyncio.timeout(timeout * (4 + len(recipients))):
-        return await _commands(client, sender, recipients, message)
-
-
-async def _commands(
+async def _envelope(
     client: aiosmtplib.SMTP, sender: str, recipients: list[str], message: bytes
-) -> tuple[dict[str, aiosmtplib.SMTPResponse], str]:
-    """The commands ``SMTP.sendmail`` sends, minus its second pass over the message to
-    count its size (the gateway's messages have LF line endings only)."""
+) -> dict[str, aiosmtplib.SMTPResponse]:
+    """The commands ``SMTP.sendmail`` sends before DATA, minus its second pass over the
+    message to count its size (the gateway's messages have LF line endings only); the
+    recipients refused, when some were accepted."""
     if client.is_ehlo_or_helo_needed:
         # Greeted first, as sendmail does, so that the relay's SIZE extension is known.
         try:
@@ -196,24 +251,16 @@ async def _commands(
                 raise
             await client.helo(timeout=None)
     options = [f"size={_wire_size(message)}"] if client.supports_extension("size") else []
-    try:
-        await client.mail(sender, options=options, timeout=None)
-        refused: list[aiosmtplib.SMTPRecipientRefused] = []
-        for recipient in recipients:
-            try:
-                await client.rcpt(recipient, timeout=None)
-            except aiosmtplib.SMTPRecipientRefused as exc:
-                refused.append(exc)
-        if len(refused) == len(recipients):
-            raise aiosmtplib.SMTPRecipientsRefused(refused)
-        response = await client.data(message, timeout=None)
-    except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
-        # The envelope is reset, so the connection can carry the next message.
-        with contextlib.suppress(ConnectionError, aiosmtplib.SMTPResponseException):
-            await client.rset(timeout=None)
-        raise
-    errors = {r.recipient: aiosmtplib.SMTPResponse(r.code, r.message) for r in refused}
-    return errors, response.message
+    await client.mail(sender, options=options, timeout=None)
+    refused: list[aiosmtplib.SMTPRecipientRefused] = []
+    for recipient in recipients:
+        try:
+            await client.rcpt(recipient, timeout=None)
+        except aiosmtplib.SMTPRecipientRefused as exc:
+            refused.append(exc)
+    if len(refused) == len(recipients):
+        raise aiosmtplib.SMTPRecipientsRefused(refused)
+    return {r.recipient: aiosmtplib.SMTPResponse(r.code, r.message) for r in refused}
 
 
 class MaildirTransport:
@@ -282,6 +329,7 @@ def mail_transport(config: Config) -> MailTransport:
             password=config.smtp_relay_password,
             tls=config.smtp_relay_tls,
             ca_file=str(config.smtp_relay_ca_file) if config.smtp_relay_ca_file else None,
+            dot_timeout=config.relay_dot_timeout_seconds,
         )
     signer = load_signer(config)
     return transport if signer is None else SigningTransport(transport, signer)

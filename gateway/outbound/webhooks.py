@@ -85,14 +85,49 @@ class Refused(PermanentDelivery):
     """The URL may not be called (scheme, or an address the guard refuses)."""
 
 
+# IPv6 prefixes that carry an IPv4 address in their last 32 bits: NAT64's well-known
+# prefix (RFC 6052), IPv4-translated (SIIT, RFC 2765) and IPv4-compatible (deprecated).
+_V4_IN_LOW_BITS = tuple(
+    ipaddress.IPv6Network(n) for n in ("64:ff9b::/96", "::ffff:0:0:0/96", "::/96")
+)
+# NAT64's local-use prefix (RFC 8215): where the IPv4 address sits depends on the prefix
+# length its operator chose, and it never leads anywhere public.
+_LOCAL_NAT64 = ipaddress.IPv6Network("64:ff9b:1::/48")
+
+
+def embedded_ipv4(ip: ipaddress.IPv6Address) -> list[ipaddress.IPv4Address]:
+    """The IPv4 addresses an IPv6 transition form leads to (mapped, NAT64, 6to4, Teredo,
+    IPv4-compatible): a connection to it reaches them."""
+    found: list[ipaddress.IPv4Address] = []
+    if ip.ipv4_mapped is not None:
+        found.append(ip.ipv4_mapped)
+    if ip.sixtofour is not None:
+        found.append(ip.sixtofour)
+    if ip.teredo is not None:
+        found.extend(ip.teredo)
+    if any(ip in network for network in _V4_IN_LOW_BITS):
+        found.append(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+    return found
+
+
 def address_allowed(address: str, allow_private: bool) -> bool:
     ip = ipaddress.ip_address(address.split("%")[0])
     if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
         ip = ip.ipv4_mapped
     if allow_private:
         return not (ip.is_unspecified or ip.is_multicast)
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip in _LOCAL_NAT64:
+            return False
+        # is_global judges the IPv6 prefix only: NAT64 or 6to4 of 127.0.0.1 is "global".
+        if not all(_v4_allowed(v4) for v4 in embedded_ipv4(ip)):
+            return False
     # is_global is False for loopback, RFC 1918, link-local, CGNAT (100.64/10),
     # documentation and reserved ranges alike.
+    return ip.is_global and not ip.is_multicast
+
+
+def _v4_allowed(ip: ipaddress.IPv4Address) -> bool:
     return ip.is_global and not ip.is_multicast
 
 

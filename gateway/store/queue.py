@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from datetime import datetime, timedelta
 from typing import Any, TypeVar
 
-from sqlalchemy import ColumnElement, or_, select, update
+from sqlalchemy import ColumnElement, case, or_, select, update
 from sqlalchemy.orm import Session
 from sqlalchemy.orm.attributes import set_committed_value
 
@@ -74,11 +74,13 @@ def claim(
 def renew(
     session: Session, model: type[Leased], ids: Sequence[int], *, now: datetime, lease: timedelta
 ) -> int:
-    """Push the lease of the still-pending rows ``ids`` to ``now + lease``."""
+    """Push the lease of the still-pending rows ``ids`` to ``now + lease``, never back: a
+    row held longer on purpose (a message waiting for the answer to its dot) stays held."""
+    until = now + lease
     result = session.execute(
         update(model)
         .where(model.id.in_(list(ids)), model.state == "pending")
-        .values(lease_until=now + lease)
+        .values(lease_until=case((model.lease_until > until, model.lease_until), else_=until))
         .execution_options(synchronize_session=False)
     )
     count: int = getattr(result, "rowcount", 0)

@@ -186,7 +186,8 @@ async def test_a_relay_that_stops_answering_is_a_transient_failure_within_the_ti
     server = await loop.create_server(
         lambda: SMTP(handler, hostname="relay.test", loop=loop), host="127.0.0.1", port=0
     )
-    transport = SmtpRelay("127.0.0.1", server.sockets[0].getsockname()[1], timeout=0.2)
+    port = server.sockets[0].getsockname()[1]
+    transport = SmtpRelay("127.0.0.1", port, timeout=0.2, dot_timeout=0.5)
     started = loop.time()
     try:
         with pytest.raises(TransientDelivery, match="unreachable"):
@@ -194,5 +195,69 @@ async def test_a_relay_that_stops_answering_is_a_transient_failure_within_the_ti
     finally:
         await transport.close()
         server.close()
-    # Each command has its timeout: five for one recipient (EHLO, MAIL, RCPT, DATA, RSET).
+    # Each command has its timeout, and the message its own wait for the dot's answer.
     assert loop.time() - started < 3
+
+
+# -- RFC 5321 4.5.3.2.6: ten minutes for the answer to the final dot --------------------
+
+
+class SlowAfterDot(CountingRelay):
+    """Takes the message, then answers the dot only after ``delay`` seconds (or never:
+    ``drop`` closes the connection instead)."""
+
+    delay: float = 2.0
+    drop: bool = False
+
+    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+        self.received += 1
+        if self.drop:
+            assert server.transport is not None
+            server.transport.close()
+        await asyncio.sleep(self.delay)
+        return "250 OK"
+
+
+@pytest.fixture
+async def slow_relay() -> AsyncIterator[SlowAfterDot]:
+    handler = SlowAfterDot()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SMTP(handler, hostname="relay.test", loop=loop), host="127.0.0.1", port=0
+    )
+    handler.port = server.sockets[0].getsockname()[1]
+    yield handler
+    server.close()
+
+
+async def test_a_relay_slow_to_answer_the_dot_is_waited_for_and_gets_one_copy(
+    slow_relay: SlowAfterDot,
+) -> None:
+    # Each command is answered at once; the dot's answer takes ten times the command
+    # timeout (as a relay scanning a large message does).
+    transport = SmtpRelay("127.0.0.1", slow_relay.port, timeout=0.2, dot_timeout=30)
+    try:
+        answer = await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+    finally:
+        await transport.close()
+    assert "OK" in answer
+    assert slow_relay.received == 1
+
+
+async def test_no_answer_after_data_is_retried_only_once_the_wait_is_over(
+    slow_relay: SlowAfterDot,
+) -> None:
+    from gateway.errors import TransientDelivery
+
+    transport = SmtpRelay("127.0.0.1", slow_relay.port, timeout=5, dot_timeout=600)
+    slow_relay.delay = 0
+    try:
+        await send(transport, 1)  # a pooled connection, reused for the next message
+        slow_relay.drop = True
+        with pytest.raises(TransientDelivery, match="after DATA") as raised:
+            await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+    finally:
+        await transport.close()
+    # Not sent again on a fresh connection at once, and the retry waits out the dot.
+    assert slow_relay.received == 2
+    assert raised.value.retry_after is not None and raised.value.retry_after > 590
