@@ -55,6 +55,8 @@ def verify(services: Services, *, mirror: bool = True) -> Verdict:
     settle(services)
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
     path = services.audit.mirror if mirror else None
+    if path is not None and not path.exists():
+        path = None
     with services.db.reading() as session:
         return audit_check.verify(session, keys.publics(), mirror=path)
 

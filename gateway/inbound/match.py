@@ -118,7 +118,7 @@ def preload_threads(
             select(Request)
             .where(Request.id.in_(request_ids))
             .order_by(Request.id)
-            .with_for_update(of=Request)
+            .with_for_update(of=Request, key_share=True)
         )
     )
     return [*recipients, *requests]

@@ -26,6 +26,7 @@ import sqlalchemy as sa
 from alembic import op
 
 from gateway.contract import iso
+from gateway.errors import StorageError
 
 revision = "0005_tlog"
 down_revision = "0004_hostile"
@@ -74,7 +75,7 @@ def _check_chain_and_leaves(conn: sa.engine.Connection) -> list[dict[str, Any]]:
             or prev_hash != prev
             or hashlib.sha256(_CANONICAL.encode(body).encode()).hexdigest() != digest
         ):
-            raise RuntimeError(
+            raise StorageError(
                 f"the audit chain does not verify at entry {expected}: not upgraded. Run "
                 "'hfa audit verify' with the previous release and restore a backup"
             )
@@ -89,7 +90,7 @@ def _check_chain_and_leaves(conn: sa.engine.Connection) -> list[dict[str, Any]]:
         )
         prev, expected = digest, seq + 1
     if (head_seq, head_hash) != (expected - 1, prev):
-        raise RuntimeError(
+        raise StorageError(
             f"the audit chain ends at entry {expected - 1} but its head names entry "
             f"{head_seq}: not upgraded. Run 'hfa audit verify' with the previous release"
         )
