@@ -97,6 +97,9 @@ class Roles:
         self.procs[name] = subprocess.Popen(  # noqa: S603 (our own executable)
             [*HFA, "--log-format", "json", *args],
             env=env,
+            # From the checkout's own directory: ``python -m`` puts the working directory
+            # first on the path, before PYTHONPATH.
+            cwd=self.code,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -371,6 +371,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             capture_output=True,
             timeout=120,
             check=False,
+            cwd=roles.code,
         )
         assert upgrade.returncode == 0, upgrade.stderr[-2000:]
         with psycopg.connect(direct, autocommit=True) as conn:

@@ -218,7 +218,7 @@ async def test_webhook_query_secret_is_never_logged_or_audited(
             audited = [json.dumps(e.details) for e in session.scalars(select(AuditEntry))]
             payloads = [json.dumps(o.payload) for o in session.scalars(select(OutboxItem))]
         assert not any(secret in a for a in audited)
-        audit_file = auditkit.mirror_text(running.services)
+        audit_file = await asyncio.to_thread(auditkit.mirror_text, running.services)
         assert secret not in audit_file
         assert secret not in caplog.text
         # The read-link capability is stored only as a hash (read_links), never in a payload.
