@@ -304,6 +304,18 @@ def gateway_phase(
     }
 
 
+def round_trip_ms(url: str) -> float:
+    """The median time of ``SELECT 1`` on one connection: what a round trip costs."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("SELECT 1")
+        times = []
+        for _ in range(200):
+            started = time.perf_counter()
+            conn.execute("SELECT 1").fetchone()
+            times.append((time.perf_counter() - started) * 1000)
+    return round(sorted(times)[len(times) // 2], 3)
+
+
 def pg(url: str) -> str:
     """A libpq URL as SQLAlchemy's psycopg 3 URL."""
     return url.replace("postgresql://", "postgresql+psycopg://", 1)
@@ -377,6 +389,10 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         with psycopg.connect(direct, autocommit=True) as conn:
             conn.execute("CREATE TABLE bench_scratch (id bigserial PRIMARY KEY, k int, body text)")
         rolekit.wait_until("the latency proxy", lambda: port_open(proxy_port), deadline)
+        result["round_trip_ms"] = {
+            "next door": round_trip_ms(direct),
+            "1 ms away": round_trip_ms(away),
+        }
         ref = {
             label: seven_inserts(urls[label].replace("+psycopg", ""), args.seconds, args.agents)
             for label in ("next door", "1 ms away")
