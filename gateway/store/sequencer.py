@@ -39,6 +39,7 @@ import contextlib
 import fcntl
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -266,24 +267,29 @@ async def run_sequencer(
 ) -> None:
     """Until ``stop``: lead when no other process does, and integrate while leading.
 
-    Every step runs in a thread: on PostgreSQL it waits on the network, on SQLite
-    on the write lock, and neither may stall the worker's event loop.
+    Every step runs in a thread of its own (on PostgreSQL it waits on the network, on
+    SQLite on the write lock, and neither may stall the worker's event loop), not in
+    the loop's shared pool: there it queued behind the worker's own database work,
+    and each entry waited that long for its leaf.
     """
+    loop = asyncio.get_running_loop()
+    thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-sequencer")
     try:
         while not stop.is_set():
             wait = poll_seconds
             try:
-                if not await asyncio.to_thread(sequencer.lead):
+                if not await loop.run_in_executor(thread, sequencer.lead):
                     wait = TAKEOVER_SECONDS
-                elif await asyncio.to_thread(sequencer.step, now()) >= BATCH_LIMIT:
+                elif await loop.run_in_executor(thread, sequencer.step, now()) >= BATCH_LIMIT:
                     # A full batch: more are waiting. Otherwise batches are gathered
                     # for a poll interval, which bounds how many checkpoints are made.
                     continue
             except Exception:
                 log.exception("audit sequencer step failed; trying again")
-                sequencer.let_go()
+                await loop.run_in_executor(thread, sequencer.let_go)
                 wait = TAKEOVER_SECONDS
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stop.wait(), timeout=wait)
     finally:
-        sequencer.let_go()
+        await loop.run_in_executor(thread, sequencer.let_go)
+        thread.shutdown(wait=False)
