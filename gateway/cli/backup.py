@@ -146,6 +146,8 @@ def _copy_lines(source: Path, target: Path, head_seq: int) -> tuple[int, int]:
 def _copy_mirror(source: Path, dest: Path, head_seq: int) -> tuple[int, bool]:
     """Copy the mirror up to ``head_seq``; waits briefly for entries not written yet."""
     if not source.is_file():
+        # An empty mirror still goes in, under its hash: a line added later is refused.
+        (dest / MIRROR).touch()
         return 0, True
     deadline = time.monotonic() + MIRROR_WAIT_SECONDS
     while True:

@@ -159,6 +159,7 @@ async def test_restore_refuses_a_used_data_dir_and_a_changed_backup(
     config = running.services.config
     backup = tmp_path / "backup"
     use_settings(monkeypatch, config)
+    await asyncio.to_thread(auditkit.settle, running.services)
     assert hfa(capsys, "backup", str(backup))[0] == 0
     code, out = hfa(capsys, "backup", str(backup))
     assert code == 2 and "not empty" in out
