@@ -1,8 +1,9 @@
 """Measure the audit log: ``python -m bench.audit [--entries N] [--submits M]``.
 
-1. verify: bulk-generates N chained entries (and their JSON-lines mirror),
-   then times ``audit.verify`` over the database alone and with the mirror.
-2. the chain's cost on filing: files M requests through ``submit.file_request``
+1. verify: bulk-generates N integrated entries (their leaves, a signed
+   checkpoint and their JSON-lines mirror), then times ``audit_check.verify``
+   over the database alone and with the mirror.
+2. the audit log's cost on filing: files M requests through ``submit.file_request``
    (the code behind POST /v1/requests, without HTTP) with the real audit log,
    and M with appends switched off, alternating rounds in the same run.
 """
@@ -17,17 +18,19 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import insert
+from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
 from gateway.config import load_config
 from gateway.contract import iso
 from gateway.intake.filing import file_request
 from gateway.services import Services, build_services
-from gateway.store import audit, audit_check
-from gateway.store.audit import entry_hash
-from gateway.store.audit_check import VERIFY_BATCH, head
-from gateway.store.models import AuditEntry, AuditHead
+from gateway.store import audit, audit_check, merkle, signing
+from gateway.store import checkpoint as notes
+from gateway.store.audit import entry_fields, leaf_hash_hex
+from gateway.store.audit_check import VERIFY_BATCH
+from gateway.store.models import AuditCheckpoint, AuditEntry
+from gateway.store.sequencer import latest_checkpoint
 
 
 class _NoAudit(audit.AuditLog):
@@ -50,19 +53,20 @@ def _services(directory: Path, database_url: str) -> Services:
 def bench_verify(directory: Path, entries: int, database_url: str) -> None:
     services = _services(directory / "verify", database_url)
     mirror = services.config.data_dir / "audit.jsonl"
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
     started = time.perf_counter()
     with services.db.transaction() as session:
-        generate(session, entries, start=datetime(2026, 1, 1, tzinfo=UTC), mirror=mirror)
+        generate(session, entries, start=datetime(2026, 1, 1, tzinfo=UTC), mirror=mirror, keys=keys)
     print(f"generated {entries:,} entries in {time.perf_counter() - started:.1f}s")
     for label, path in (("database only", None), ("database + mirror", mirror)):
         started = time.perf_counter()
         with services.db.reading() as session:
-            verdict = audit_check.verify(session, mirror=path)
+            verdict = audit_check.verify(session, keys.publics(), mirror=path)
         seconds = time.perf_counter() - started
         assert not verdict.problems, verdict.problems
         print(
-            f"verify ({label}): {verdict.entries:,} entries in {seconds:.1f}s = "
-            f"{verdict.entries / seconds:,.0f} entries/s"
+            f"verify ({label}): {verdict.leaves:,} entries in {seconds:.1f}s = "
+            f"{verdict.leaves / seconds:,.0f} entries/s"
         )
     services.close()
 
@@ -92,7 +96,7 @@ def bench_submits(directory: Path, count: int, rounds: int, database_url: str) -
     for label, values in rates.items():
         print(f"submits/s {label}: " + ", ".join(f"{v:,.0f}" for v in values))
     with_, without = (sum(v) / len(v) for v in rates.values())
-    print(f"hash chain cost: {100 * (1 - with_ / without):.1f}% of submit throughput")
+    print(f"audit log cost: {100 * (1 - with_ / without):.1f}% of submit throughput")
 
 
 def main() -> None:
@@ -116,50 +120,58 @@ if __name__ == "__main__":
 
 
 def generate(
-    session: Session, count: int, *, start: datetime, mirror: Path | None = None
-) -> tuple[int, str]:
-    """Append ``count`` synthetic entries in bulk (benchmarks and tests); returns the head.
+    session: Session,
+    count: int,
+    *,
+    start: datetime,
+    keys: signing.LogKeys,
+    mirror: Path | None = None,
+) -> int:
+    """Append ``count`` integrated entries in bulk (benchmarks and tests); returns the tree size.
 
-    Builds the same chain ``append`` would, with one multi-row INSERT per batch.
+    Writes what ``append`` and then the sequencer would: the entries with their
+    leaves, one multi-row INSERT per batch, and a signed checkpoint at the end.
     """
-    seq, prev = head(session)
+    newest = latest_checkpoint(session)
+    edge = (
+        merkle.CompactRange(newest.tree_size, [bytes.fromhex(h) for h in newest.edge])
+        if newest is not None
+        else merkle.CompactRange()
+    )
+    seq = int(session.scalar(select(func.coalesce(func.max(AuditEntry.seq), 0))) or 0)
     fh = mirror.open("a", encoding="utf-8") if mirror is not None else None
     try:
         for batch_start in range(0, count, VERIFY_BATCH):
             rows: list[dict[str, Any]] = []
+            lines: list[str] = []
             for _ in range(min(VERIFY_BATCH, count - batch_start)):
                 seq += 1
                 at = start + timedelta(milliseconds=seq)
                 details = {"outbox_id": seq, "purpose": "request", "to": "lawyer@example.com"}
                 reference = f"HFA-{seq // 3 + 1:05d}"
-                digest = entry_hash(seq, iso(at), "email.sent", reference, "system", details, prev)
-                rows.append(
-                    {
-                        "seq": seq,
-                        "at": at,
-                        "event": "email.sent",
-                        "reference": reference,
-                        "actor": "system",
-                        "details": details,
-                        "prev_hash": prev,
-                        "hash": digest,
-                    }
+                fields = entry_fields(seq, iso(at), "email.sent", reference, "system", details)
+                digest = leaf_hash_hex(fields)
+                row = {**fields, "at": at, "leaf_index": edge.size, "leaf_hash": digest}
+                rows.append(row)
+                lines.append(
+                    json.dumps({"leaf_index": edge.size, **fields}, ensure_ascii=False) + "\n"
                 )
-                prev = digest
+                edge.append(bytes.fromhex(digest))
             session.execute(insert(AuditEntry), rows)
             if fh is not None:
-                fh.write(
-                    "".join(
-                        json.dumps({**r, "at": iso(r["at"])}, ensure_ascii=False) + "\n"
-                        for r in rows
-                    )
-                )
+                fh.write("".join(lines))
     finally:
         if fh is not None:
             fh.close()
-    row = session.get(AuditHead, 1)
-    if row is None:
-        session.add(AuditHead(id=1, seq=seq, hash=prev))
-    else:
-        row.seq, row.hash = seq, prev
-    return seq, prev
+    root = edge.root()
+    note = notes.sign(notes.Checkpoint(keys.origin, edge.size, root), keys.origin, keys.signer)
+    session.add(
+        AuditCheckpoint(
+            tree_size=edge.size,
+            root_hash=root.hex(),
+            at=start,
+            note=note,
+            edge=[h.hex() for h in edge.hashes],
+        )
+    )
+    return edge.size

@@ -88,13 +88,18 @@ class Roles:
     env: dict[str, str]
     logs: Path
     procs: dict[str, subprocess.Popen[bytes]] = field(default_factory=dict)
+    # The checkout whose gateway runs: this one, or another for a before/after.
+    code: Path = ROOT
 
     def start(self, name: str, *args: str, extra: dict[str, str] | None = None) -> None:
         log = (self.logs / f"{name}.log").open("wb")
-        env = {**self.env, **(extra or {}), "PYTHONPATH": str(ROOT)}
+        env = {**self.env, **(extra or {}), "PYTHONPATH": str(self.code)}
         self.procs[name] = subprocess.Popen(  # noqa: S603 (our own executable)
             [*HFA, "--log-format", "json", *args],
             env=env,
+            # From the checkout's own directory: ``python -m`` puts the working directory
+            # first on the path, before PYTHONPATH.
+            cwd=self.code,
             stdout=log,
             stderr=subprocess.STDOUT,
             start_new_session=True,

@@ -12,9 +12,10 @@ import contextlib
 import logging
 import resource
 import socket
-from collections.abc import Iterator
+from collections.abc import Coroutine, Iterator
 from dataclasses import dataclass, field
 from functools import partial
+from typing import Any
 
 import uvicorn
 
@@ -32,7 +33,8 @@ from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
-from gateway.store import heartbeats
+from gateway.store import heartbeats, signing
+from gateway.store.sequencer import Sequencer, run_sequencer
 from gateway.throttle import ConnectionGuard
 
 log = logging.getLogger(__name__)
@@ -130,6 +132,7 @@ class Gateway:
     # The listeners' admission counts, for ops and tests (None until started).
     smtp_guard: ConnectionGuard | None = None
     http_guard: ConnectionGuard | None = None
+    _sequencer_of_worker: Sequencer | None = None
 
     async def start(self) -> None:
         config = self.services.config
@@ -138,7 +141,6 @@ class Gateway:
         # Before anything is served: a process whose keys the others cannot verify
         # must not issue a single reply address.
         await self.services.db.run(self._register)
-        await self.services.db.run(self.services.audit.sync_mirror, self.services.db.engine)
         self._tasks.append(asyncio.create_task(self._heartbeat()))
         if "smtp" in self.roles:
             self.smtp_guard = smtp_admission(config)
@@ -190,7 +192,27 @@ class Gateway:
             self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
             self._tasks.extend(scheduler.start(self.services, self._stop))
+            self._tasks.append(asyncio.create_task(self._sequencer()))
         await self.services.db.run(self._audit_start)
+
+    def _sequencer(self) -> Coroutine[Any, Any, None]:
+        """The audit sequencer: every worker stands by, one per cluster integrates.
+
+        The keys and the interval are read here, so a bad setting stops the start.
+        """
+        services = self.services
+        keys = signing.load_keys(services.config.raw, services.config.data_dir)
+        poll = signing.integrate_seconds(services.config.raw)
+        sequencer = Sequencer(services.db, keys, services.audit.mirror)
+        self._sequencer_of_worker = sequencer
+        return run_sequencer(sequencer, services.clock.now, self._stop, poll)
+
+    def _last_batch(self, sequencer: Sequencer) -> None:
+        try:
+            if sequencer.lead():
+                sequencer.step(self.services.clock.now())
+        finally:
+            sequencer.let_go()
 
     def _keys(self) -> heartbeats.ProcessKeys:
         services = self.services
@@ -288,6 +310,11 @@ class Gateway:
                 await asyncio.wait_for(close_transport(self._mail), timeout=5)
         with contextlib.suppress(Exception):
             await self.services.db.run(self._audit_stop)
+        if self._sequencer_of_worker is not None:
+            # A worker that stops integrates what is committed (its own last entries too),
+            # unless another process leads.
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(self._last_batch, self._sequencer_of_worker)
         with contextlib.suppress(Exception):
             await self.services.db.run(partial(self._beat, stopped=True))
 

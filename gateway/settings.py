@@ -276,4 +276,24 @@ SETTINGS: tuple[Setting, ...] = (
         "How long a failing webhook is retried before it is dead.",
     ),
     Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
+    Setting(
+        "audit_signing_key",
+        "",
+        "Ed25519 keys that sign the audit log's checkpoints (ed25519:<base64 seed>), "
+        "comma-separated, newest last: the newest signs, all verify. Empty: generated once "
+        "into DATA_DIR/audit_signing_key ('hfa audit key --rotate' adds one).",
+        secret=True,
+    ),
+    Setting(
+        "audit_log_origin",
+        "",
+        "The audit log's name in its checkpoints and key. Empty: the public URL's host "
+        "and path followed by /audit.",
+    ),
+    Setting(
+        "audit_integrate_seconds",
+        "0.25",
+        "How often the sequencer integrates newly committed audit entries and signs a "
+        "checkpoint (the longest an entry waits for its leaf, plus one batch).",
+    ),
 )

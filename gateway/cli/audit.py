@@ -1,4 +1,8 @@
-"""``hfa audit tail|verify|anchor``: read the audit log and prove it was not altered."""
+"""``hfa audit tail|verify|proof|anchor|key|mirror``: read the audit log and prove it.
+
+``verify`` only reads; ``mirror`` is the one command here that writes (it copies
+integrated entries that audit.jsonl lacks); ``key --rotate`` adds a signing key.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +10,10 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
-from gateway.cli.common import print_json
+from gateway.cli.common import config_from, print_json
 from gateway.cli.output import (
     EXIT_FAILED,
     EXIT_OK,
@@ -18,8 +23,9 @@ from gateway.cli.output import (
     parse_since,
     when,
 )
-from gateway.services import Services
-from gateway.store import audit, audit_check
+from gateway.store import audit, audit_check, audit_proof, mirror, signing
+from gateway.store import checkpoint as notes
+from gateway.store.audit_check import Verdict
 from gateway.store.models import AuditEntry
 
 SUMMARY_CHARS = 110
@@ -35,9 +41,10 @@ def summary(details: dict[str, Any]) -> str:
 
 
 def line_for(entry: AuditEntry) -> str:
+    leaf = f"@{entry.leaf_index}" if entry.leaf_index is not None else "@-"
     return (
-        f"{when(entry.at)}Z  #{entry.seq:<6} {entry.event:<28} {entry.reference or '-':<11} "
-        f"{entry.actor:<26} {summary(entry.details)}"
+        f"{when(entry.at)}Z  #{entry.seq:<6} {leaf:<8} {entry.event:<28} "
+        f"{entry.reference or '-':<11} {entry.actor:<26} {summary(entry.details)}"
     )
 
 
@@ -54,22 +61,21 @@ def cmd_tail(args: argparse.Namespace) -> int:
     since = parse_since(args.since, services.clock.now()) if args.since else None
     filters: dict[str, Any] = {"reference": args.reference, "event": args.event, "since": since}
 
-    def read(after: int, last: int | None) -> tuple[list[AuditEntry], int]:
-        # The head is read in the same transaction, so following starts exactly after it.
+    def read(after: int, last: int | None) -> list[AuditEntry]:
         with services.db.reading() as session:
-            entries = audit_check.select_entries(session, after_seq=after, last=last, **filters)
-            return entries, audit_check.head(session)[0]
+            return audit_check.select_entries(session, after_seq=after, last=last, **filters)
 
     try:
-        entries, head_seq = read(0, None if since and not args.follow else args.lines)
+        entries = read(0, None if since and not args.follow else args.lines)
         _print(entries, args.json)
         if not args.follow:
             return EXIT_OK
-        # Follow the database, not a file: entries from every gateway process show up.
-        last_seq = max([e.seq for e in entries] + [head_seq])
+        # Follow the database, not a file: entries from every gateway process show up,
+        # as they are written (their leaf follows within a second).
+        last_seq = entries[-1].seq if entries else 0
         while True:
             time.sleep(args.interval)
-            fresh, _ = read(last_seq, None)
+            fresh = read(last_seq, None)
             _print(fresh, args.json)
             if fresh:
                 last_seq = fresh[-1].seq
@@ -79,58 +85,31 @@ def cmd_tail(args: argparse.Namespace) -> int:
         services.close()
 
 
-def _parse_anchor(text: str) -> tuple[int, str]:
-    seq, sep, digest = text.partition(":")
-    if not sep or not seq.isdigit() or len(digest) != 64:
-        raise ValueError(text)
-    return int(seq), digest.lower()
+def _verify_keys(args: argparse.Namespace) -> list[tuple[str, Any]]:
+    config = config_from(args)
+    keys = signing.verifying_keys(config.raw, config.data_dir)
+    for text in args.key or []:
+        keys.append(notes.parse_verifier_key(text))
+    return keys
 
 
-def cmd_verify(args: argparse.Namespace) -> int:
-    try:
-        anchor = _parse_anchor(args.anchor) if args.anchor else None
-    except ValueError:
-        return fail(
-            f"--anchor: expected SEQ:HASH as printed by 'hfa audit anchor', got {args.anchor!r}",
-            EXIT_USAGE,
-        )
-    services = open_database(args)
-    mirror = None if args.no_mirror else services.config.data_dir / "audit.jsonl"
-    if mirror is not None and not mirror.is_file():
-        print(
-            f"note: no JSON-lines mirror at {mirror}; checking the database only", file=sys.stderr
-        )
-        mirror = None
-    started = time.perf_counter()
-    try:
-        if mirror is not None:
-            # Entries committed by a process that died before writing their lines are
-            # copied in first: a mirror that lags is not a tampered one.
-            copied = services.audit.sync_mirror(services.db.engine)
-            if copied:
-                print(
-                    f"note: copied {copied} committed entries the mirror lacked at its end "
-                    "(a process stopped between its commit and its mirror line)",
-                    file=sys.stderr,
-                )
-        with services.db.reading() as session:
-            verdict = audit_check.verify(session, mirror=mirror, anchor=anchor)
-    finally:
-        services.close()
-    seconds = time.perf_counter() - started
-    rate = verdict.entries / seconds if seconds > 0 else 0.0
-    if args.json:
+def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
+    if as_json:
         print_json(
             {
                 "ok": not verdict.problems,
-                "entries": verdict.entries,
-                "head": {"seq": verdict.head_seq, "hash": verdict.head_hash},
+                "leaves": verdict.leaves,
+                "pending": verdict.pending,
+                "checkpoints": verdict.checkpoints,
+                "tree_size": verdict.tree_size,
+                "root": verdict.root.hex(),
                 "mirror_lines": verdict.mirror_lines,
+                "mirror_behind": verdict.mirror_behind,
                 "seconds": round(seconds, 3),
                 "problems": [
                     {
                         "source": p.source,
-                        "seq": p.seq,
+                        "where": p.where,
                         "line": p.line,
                         "kind": p.kind,
                         "detail": p.detail,
@@ -139,40 +118,124 @@ def cmd_verify(args: argparse.Namespace) -> int:
                 ],
             }
         )
-    else:
-        for problem in verdict.problems:
-            print(f"FAILED {problem.describe()}")
-        if not verdict.problems:
-            checked = "database" + (
-                f" and {verdict.mirror_lines} mirror lines" if verdict.mirror_lines else ""
-            )
-            anchored = f"; extends anchor {anchor[0]}" if anchor else ""
-            print(
-                f"OK: {verdict.entries} entries ({checked}) form an unbroken chain{anchored}; "
-                f"head {verdict.head_seq}:{verdict.head_hash}"
-            )
-        print(f"checked in {seconds:.2f}s ({rate:,.0f} entries/s)")
+        return
+    for problem in verdict.problems:
+        print(f"FAILED {problem.describe()}")
+    if verdict.mirror_behind:
+        print(
+            f"note: the mirror lacks the last {verdict.mirror_behind} leaves "
+            "('hfa audit mirror' copies them)",
+            file=sys.stderr,
+        )
+    if not verdict.problems:
+        mirrored = f", {verdict.mirror_lines} mirror lines" if verdict.mirror_lines else ""
+        print(
+            f"OK: {verdict.leaves} leaves and {verdict.checkpoints} signed checkpoints agree"
+            f"{mirrored}; tree size {verdict.tree_size}, root {verdict.root.hex()}"
+            + (f"; {verdict.pending} entries wait for the sequencer" if verdict.pending else "")
+        )
+    rate = verdict.leaves / seconds if seconds > 0 else 0.0
+    print(f"checked in {seconds:.2f}s ({rate:,.0f} entries/s)")
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    saved = None
+    if args.checkpoint:
+        try:
+            saved = Path(args.checkpoint).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            return fail(f"--checkpoint: cannot read {args.checkpoint}: {exc}", EXIT_USAGE)
+    services = open_database(args)
+    try:
+        keys = _verify_keys(args)
+    except notes.CheckpointError as exc:
+        services.close()
+        return fail(f"--key: {exc}", EXIT_USAGE)
+    path = None if args.no_mirror else services.config.data_dir / "audit.jsonl"
+    if path is not None and not path.is_file():
+        print(f"note: no JSON-lines mirror at {path}; checking the database only", file=sys.stderr)
+        path = None
+    started = time.perf_counter()
+    try:
+        with services.db.reading() as session:
+            verdict = audit_check.verify(session, keys, mirror=path, saved=saved)
+    finally:
+        services.close()
+    _report(verdict, time.perf_counter() - started, args.json)
     return EXIT_FAILED if verdict.problems else EXIT_OK
 
 
-def cmd_anchor(args: argparse.Namespace) -> int:
-    services: Services = open_database(args)
+def cmd_proof(args: argparse.Namespace) -> int:
+    services = open_database(args)
     try:
         with services.db.reading() as session:
-            seq, digest = audit_check.head(session)
-            entry = session.get(AuditEntry, seq) if seq else None
-            at = entry.at if entry is not None else None
+            proof = audit_proof.inclusion(session, args.entry, args.size)
+    except audit_proof.ProofUnavailable as exc:
+        return fail(f"no proof: {exc}", EXIT_FAILED)
     finally:
         services.close()
-    if args.json:
-        print_json({"seq": seq, "hash": digest, "at": when(at) + "Z" if at else None})
+    print_json(proof.as_json())
+    return EXIT_OK
+
+
+def cmd_anchor(args: argparse.Namespace) -> int:
+    """Print (or save) the newest signed checkpoint: what 'verify --checkpoint' takes."""
+    services = open_database(args)
+    try:
+        with services.db.reading() as session:
+            newest = audit_proof.newest_note(session)
+    finally:
+        services.close()
+    if newest is None:
+        return fail(
+            "the audit log has no checkpoint yet: start a worker, which signs one", EXIT_FAILED
+        )
+    if args.out:
+        Path(args.out).write_text(newest, encoding="utf-8")
+        print(
+            f"saved the checkpoint to {args.out}; later: hfa audit verify --checkpoint {args.out}"
+        )
     else:
-        print(f"{seq}:{digest}")
+        sys.stdout.write(newest)
+    return EXIT_OK
+
+
+def cmd_key(args: argparse.Namespace) -> int:
+    config = config_from(args)
+    if args.rotate:
+        if config.raw.get("audit_signing_key", "").strip():
+            return fail(
+                "HFA_AUDIT_SIGNING_KEY is set: add a new key at its end to rotate", EXIT_USAGE
+            )
+        count = signing.rotate_stored_key(config.data_dir)
+        print(
+            f"added a signing key: {count} keys, the newest signs (restart the workers)",
+            file=sys.stderr,
+        )
+    keys = signing.load_keys(config.raw, config.data_dir, create=False)
+    verifier = keys.verifier_keys()
+    print(verifier[-1])
+    if args.all:
+        for older in verifier[:-1]:
+            print(older)
+    return EXIT_OK
+
+
+def cmd_mirror(args: argparse.Namespace) -> int:
+    services = open_database(args)
+    path = services.config.data_dir / "audit.jsonl"
+    try:
+        copied = mirror.complete(path, services.db.engine)
+    except ValueError as exc:
+        return fail(str(exc), EXIT_FAILED)
+    finally:
+        services.close()
+    print(f"copied {copied} integrated entries to {path}")
     return EXIT_OK
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("audit", help="tail, verify and anchor the tamper-evident audit log")
+    p = sub.add_parser("audit", help="tail, verify and prove the audit log (a Merkle tree)")
     s = p.add_subparsers(dest="audit_command", required=True, metavar="ACTION")
     tail = s.add_parser("tail", help="show the latest entries; -f follows new ones")
     tail.add_argument("-f", "--follow", action="store_true", help="keep printing new entries")
@@ -183,11 +246,32 @@ def register(sub: Any) -> None:
     tail.add_argument("--json", action="store_true", help="one JSON object per line")
     tail.add_argument("--interval", type=float, default=1.0, help=argparse.SUPPRESS)
     tail.set_defaults(handler=cmd_tail)
-    verify = s.add_parser("verify", help="check the whole hash chain and the JSON-lines mirror")
-    verify.add_argument("--anchor", help="SEQ:HASH from 'hfa audit anchor' the log must extend")
+    verify = s.add_parser(
+        "verify", help="check every leaf, every checkpoint and the mirror (reads only)"
+    )
+    verify.add_argument(
+        "--checkpoint", help="a checkpoint saved by 'hfa audit anchor' the log must still contain"
+    )
+    verify.add_argument(
+        "--key", action="append", help="another verifier key (name+hash+key) to accept; repeatable"
+    )
     verify.add_argument("--no-mirror", action="store_true", help="check the database only")
     verify.add_argument("--json", action="store_true")
     verify.set_defaults(handler=cmd_verify)
-    anchor = s.add_parser("anchor", help="print the head as SEQ:HASH, to keep elsewhere")
-    anchor.add_argument("--json", action="store_true")
+    proof = s.add_parser("proof", help="print an entry's inclusion proof and its signed checkpoint")
+    proof.add_argument("entry", type=int, help="the entry's number (#N in 'hfa audit tail')")
+    proof.add_argument("--size", type=int, help="prove against the checkpoint of this size")
+    proof.set_defaults(handler=cmd_proof)
+    anchor = s.add_parser(
+        "anchor", help="print or save the newest signed checkpoint, to keep elsewhere"
+    )
+    anchor.add_argument("--out", help="write it to this file")
     anchor.set_defaults(handler=cmd_anchor)
+    key = s.add_parser("key", help="print the log's verifier key (for witnesses and auditors)")
+    key.add_argument("--rotate", action="store_true", help="add a new signing key first")
+    key.add_argument(
+        "--all", action="store_true", help="also print the older keys, which still verify"
+    )
+    key.set_defaults(handler=cmd_key)
+    complete = s.add_parser("mirror", help="copy integrated entries audit.jsonl lacks (writes)")
+    complete.set_defaults(handler=cmd_mirror)

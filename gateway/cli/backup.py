@@ -2,10 +2,12 @@
 
 The copy is taken at one moment: the database is copied as a snapshot (SQLite's
 online backup API; ``pg_dump --snapshot`` for PostgreSQL), the audit head is
-read from that same snapshot, and the JSON-lines mirror is copied up to that
-entry and no further. So ``hfa audit verify`` on a restored copy checks the
+newest signed checkpoint is read from that same snapshot (and saved beside it,
+for ``hfa audit verify --checkpoint``), and the JSON-lines mirror is copied up
+to that checkpoint's size and no further. So ``hfa audit verify`` on a restored copy checks the
 mirror against exactly the database it came with. The reply-token keys and the
-webhook secret go along: without them every reply address in flight is refused.
+webhook secret go along: without them every reply address in flight is refused;
+so does the audit log's signing key.
 """
 
 from __future__ import annotations
@@ -29,12 +31,14 @@ from gateway import __version__
 from gateway.cli.common import config_from
 from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
 from gateway.config import Config
+from gateway.store.mirror import leaf_index_of
 
 MANIFEST = "backup.json"
 SQLITE_FILE = "gateway.db"
 PG_DUMP_FILE = "gateway.pgdump"
 MIRROR = "audit.jsonl"
-KEY_FILES = ("secret_keys", "webhook_secret")
+KEY_FILES = ("secret_keys", "webhook_secret", "audit_signing_key")
+CHECKPOINT_FILE = "audit_checkpoint.txt"
 MIRROR_WAIT_SECONDS = 5.0
 
 
@@ -52,10 +56,13 @@ def _sqlite_path(config: Config) -> Path | None:
 
 
 def _head_and_revision(conn: Any) -> tuple[int, str, str]:
-    head = conn.execute("SELECT seq, hash FROM audit_head WHERE id = 1").fetchone()
+    """The newest checkpoint's size and signed note, and the schema revision."""
+    head = conn.execute(
+        "SELECT tree_size, note FROM audit_checkpoints ORDER BY tree_size DESC LIMIT 1"
+    ).fetchone()
     revision = conn.execute("SELECT version_num FROM alembic_version").fetchone()
-    seq, digest = (int(head[0]), str(head[1])) if head else (0, "")
-    return seq, digest, str(revision[0]) if revision else ""
+    size, note = (int(head[0]), str(head[1])) if head else (0, "")
+    return size, note, str(revision[0]) if revision else ""
 
 
 def _backup_sqlite(source: Path, dest: Path) -> tuple[int, str, str]:
@@ -85,7 +92,7 @@ def _backup_postgres(url: str, dest: Path) -> tuple[int, str, str]:
     try:
         with engine.connect() as conn:
             snapshot = conn.execute(text("SELECT pg_export_snapshot()")).scalar_one()
-            seq, digest, revision = _head_and_revision(_Exec(conn))
+            seq, note, revision = _head_and_revision(_Exec(conn))
             # The snapshot lives as long as this transaction: pg_dump runs inside it.
             subprocess.run(  # noqa: S603 (our own arguments; the URL is the operator's setting)
                 [
@@ -103,7 +110,7 @@ def _backup_postgres(url: str, dest: Path) -> tuple[int, str, str]:
             )
     finally:
         engine.dispose()
-    return seq, digest, revision
+    return seq, note, revision
 
 
 class _Exec:
@@ -117,19 +124,19 @@ class _Exec:
 
 
 def _copy_lines(source: Path, target: Path, head_seq: int) -> tuple[int, int]:
-    """Stream the mirror's complete lines up to ``head_seq`` into ``target``: (lines, last seq)."""
+    """Stream the mirror's lines of the first ``head_seq`` leaves into ``target``: (lines, leaves seen)."""
     kept = seen = 0
     with source.open("rb") as src, target.open("wb") as out:
         for line in src:
             if not line.endswith(b"\n"):
                 break  # still being appended: not part of the copy
             try:
-                seq = int(json.loads(line)["seq"])
-            except (ValueError, KeyError, TypeError):
-                seq = None  # kept as found: verify will name it
-            if seq is not None:
-                seen = max(seen, seq)
-                if seq > head_seq:
+                index = leaf_index_of(json.loads(line))
+            except ValueError:
+                index = None  # kept as found: verify will name it
+            if index is not None:
+                seen = max(seen, index + 1)
+                if index >= head_seq:
                     continue
             out.write(line)
             kept += 1
@@ -139,13 +146,15 @@ def _copy_lines(source: Path, target: Path, head_seq: int) -> tuple[int, int]:
 def _copy_mirror(source: Path, dest: Path, head_seq: int) -> tuple[int, bool]:
     """Copy the mirror up to ``head_seq``; waits briefly for entries not written yet."""
     if not source.is_file():
+        # An empty mirror still goes in, under its hash: a line added later is refused.
+        (dest / MIRROR).touch()
         return 0, True
     deadline = time.monotonic() + MIRROR_WAIT_SECONDS
     while True:
         kept, seen = _copy_lines(source, dest / MIRROR, head_seq)
         if seen >= head_seq or time.monotonic() > deadline:
             return kept, seen >= head_seq
-        time.sleep(0.1)  # the mirror is written just after each commit
+        time.sleep(0.1)  # the mirror is written just after each batch
 
 
 def cmd_backup(args: argparse.Namespace) -> int:
@@ -162,12 +171,14 @@ def cmd_backup(args: argparse.Namespace) -> int:
     dest.chmod(0o700)
     try:
         if sqlite_path is not None:
-            seq, digest, revision = _backup_sqlite(sqlite_path, dest)
+            seq, note, revision = _backup_sqlite(sqlite_path, dest)
         else:
-            seq, digest, revision = _backup_postgres(config.database_url, dest)
+            seq, note, revision = _backup_postgres(config.database_url, dest)
     except (OSError, sqlite3.Error, subprocess.CalledProcessError) as exc:
         detail = getattr(exc, "stderr", "") or str(exc)
         return fail(f"backup failed, {dest} is incomplete: {detail.strip()}", EXIT_FAILED)
+    if note:
+        (dest / CHECKPOINT_FILE).write_text(note, encoding="utf-8")
     lines, caught_up = _copy_mirror(config.data_dir / MIRROR, dest, seq)
     for name in KEY_FILES:
         if (config.data_dir / name).is_file():
@@ -181,13 +192,13 @@ def cmd_backup(args: argparse.Namespace) -> int:
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "database": "sqlite" if sqlite_path is not None else "postgresql",
         "schema_revision": revision,
-        "audit_head": {"seq": seq, "hash": digest},
+        "audit_tree_size": seq,
         "mirror_lines": lines,
         "files": files,
     }
     (dest / MANIFEST).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
     (dest / MANIFEST).chmod(0o600)
-    print(f"backup in {dest}: audit head {seq}:{digest}, schema {revision}, {lines} mirror lines")
+    print(f"backup in {dest}: audit tree size {seq}, schema {revision}, {lines} mirror lines")
     if not caught_up and (config.data_dir / MIRROR).is_file():
         print("warning: the mirror lacks entries the database has; verify will say which")
     for name in KEY_FILES:
@@ -220,13 +231,12 @@ def cmd_restore(args: argparse.Namespace) -> int:
         if name != PG_DUMP_FILE:
             shutil.copy2(source / name, target / name)
             (target / name).chmod(0o600)
-    print(f"restored into {target}: audit head {manifest['audit_head']['seq']}")
+    print(f"restored into {target}: audit tree size {manifest['audit_tree_size']}")
     if manifest["database"] == "postgresql":
         print(
             f"now load the database into an empty one, then check:\n"
             f"  pg_restore --no-owner --dbname=<empty database> {source / PG_DUMP_FILE}\n"
-            f"  hfa audit verify --anchor {manifest['audit_head']['seq']}:"
-            f"{manifest['audit_head']['hash']}",
+            f"  hfa audit verify --checkpoint {source / CHECKPOINT_FILE}",
             file=sys.stderr,
         )
     return EXIT_OK

@@ -15,6 +15,8 @@ from typing import Any
 HARNESS = "bench.harness"
 # The paths, named here so that `hfa bench --help` works without the harness.
 PATHS = ("submit", "status", "accepted", "recorded", "outbound", "scale", "memory")
+# Run apart from the table: the roles against PostgreSQL, next door and 1 ms away.
+SCALE_OUT = "scale-out"
 
 
 class HarnessMissing(Exception):
@@ -40,7 +42,25 @@ def _stop_on_sigterm(signum: int, frame: object) -> None:
     raise SystemExit(128 + signum)
 
 
+def cmd_scale_out(args: argparse.Namespace) -> int:
+    """``hfa bench --paths scale-out``: bench/scale_out.py, its JSON on stdout."""
+    try:
+        scale_out = importlib.import_module("bench.scale_out")
+    except ModuleNotFoundError as exc:
+        print(f"hfa: the benchmark harness is missing ({exc.name})", file=sys.stderr)
+        return 2
+    signal.signal(signal.SIGTERM, _stop_on_sigterm)
+    argv = ["--code", args.code] if args.code else []
+    code: int = scale_out.main(argv + (["--keep-logs"] if args.keep else []))
+    return code
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
+    if args.paths and SCALE_OUT in args.paths:
+        if len(args.paths) > 1:
+            print(f"hfa: --paths {SCALE_OUT} runs alone (it needs PostgreSQL)", file=sys.stderr)
+            return 2
+        return cmd_scale_out(args)
     try:
         harness = load_harness()
     except HarnessMissing as exc:
@@ -76,8 +96,14 @@ def register(sub: Any) -> None:
     p.add_argument("--quick", action="store_true", help="short, small runs (under a minute)")
     p.add_argument("--runs", type=int, help="runs to take medians over (default 3; quick 1)")
     p.add_argument(
-        "--paths", nargs="+", choices=PATHS, metavar="PATH", help=f"only these: {', '.join(PATHS)}"
+        "--paths",
+        nargs="+",
+        choices=(*PATHS, SCALE_OUT),
+        metavar="PATH",
+        help=f"only these: {', '.join(PATHS)}; or {SCALE_OUT} alone (PostgreSQL scale-out, "
+        "next door and through a 1 ms latency proxy; HFA_BENCH_PG_ADMIN names the server)",
     )
+    p.add_argument("--code", help=f"{SCALE_OUT}: run the gateway of this checkout instead")
     p.add_argument("--builtin", action="store_true", help="use the built-in load generators only")
     p.add_argument("--work-dir", help="where the data directories go (default: a temp dir)")
     p.add_argument(

@@ -15,6 +15,7 @@ from starlette.routing import BaseRoute, Route
 from gateway import __version__
 from gateway.http.access import AgentAccess
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
+from gateway.http.audit_log import ROUTES as AUDIT_ROUTES
 from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.hot import HotRoutes
 from gateway.http.openapi import build_openapi
@@ -52,6 +53,7 @@ def build_app(
         Route("/openapi.json", openapi, methods=["GET"]),
         *AGENT_ROUTES,
         *OPS_ROUTES,
+        *AUDIT_ROUTES,
         *(extra_routes or []),
     ]
     handlers: Any = EXCEPTION_HANDLERS

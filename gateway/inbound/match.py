@@ -111,7 +111,16 @@ def preload_threads(
         return []
     recipients = list(session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids))))
     request_ids = {recipient.request_id for recipient in recipients}
-    requests = list(session.scalars(select(Request).where(Request.id.in_(request_ids))))
+    # Locked in id order, before any is written: two workers recording replies to the
+    # same threads in one transaction each then wait for each other, never in a cycle.
+    requests = list(
+        session.scalars(
+            select(Request)
+            .where(Request.id.in_(request_ids))
+            .order_by(Request.id)
+            .with_for_update(of=Request, key_share=True)
+        )
+    )
     return [*recipients, *requests]
 
 

@@ -1,11 +1,12 @@
-"""The audit log, write side: typed events appended to a hash chain, mirrored to audit.jsonl.
+"""The audit log, write side: each transaction appends its own entries, sharing no row.
 
-Each entry's hash is SHA-256 over a canonical JSON encoding of the entry and
-the previous entry's hash, so altering, removing, inserting or reordering
-any entry breaks every hash after it. Entries are appended in the same
-transaction as the change they describe; the JSON-lines mirror is written
-after that transaction commits, in seq order whichever process writes it
-(see gateway.store.mirror).
+``AuditLog.append`` inserts one row in the caller's transaction and nothing
+else: no head row, no counter, no lock, so writers on any number of processes
+and hosts run side by side. The database numbers the row (``seq``); the
+sequencer (``gateway.store.sequencer``) later gives each committed entry its
+place in the Merkle tree and signs a checkpoint. An entry's leaf is its
+canonical JSON (``leaf_data``): the fields written here, plus the old chain
+hashes for entries of an earlier release.
 """
 
 from __future__ import annotations
@@ -14,37 +15,28 @@ import hashlib
 import json
 import logging
 import re
-import threading
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import Engine, bindparam, insert, select, update
+from sqlalchemy import bindparam, insert
 from sqlalchemy import event as sa_event
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.expression import TableClause
 
 from gateway.contract import iso
-from gateway.store import mirror
-from gateway.store.models import AuditEntry, AuditHead
-from gateway.store.prepared import Prepared, connection_of, prepared_insert
+from gateway.store.models import AuditEntry
+from gateway.store.prepared import Prepared, connection_of
 
-GENESIS_HASH = "0" * 64
-# Where a transaction keeps the chain head it locked (in Session.info).
-_HEAD = "hfa_audit_head"
 _HOOKED = "hfa_audit_hooked"
-_INSERT_ENTRY = prepared_insert(
-    AuditEntry,
-    ("seq", "at", "event", "reference", "actor", "details", "prev_hash", "hash"),
-    returning_id=False,
-)
-_READ_HEAD = Prepared(
-    select(AuditHead.seq, AuditHead.hash).where(AuditHead.id == 1).with_for_update(),
-    results=(AuditHead.__table__.c.seq.type, AuditHead.__table__.c.hash.type),
-)
-_MOVE_HEAD = Prepared(
-    update(AuditHead)
-    .where(AuditHead.id == 1)
-    .values(seq=bindparam("new_seq"), hash=bindparam("new_hash"))
+_PENDING = "hfa_audit_pending"
+_ENTRIES = cast(TableClause, AuditEntry.__table__)
+# RETURNING seq: the entry's number, in the same round trip as the insert.
+_INSERT_ENTRY = Prepared(
+    insert(_ENTRIES)
+    .values({name: bindparam(name) for name in ("at", "event", "reference", "actor", "details")})
+    .returning(_ENTRIES.c.seq),
+    results=(_ENTRIES.c.seq.type,),
 )
 
 log = logging.getLogger("gateway.audit")
@@ -73,59 +65,60 @@ def canonical(entry: dict[str, Any]) -> bytes:
     return _CANONICAL.encode(entry).encode()
 
 
-def entry_hash(
+def entry_fields(
     seq: int,
     at: str,
     event: str,
     reference: str | None,
     actor: str,
-    details: dict[str, Any],
-    prev_hash: str,
-) -> str:
-    body = {
+    details: Any,
+    prev_hash: str | None = None,
+    digest: str | None = None,
+) -> dict[str, Any]:
+    """An entry as its leaf covers it; chain hashes only for entries of the old chain."""
+    fields: dict[str, Any] = {
         "seq": seq,
         "at": at,
         "event": event,
         "reference": reference,
         "actor": actor,
         "details": details,
-        "prev_hash": prev_hash,
     }
-    return hashlib.sha256(canonical(body)).hexdigest()
+    if prev_hash is not None:
+        fields["prev_hash"] = prev_hash
+        fields["hash"] = digest
+    return fields
+
+
+def leaf_data(fields: dict[str, Any]) -> bytes:
+    """The bytes the tree hashes for an entry: its canonical JSON (without its leaf index)."""
+    return canonical({k: v for k, v in fields.items() if k not in ("leaf_index", "leaf_hash")})
+
+
+def leaf_hash_hex(fields: dict[str, Any]) -> str:
+    return hashlib.sha256(b"\x00" + leaf_data(fields)).hexdigest()
 
 
 def entry_as_json(entry: AuditEntry) -> dict[str, Any]:
-    return {
-        "seq": entry.seq,
-        "at": iso(entry.at),
-        "event": entry.event,
-        "reference": entry.reference,
-        "actor": entry.actor,
-        "details": entry.details,
-        "prev_hash": entry.prev_hash,
-        "hash": entry.hash,
-    }
-
-
-def _move_head(session: Session) -> None:
-    """Write the chain's head once, as the transaction that appended entries commits."""
-    if session.in_nested_transaction():
-        # Only a savepoint is released: the head goes with the outer commit.
-        return
-    head: dict[str, Any] | None = session.info.get(_HEAD)
-    if head is not None and head.get("moved") is False:
-        _MOVE_HEAD.execute(
-            connection_of(session), {"new_seq": head["seq"], "new_hash": head["hash"]}
-        )
-        head["moved"] = True
+    """An entry as audit.jsonl and ``hfa audit tail --json`` print it."""
+    fields = entry_fields(
+        entry.seq,
+        iso(entry.at),
+        entry.event,
+        entry.reference,
+        entry.actor,
+        entry.details,
+        entry.prev_hash,
+        entry.hash,
+    )
+    return {"leaf_index": entry.leaf_index, **fields}
 
 
 class AuditLog:
-    """Appends entries to the chain and mirrors them to a JSON-lines file."""
+    """Appends entries in the caller's transaction; ``mirror`` is this host's audit.jsonl."""
 
     def __init__(self, mirror: Path | None) -> None:
         self.mirror = mirror
-        self._lock = threading.Lock()
 
     def append(
         self,
@@ -137,105 +130,47 @@ class AuditLog:
         reference: str | None = None,
         details: dict[str, Any] | None = None,
     ) -> int:
-        """Add an entry inside the caller's transaction; returns its sequence number.
+        """Add an entry inside the caller's transaction: one INSERT, touching no shared row.
 
-        Plain INSERT/UPDATE statements rather than ORM objects: every write of
-        the gateway appends here, and the unit of work's bookkeeping cost more
-        than the hashing.
+        Returns the entry's number (``seq``), by which ``hfa audit proof`` finds it.
+
+        A prepared statement on the session's connection, not an ORM object: every
+        write of the gateway appends here, and the unit of work's bookkeeping cost
+        more than the insert.
         """
-        # The head is locked and read once per transaction and kept in Session.info as
-        # a plain dict, which a savepoint that is undone puts back as it was.
-        head: dict[str, Any] | None = session.info.get(_HEAD)
-        connection = connection_of(session)
-        if head is None:
-            row = _READ_HEAD.first(connection, {})
-            if row is None:
-                connection.execute(insert(AuditHead).values(id=1, seq=0, hash=GENESIS_HASH))
-                head = {"seq": 0, "hash": GENESIS_HASH}
-            else:
-                head = {"seq": row[0], "hash": row[1]}
-            session.info[_HEAD] = head
         clean = _redact(details or {})
-        at_text = iso(at)
-        seq: int = head["seq"] + 1
-        prev_hash = head["hash"]
-        digest = entry_hash(seq, at_text, event, reference, actor, clean, prev_hash)
-        # A prepared statement on the session's connection: inside the caller's
-        # transaction, without SQLAlchemy's per-call execution cost.
-        _INSERT_ENTRY.execute(
-            connection,
-            {
-                "seq": seq,
-                "at": at,
-                "event": event,
-                "reference": reference,
-                "actor": actor,
-                "details": clean,
-                "prev_hash": prev_hash,
-                "hash": digest,
-            },
+        seq = _INSERT_ENTRY.insert_id(
+            connection_of(session),
+            {"at": at, "event": event, "reference": reference, "actor": actor, "details": clean},
         )
-        # The head row is moved once, just before the transaction commits (_move_head),
-        # not once per entry: a transaction that appends many entries (a batch of
-        # filings, a reply and its receipt) writes it once. Until then it is locked.
-        head["seq"], head["hash"], head["moved"] = seq, digest, False
-        pending: list[dict[str, Any]] = session.info.setdefault("hfa_audit_pending", [])
+        pending: list[tuple[int, str, str | None, str]] = session.info.setdefault(_PENDING, [])
         if not session.info.get(_HOOKED):
             # Once per session, and not "once=True": a savepoint's release also fires
             # after_commit, and the hook must still be there for the real commit.
             session.info[_HOOKED] = True
-            sa_event.listen(session, "before_commit", _move_head)
-            sa_event.listen(session, "after_commit", self._write_pending)
-            sa_event.listen(session, "after_rollback", self._drop_pending)
-        pending.append(
-            {
-                "seq": seq,
-                "at": at_text,
-                "event": event,
-                "reference": reference,
-                "actor": actor,
-                "details": clean,
-                "prev_hash": prev_hash,
-                "hash": digest,
-            }
-        )
+            sa_event.listen(session, "after_commit", _log_pending)
+            sa_event.listen(session, "after_rollback", _drop_pending)
+        pending.append((seq, event, reference, actor))
         return seq
 
-    def _write_pending(self, session: Session) -> None:
-        if session.in_nested_transaction():
-            # Only a savepoint was released: nothing is committed yet.
-            return
-        pending = session.info.pop("hfa_audit_pending", [])
-        for p in pending:
-            # One log line per event, after commit, so a log never shows what was rolled back.
-            log.info(
-                "%s %s by %s",
-                p["event"],
-                p["reference"] or "-",
-                p["actor"],
-                extra={"fields": {k: p[k] for k in ("seq", "event", "reference", "actor")}},
-            )
-        if not pending or self.mirror is None:
-            return
-        try:
-            with self._lock:
-                mirror.write(self.mirror, session.get_bind(), pending)
-        except Exception:
-            # Committed is committed: the next write (or 'hfa audit verify') fills the gap.
-            log.exception("could not write the audit mirror %s", self.mirror)
 
-    def sync_mirror(self, engine: Engine) -> int:
-        """Write every committed entry the mirror lacks (at start, and before verify).
+def _log_pending(session: Session) -> None:
+    if session.in_nested_transaction():
+        # Only a savepoint was released: nothing is committed yet.
+        return
+    for seq, event, reference, actor in session.info.pop(_PENDING, []):
+        # One log line per event, after commit, so a log never shows what was rolled back.
+        log.info(
+            "%s %s by %s",
+            event,
+            reference or "-",
+            actor,
+            extra={"fields": {"seq": seq, "event": event, "reference": reference, "actor": actor}},
+        )
 
-        Returns how many lines were copied from the database.
-        """
-        if self.mirror is None:
-            return 0
-        with self._lock:
-            return mirror.sync(self.mirror, engine)
 
-    def _drop_pending(self, session: Session) -> None:
-        if session.in_nested_transaction():
-            # A savepoint was undone: whoever opened it cuts its own entries back.
-            return
-        session.info.pop("hfa_audit_pending", None)
+def _drop_pending(session: Session) -> None:
+    if session.in_nested_transaction():
+        # A savepoint was undone: whoever opened it cuts its own entries back.
+        return
+    session.info.pop(_PENDING, None)

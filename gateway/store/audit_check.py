@@ -1,30 +1,45 @@
-"""The audit log, read side: the chain head, selecting entries, and verifying the chain.
+"""The audit log, read side: selecting entries and verifying the tree and its checkpoints.
 
-``verify`` recomputes every hash from the database, oldest first, and compares the
-JSON-lines mirror line by line; it names the first entry that was altered, removed,
-inserted or reordered.
+``verify`` never writes. It streams the integrated entries in leaf order,
+recomputes each leaf hash from the entry's content, rebuilds the Merkle tree
+leaf by leaf, and at each checkpoint's size compares the root with the
+checkpoint, whose signature it checks with the log's keys. Every checkpoint
+is recomputed from the same leaves, so each earlier one is a prefix of each
+later one: that is what their consistency means, checked for every pair of
+consecutive checkpoints at once. A checkpoint saved earlier (``saved``) is
+checked the way an outsider would: its signature, then a consistency proof from
+it to the newest checkpoint. The JSON-lines mirror is compared line by line. The
+first fault found in the database, and the first in the mirror, are named with
+the entry, the leaf and what is wrong.
 """
 
 from __future__ import annotations
 
-import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from sqlalchemy import String, select, type_coerce
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from gateway.contract import iso
-from gateway.store.audit import GENESIS_HASH, entry_hash
-from gateway.store.models import AuditEntry, AuditHead
+from gateway.store import checkpoint as notes
+from gateway.store import merkle
+from gateway.store.audit import leaf_hash_hex
+from gateway.store.audit_faults import Problem
+from gateway.store.audit_mirror_check import MirrorCursor
+from gateway.store.models import AuditCheckpoint, AuditEntry
+from gateway.store.sequencer import fields_of
+
+VERIFY_BATCH = 5000
+Keys = Sequence[tuple[str, Ed25519PublicKey]]
 
 
-def head(session: Session) -> tuple[int, str]:
-    """The chain's last link as (seq, hash); (0, GENESIS_HASH) for an empty log."""
-    row = session.get(AuditHead, 1)
-    return (row.seq, row.hash) if row is not None else (0, GENESIS_HASH)
+def tree_size(session: Session) -> int:
+    """The newest checkpoint's size: how many entries are integrated and signed."""
+    size = session.scalar(select(func.max(AuditCheckpoint.tree_size)))
+    return int(size or 0)
 
 
 def select_entries(
@@ -36,7 +51,7 @@ def select_entries(
     since: datetime | None = None,
     last: int | None = None,
 ) -> list[AuditEntry]:
-    """Entries oldest first; ``event`` ending in ``*`` matches a prefix (``email.*``)."""
+    """Entries in the order they were written; ``event`` ending in ``*`` matches a prefix."""
     query = select(AuditEntry).where(AuditEntry.seq > after_seq)
     if reference:
         query = query.where(AuditEntry.reference == reference.strip().upper())
@@ -53,239 +68,190 @@ def select_entries(
     return list(session.scalars(query.order_by(AuditEntry.seq)))
 
 
-@dataclass(frozen=True)
-class Problem:
-    """The first thing wrong with the log, located by seq (and line, in the mirror)."""
-
-    source: str  # database | mirror
-    seq: int | None
-    kind: str  # altered | removed | inserted | reordered | rewritten
-    detail: str
-    line: int | None = None
-
-    def describe(self) -> str:
-        where = f"entry {self.seq}" if self.seq is not None else "the log"
-        if self.line is not None:
-            where += f" (line {self.line} of the mirror)"
-        return f"{self.source}: {where} {self.kind}: {self.detail}"
-
-
 @dataclass
 class Verdict:
-    entries: int = 0
-    head_seq: int = 0
-    head_hash: str = GENESIS_HASH
+    leaves: int = 0
+    pending: int = 0
+    checkpoints: int = 0
+    tree_size: int = 0
+    root: bytes = merkle.EMPTY_ROOT
     mirror_lines: int | None = None
-    # The first fault in the database and the first in the mirror, when there are any.
+    mirror_behind: int = 0
     problems: list[Problem] = field(default_factory=list)
 
 
-class _MirrorCursor:
-    """Walks audit.jsonl in step with the database rows, stopping at the first mismatch."""
-
-    def __init__(self, path: Path) -> None:
-        self.fh = path.open("r", encoding="utf-8")
-        self.line_no = 0
-        self.problem: Problem | None = None
-        self.last_seq = 0
-        self.current: dict[str, Any] | None = None
-        self._advance()
-
-    def _advance(self) -> None:
-        raw = self.fh.readline()
-        if not raw:
-            self.current = None
-            return
-        self.line_no += 1
+def _check_notes(rows: list[AuditCheckpoint], keys: Keys) -> Problem | None:
+    for row in rows:
+        where = f"checkpoint {row.tree_size}"
         try:
-            value = json.loads(raw)
-            if not isinstance(value, dict) or not isinstance(value.get("seq"), int):
-                raise ValueError("no seq")
-            self.current = value
-        except ValueError:
-            self.current = None
-            self.problem = Problem(
-                "mirror", None, "altered", "not a JSON entry with a seq", self.line_no
+            signed = notes.verify(row.note, keys)
+        except notes.CheckpointError as exc:
+            return Problem("checkpoint", where, "altered", str(exc))
+        if signed.size != row.tree_size or signed.root.hex() != row.root_hash:
+            return Problem(
+                "checkpoint", where, "altered", "its size or root differs from the note it signed"
             )
-
-    def feed(self, entry: dict[str, Any]) -> None:
-        if self.problem is not None:
-            return
-        seq = entry["seq"]
-        line = self.current
-        if line is None:
-            self.problem = Problem(
-                "mirror", seq, "removed", f"the mirror ends after line {self.line_no}"
-            )
-        elif line["seq"] == seq:
-            if line != entry:
-                self.problem = Problem(
-                    "mirror", seq, "altered", "differs from the database", self.line_no
-                )
-            self.last_seq = seq
-            self._advance()
-        elif line["seq"] < seq:
-            kind = "reordered" if line["seq"] <= self.last_seq else "inserted"
-            self.problem = Problem(
-                "mirror",
-                line["seq"],
-                kind,
-                f"found where entry {seq} was expected",
-                self.line_no,
-            )
-        elif self._peek_seq() == seq:
-            # The expected entry is on the next line: this line is extra or out of place.
-            moved = line["seq"] == seq + 1
-            self.problem = Problem(
-                "mirror",
-                seq if moved else line["seq"],
-                "reordered" if moved else "inserted",
-                f"line {self.line_no} holds entry {line['seq']}, line {self.line_no + 1} "
-                f"holds entry {seq}",
-                self.line_no,
-            )
-        else:
-            self.problem = Problem(
-                "mirror",
-                seq,
-                "removed",
-                f"not in the mirror: line {self.line_no} holds entry {line['seq']} instead",
-                self.line_no,
-            )
-
-    def _peek_seq(self) -> int | None:
-        position = self.fh.tell()
-        raw = self.fh.readline()
-        self.fh.seek(position)
-        try:
-            value = json.loads(raw) if raw else None
-        except ValueError:
-            return None
-        return value.get("seq") if isinstance(value, dict) else None
-
-    def finish(self, *, complete: bool) -> None:
-        """``complete``: every database entry was fed, so lines left over are extra."""
-        if complete and self.problem is None and self.current is not None:
-            self.problem = Problem(
-                "mirror",
-                self.current["seq"],
-                "inserted",
-                "is beyond the database's last entry",
-                self.line_no,
-            )
-        self.fh.close()
-
-
-VERIFY_BATCH = 5000
-
-
-def _sqlite_iso(stored: str) -> str:
-    """SQLite's ``YYYY-MM-DD HH:MM:SS.ffffff`` (UTC) as :func:`iso` writes it."""
-    if len(stored) == 26 and stored[10] == " ":
-        return f"{stored[:10]}T{stored[11:]}Z"
-    return iso(datetime.fromisoformat(stored).replace(tzinfo=UTC))
-
-
-def _entry_problem(
-    entry: dict[str, Any], expected: int, prev: str, anchor: tuple[int, str] | None
-) -> Problem | None:
-    """What is wrong with one entry read from the database, given the one before it."""
-    seq, digest, prev_hash = entry["seq"], entry["hash"], entry["prev_hash"]
-    if seq != expected:
-        return Problem("database", expected, "removed", f"the next entry is {seq}")
-    content = (entry["at"], entry["event"], entry["reference"], entry["actor"], entry["details"])
-    if entry_hash(seq, *content, prev_hash) != digest:
-        return Problem("database", seq, "altered", "its content does not match its hash")
-    if prev_hash != prev:
-        return Problem(
-            "database",
-            seq,
-            "inserted",
-            f"its prev_hash does not match entry {seq - 1} "
-            "(an entry was inserted, removed or reordered here)",
-        )
-    if anchor is not None and seq == anchor[0] and digest != anchor[1]:
-        return Problem("database", seq, "rewritten", "its hash differs from the anchor")
     return None
 
 
-def _head_problem(
-    verdict: Verdict, last: int, prev: str, anchor: tuple[int, str] | None
-) -> Problem | None:
-    """What is wrong with the head row, once every entry up to ``last`` checked out."""
-    if verdict.head_seq > last:
-        return Problem("database", last + 1, "removed", f"the head names entry {verdict.head_seq}")
-    if verdict.head_seq < last:
-        return Problem("database", verdict.head_seq + 1, "inserted", "is after the head")
-    if verdict.head_hash != prev:
-        return Problem("database", last, "altered", "the head's hash differs")
-    if anchor is not None and anchor[0] > last:
+@dataclass
+class _Saved:
+    """A checkpoint saved earlier, checked as the tree grows past its size."""
+
+    checkpoint: notes.Checkpoint
+    leaves: list[bytes] = field(default_factory=list)
+
+
+def _parse_saved(note: str, keys: Keys) -> tuple[_Saved | None, Problem | None]:
+    try:
+        return _Saved(notes.verify(note, keys)), None
+    except notes.CheckpointError as exc:
+        return None, Problem("saved checkpoint", "the file", "unsigned", str(exc))
+
+
+def _leaf_problem(entry: AuditEntry, expected: int) -> tuple[Problem | None, bytes]:
+    index = entry.leaf_index
+    assert index is not None
+    where = f"entry {entry.seq} (leaf {index})"
+    if index != expected:
+        gap = f"leaves {expected}..{index - 1}" if index - 1 > expected else f"leaf {expected}"
+        return Problem("database", f"{gap}", "removed", f"the next leaf is {index}"), b""
+    digest = leaf_hash_hex(fields_of(entry))
+    if entry.leaf_hash != digest:
         return Problem(
-            "database", anchor[0], "removed", f"the anchor is past the last entry {last}"
-        )
-    return None
+            "database", where, "altered", "its content does not match its leaf hash"
+        ), b""
+    return None, bytes.fromhex(digest)
+
+
+def _root_problem(size: int, start: int, root: bytes, row: AuditCheckpoint) -> Problem | None:
+    if root.hex() == row.root_hash:
+        return None
+    return Problem(
+        "database",
+        f"leaves {start}..{size - 1}",
+        "altered",
+        f"the first {size} leaves do not hash to checkpoint {size}'s root: an entry among "
+        "them was altered, removed, inserted or reordered",
+    )
 
 
 def verify(
-    session: Session, *, mirror: Path | None = None, anchor: tuple[int, str] | None = None
+    session: Session,
+    keys: Keys,
+    *,
+    mirror: Path | None = None,
+    saved: str | None = None,
 ) -> Verdict:
-    """Recompute the chain from the database, oldest first, streaming; stop at the first fault.
-
-    With ``mirror``, each line of the JSON-lines file must be the same entry in the
-    same order. With ``anchor`` (seq, hash) recorded earlier, the entry at that seq
-    must still have that hash, so a chain rewritten from scratch is caught too.
-    """
+    """Check every leaf, every checkpoint, the mirror, and optionally a saved checkpoint."""
     verdict = Verdict()
-    cursor = _MirrorCursor(mirror) if mirror is not None else None
-    cols = AuditEntry.__table__.c
-    # SQLite keeps times as text; reading that text skips two conversions per entry.
-    raw_at = session.get_bind().dialect.name == "sqlite"
-    rows = session.execute(
-        select(
-            cols.seq,
-            type_coerce(cols.at, String) if raw_at else cols.at,
-            cols.event,
-            cols.reference,
-            cols.actor,
-            # Decoded here with the plain decoder, not the JSON type's result processor.
-            type_coerce(cols.details, String),
-            cols.prev_hash,
-            cols.hash,
+    rows = list(session.scalars(select(AuditCheckpoint).order_by(AuditCheckpoint.tree_size)))
+    verdict.checkpoints = len(rows)
+    verdict.pending = int(
+        session.scalar(
+            select(func.count()).select_from(AuditEntry).where(AuditEntry.leaf_index.is_(None))
         )
-        .order_by(cols.seq)
+        or 0
+    )
+    problem = _check_notes(rows, keys)
+    target: _Saved | None = None
+    saved_problem: Problem | None = None
+    if saved is not None:
+        target, saved_problem = _parse_saved(saved, keys)
+    cursor = MirrorCursor(mirror) if mirror is not None else None
+    by_size = {row.tree_size: row for row in rows}
+    edge = merkle.CompactRange()
+    last_checked = 0
+    entries = session.scalars(
+        select(AuditEntry)
+        .where(AuditEntry.leaf_index.is_not(None))
+        .order_by(AuditEntry.leaf_index)
         .execution_options(yield_per=VERIFY_BATCH)
     )
-    prev, expected = GENESIS_HASH, 1
-    problem: Problem | None = None
-    for seq, at, event, reference, actor, details_text, prev_hash, digest in rows:
-        details = json.loads(details_text) if isinstance(details_text, str) else details_text
-        entry = {
-            "seq": seq,
-            "at": _sqlite_iso(at) if raw_at else iso(at),
-            "event": event,
-            "reference": reference,
-            "actor": actor,
-            "details": details,
-            "prev_hash": prev_hash,
-            "hash": digest,
-        }
-        problem = _entry_problem(entry, expected, prev, anchor)
+    for entry in entries:
         if problem is not None:
             break
+        problem, leaf = _leaf_problem(entry, edge.size)
+        if problem is not None:
+            break
+        edge.append(leaf)
+        if target is not None:
+            target.leaves.append(leaf)
         if cursor is not None:
-            cursor.feed(entry)
-        prev, expected = digest, seq + 1
-        verdict.entries += 1
-    rows.close()
-    scanned_all = problem is None
-    verdict.head_seq, verdict.head_hash = head(session)
+            cursor.feed({"leaf_index": entry.leaf_index, **fields_of(entry)})
+        row = by_size.get(edge.size)
+        if row is not None:
+            problem = _root_problem(edge.size, last_checked, edge.root(), row)
+            last_checked = edge.size
+    entries.close()
+    verdict.leaves, verdict.root = edge.size, edge.root()
+    verdict.tree_size = rows[-1].tree_size if rows else 0
     if problem is None:
-        problem = _head_problem(verdict, expected - 1, prev, anchor)
+        problem = _size_problem(edge.size, verdict.tree_size)
     verdict.problems = [problem] if problem is not None else []
+    if target is not None and problem is None:
+        saved_problem = _saved_problem(target, edge.size, rows)
+    if saved_problem is not None:
+        verdict.problems.append(saved_problem)
     if cursor is not None:
-        # After a fault in the database the scan stopped; the mirror is judged up to there.
-        cursor.finish(complete=scanned_all)
-        verdict.mirror_lines = cursor.line_no
+        cursor.finish(complete=problem is None)
+        verdict.mirror_lines, verdict.mirror_behind = cursor.line_no, cursor.behind
         if cursor.problem is not None:
             verdict.problems.append(cursor.problem)
     return verdict
+
+
+def _size_problem(leaves: int, signed: int) -> Problem | None:
+    if leaves < signed:
+        return Problem(
+            "database",
+            f"leaves {leaves}..{signed - 1}",
+            "removed",
+            f"the newest checkpoint covers {signed} leaves, the log holds {leaves}",
+        )
+    if leaves > signed:
+        return Problem(
+            "database",
+            f"leaves {signed}..{leaves - 1}",
+            "inserted",
+            f"no checkpoint covers them (the newest covers {signed})",
+        )
+    return None
+
+
+def _saved_problem(target: _Saved, leaves: int, rows: list[AuditCheckpoint]) -> Problem | None:
+    """The saved checkpoint must be a prefix of the newest one: by a consistency proof."""
+    saved = target.checkpoint
+    where = f"checkpoint {saved.size}"
+    if saved.size > leaves:
+        return Problem(
+            "saved checkpoint",
+            where,
+            "removed",
+            f"covers {saved.size} leaves, the log holds {leaves}",
+        )
+    if saved.size == 0:
+        return None
+    if merkle.root_of(target.leaves[: saved.size]) != saved.root:
+        return Problem(
+            "saved checkpoint",
+            where,
+            "rewritten",
+            f"the log's first {saved.size} leaves no longer hash to the root it signed: "
+            "the log was rewritten since it was saved",
+        )
+    if not rows:
+        return None
+    newest = rows[-1]
+    # What an outsider holding the two signed roots checks: a consistency proof.
+    proof = merkle.consistency_proof(saved.size, target.leaves[: newest.tree_size])
+    if not merkle.verify_consistency(
+        saved.size, newest.tree_size, saved.root, bytes.fromhex(newest.root_hash), proof
+    ):
+        return Problem(
+            "saved checkpoint",
+            where,
+            "rewritten",
+            f"no consistency proof leads from it to checkpoint {newest.tree_size}",
+        )
+    return None

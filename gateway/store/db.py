@@ -1,12 +1,11 @@
 """Engine, transactions and migrations, for SQLite (embedded) and PostgreSQL.
 
-Every write transaction on PostgreSQL takes one advisory lock as its first
-statement. Writes there were serialised anyway (each appends to the audit
-chain, whose head is one row), but the head used to be locked part-way
-through, after the rows the write had touched: two writers could each hold
-what the other waited for, and PostgreSQL aborted one (a deadlock, answered
-451 to a sending MTA). Taken first, the lock orders every writer before it
-touches anything. Claims of work rows skip locked rows and wait for nothing.
+On PostgreSQL, write transactions take no lock of their own and share no
+row: each appends its audit entries as rows of its own (``store.audit``), and
+the sequencer integrates them later. Rows that two writers may both change
+(a request's status, its turn counter) are locked in one order, the request
+first; claims of work rows skip locked rows and wait for nothing. So writers on
+any number of hosts run side by side, and none can wait for another in a cycle.
 
 SQLite runs in WAL mode with ``synchronous=FULL``, so a commit that returned
 is on disk: the SMTP listener relies on that before it answers 250. Write
@@ -52,10 +51,6 @@ Outcomes = list[tuple["asyncio.Future[Any]", Any, BaseException | None]]
 # At most this many writes share one commit, so one batch never holds the loop for long.
 MAX_BATCH = 64
 BUSY_TIMEOUT_MS = 250
-
-# pg_advisory_xact_lock key taken first by every write transaction ("hfa", then 2).
-WRITE_LOCK_KEY = 0x686661_02
-_WRITE_LOCK = text(f"SELECT pg_advisory_xact_lock({WRITE_LOCK_KEY})")
 
 
 def json_text(value: Any) -> str:
@@ -152,8 +147,6 @@ class Database:
         with self._writer_lock.held() if self._writer_lock is not None else nullcontext():
             try:
                 with self._sessions.begin() as session:
-                    if not self.is_sqlite:
-                        session.execute(_WRITE_LOCK)
                     yield session
             except SQLAlchemyError as exc:
                 raise StorageError(f"database error: {type(exc).__name__}") from exc

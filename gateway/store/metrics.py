@@ -14,7 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from gateway.store.models import AuditHead, InboundMessage, OutboxItem, Request, Turn
+from gateway.store.models import AuditCheckpoint, InboundMessage, OutboxItem, Request, Turn
 
 # Seconds from filing to the first human reply: a minute up to a week.
 REPLY_BUCKETS = (60, 300, 900, 3600, 4 * 3600, 12 * 3600, 86400, 3 * 86400, 7 * 86400)
@@ -94,9 +94,9 @@ def render(session: Session, now: datetime) -> str:
     )
     _outbox_metrics(out, session, now)
     _first_reply_histogram(out, session)
-    head = session.get(AuditHead, 1)
-    out.family("hfa_audit_entries", "gauge", "Entries in the audit log (the head's seq).")
-    out.sample("hfa_audit_entries", head.seq if head is not None else 0)
+    size = session.scalar(select(func.max(AuditCheckpoint.tree_size)))
+    out.family("hfa_audit_entries", "gauge", "Entries in the audit log's newest signed checkpoint.")
+    out.sample("hfa_audit_entries", int(size or 0))
     return "\n".join(out.lines) + "\n"
 
 

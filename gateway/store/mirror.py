@@ -1,13 +1,15 @@
-"""The JSON-lines mirror of the audit chain: one file, always in seq order.
+"""audit.jsonl: the integrated entries, one JSON line each, in leaf order, tail-able.
 
-Several processes (the roles, the ops CLI) append to the same file. Each
-holds an exclusive ``flock`` on it while it writes, and writes only entries
-after the file's last line: its own just-committed entries when they follow
-on, or else every committed entry from the database after that line. So the
-file never goes out of order, and an entry whose process died between its
-commit and its line is written by the next one (or by ``sync`` at start and
-before ``hfa audit verify``). Commits themselves are serialised (one lock per
-write transaction), so when entry n is committed every entry before it is too.
+Only the sequencer appends to it, after each batch commits, holding an exclusive
+``flock`` while it writes (``append_batch``); each line carries its
+``leaf_index``. A line is appended only right after the file's last one: if the
+file ends earlier (a sequencer died between its commit and its lines, or led on
+another host), the missing leaves are copied from the database first, so the
+file never goes out of order. ``complete`` does the same on demand (``hfa audit
+mirror``); nothing that verifies ever writes here.
+
+Lines written by releases before the Merkle tree carry no ``leaf_index``: their
+entry ``seq`` n is leaf n - 1.
 """
 
 from __future__ import annotations
@@ -21,10 +23,10 @@ from pathlib import Path
 from typing import IO, Any
 
 from sqlalchemy import Engine, select
-from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
+from gateway.store.audit import entry_fields
 from gateway.store.models import AuditEntry
 
 _TAIL_BYTES = 65536
@@ -61,101 +63,90 @@ def _last_line(fh: IO[bytes]) -> bytes:
     return b""
 
 
-def _last_seq(fh: IO[bytes]) -> int | None:
-    """The last line's seq: 0 for an empty file, None when that line is not an entry."""
+def leaf_index_of(line: Any) -> int | None:
+    """A line's leaf index (old lines: seq - 1); None when the line is not an entry."""
+    if not isinstance(line, dict):
+        return None
+    index = line.get("leaf_index")
+    if isinstance(index, int):
+        return index
+    seq = line.get("seq")
+    if index is None and isinstance(seq, int) and "prev_hash" in line:
+        return seq - 1
+    return None
+
+
+def _next_leaf(fh: IO[bytes]) -> int | None:
+    """The leaf the file's next line should hold: 0 for an empty file; None if unreadable."""
     line = _last_line(fh)
     if not line:
         return 0
     try:
-        value = json.loads(line)
+        index = leaf_index_of(json.loads(line))
     except ValueError:
         return None
-    seq = value.get("seq") if isinstance(value, dict) else None
-    return seq if isinstance(seq, int) else None
+    return None if index is None else index + 1
 
 
-def _line(entry: dict[str, Any]) -> bytes:
+def line_for(entry: dict[str, Any]) -> bytes:
     return (json.dumps(entry, ensure_ascii=False) + "\n").encode()
 
 
-def _from_database(engine: Engine, after: int) -> Iterator[dict[str, Any]]:
+def leaves_from(engine: Engine, start: int) -> Iterator[dict[str, Any]]:
+    """Integrated entries from leaf ``start`` on, as lines, in leaf order."""
     with Session(engine) as session:
         rows = session.scalars(
             select(AuditEntry)
-            .where(AuditEntry.seq > after)
-            .order_by(AuditEntry.seq)
+            .where(AuditEntry.leaf_index >= start)
+            .order_by(AuditEntry.leaf_index)
             .execution_options(yield_per=1000)
         )
         for e in rows:
-            yield {
-                "seq": e.seq,
-                "at": iso(e.at),
-                "event": e.event,
-                "reference": e.reference,
-                "actor": e.actor,
-                "details": e.details,
-                "prev_hash": e.prev_hash,
-                "hash": e.hash,
-            }
+            fields = entry_fields(
+                e.seq, iso(e.at), e.event, e.reference, e.actor, e.details, e.prev_hash, e.hash
+            )
+            yield {"leaf_index": e.leaf_index, **fields}
 
 
-def write(path: Path, bind: Engine | Connection, committed: list[dict[str, Any]]) -> int:
-    """Append ``committed`` (entries in seq order, just committed), filling any gap first.
+def _copy(fh: IO[bytes], engine: Engine, start: int, stop: int | None) -> int:
+    copied = 0
+    batch: list[bytes] = []
+    for entry in leaves_from(engine, start):
+        if stop is not None and entry["leaf_index"] >= stop:
+            break
+        batch.append(line_for(entry))
+        copied += 1
+        if len(batch) >= 1000:
+            fh.write(b"".join(batch))
+            batch.clear()
+    if batch:
+        fh.write(b"".join(batch))
+    return copied
+
+
+def append_batch(path: Path, engine: Engine, start: int, lines: list[dict[str, Any]]) -> int:
+    """Append a just-committed batch (leaves from ``start``), filling any gap before it.
 
     Returns how many lines were copied from the database to fill a gap.
     """
-    engine = bind.engine if isinstance(bind, Connection) else bind
     with _locked(path) as fh:
-        last = _last_seq_seen(path, fh)
-        if last is None:
-            # The last line is not an entry (edited by hand?): verify reports it; keep
-            # appending what this process committed, and copy nothing over it.
-            fh.write(b"".join(_line(e) for e in committed))
+        expected = _next_leaf(fh)
+        if expected is None:
+            # The last line is not an entry (edited by hand?): verify reports it, and
+            # nothing is written after it until someone looks.
+            raise ValueError(f"{path}: its last line is not an audit entry")
+        end = start + len(lines)
+        if expected >= end:
             return 0
-        if committed and committed[-1]["seq"] <= last:
-            return 0  # another process already wrote them
-        if committed and committed[0]["seq"] == last + 1:
-            fh.write(b"".join(_line(e) for e in committed))
-            _remember(path, fh, committed[-1]["seq"])
-            return 0
-        # A gap (or no entries of our own): the database has every committed entry.
-        own = {e["seq"] for e in committed}
-        copied = 0
-        batch: list[bytes] = []
-        for entry in _from_database(engine, last):
-            batch.append(_line(entry))
-            copied += entry["seq"] not in own
-            if len(batch) >= 1000:
-                fh.write(b"".join(batch))
-                batch.clear()
-        if batch:
-            fh.write(b"".join(batch))
+        copied = _copy(fh, engine, expected, start) if expected < start else 0
+        fh.write(b"".join(line_for(e) for e in lines[max(0, expected - start) :]))
         return copied
 
 
-# What this process left at the end of each mirror file: (file identity, last seq).
-# Every commit appends to the mirror; while the file is exactly as this process left
-# it (same inode, size and modification time), its last seq is known without reading
-# the file's tail back. Any other writer changes the size or the time.
-_LEFT: dict[Path, tuple[tuple[int, int, int], int]] = {}
-
-
-def _identity(fh: IO[bytes]) -> tuple[int, int, int]:
-    stat = os.fstat(fh.fileno())
-    return stat.st_ino, stat.st_size, stat.st_mtime_ns
-
-
-def _last_seq_seen(path: Path, fh: IO[bytes]) -> int | None:
-    left = _LEFT.get(path)
-    if left is not None and left[0] == _identity(fh):
-        return left[1]
-    return _last_seq(fh)
-
-
-def _remember(path: Path, fh: IO[bytes], last: int) -> None:
-    _LEFT[path] = (_identity(fh), last)
-
-
-def sync(path: Path, engine: Engine | Connection) -> int:
-    """Bring the mirror up to the database's last committed entry; returns lines copied."""
-    return write(path, engine, [])
+def complete(path: Path, engine: Engine) -> int:
+    """Bring the mirror up to the tree's last leaf (``hfa audit mirror``); lines copied."""
+    with _locked(path) as fh:
+        expected = _next_leaf(fh)
+        if expected is None:
+            raise ValueError(f"{path}: its last line is not an audit entry")
+        return _copy(fh, engine, expected, None)

@@ -259,28 +259,53 @@ class Attachment(Base):
 
 
 class AuditEntry(Base):
-    """One link of the hash chain; ``hash`` covers ``prev_hash`` and the entry."""
+    """One entry of the audit log, written by the transaction whose change it records.
+
+    ``seq`` numbers entries as they are written; ``leaf_index`` is the entry's place
+    in the Merkle tree, set once by the sequencer when it integrates the entry
+    (None until then), with ``leaf_hash`` = SHA-256(0x00 || the entry's canonical
+    JSON). ``xid`` is the writing transaction's id on PostgreSQL (the sequencer's
+    horizon). ``prev_hash`` and ``hash`` are kept only by entries of the hash chain
+    that earlier releases wrote; they are part of those entries' leaves.
+    """
 
     __tablename__ = "audit"
+    __table_args__ = (
+        Index(
+            "ix_audit_pending",
+            "seq",
+            sqlite_where=text("leaf_index IS NULL"),
+            postgresql_where=text("leaf_index IS NULL"),
+        ),
+    )
 
-    seq: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=False)
+    seq: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
     at: Mapped[datetime]
     event: Mapped[str] = mapped_column(String(64), index=True)
     reference: Mapped[str | None] = mapped_column(String(32), index=True)
     actor: Mapped[str] = mapped_column(String(320))
     details: Mapped[dict[str, Any]]
-    prev_hash: Mapped[str] = mapped_column(String(64))
-    hash: Mapped[str] = mapped_column(String(64))
+    xid: Mapped[int | None] = mapped_column(BigInteger)
+    leaf_index: Mapped[int | None] = mapped_column(BigInteger, unique=True)
+    leaf_hash: Mapped[str | None] = mapped_column(String(64))
+    prev_hash: Mapped[str | None] = mapped_column(String(64))
+    hash: Mapped[str | None] = mapped_column(String(64))
 
 
-class AuditHead(Base):
-    """A single row naming the chain's last link; locking it serialises appends."""
+class AuditCheckpoint(Base):
+    """A signed checkpoint: the tree's size and root as of one batch, and the note signed.
 
-    __tablename__ = "audit_head"
+    ``edge`` is the tree's right edge (``merkle.CompactRange``) at that size, so the
+    next batch continues from it without reading the tree back.
+    """
 
-    id: Mapped[int] = mapped_column(Integer, primary_key=True)
-    seq: Mapped[int] = mapped_column(Id)
-    hash: Mapped[str] = mapped_column(String(64))
+    __tablename__ = "audit_checkpoints"
+
+    tree_size: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    root_hash: Mapped[str] = mapped_column(String(64))
+    at: Mapped[datetime]
+    note: Mapped[str] = mapped_column(Text)
+    edge: Mapped[list[str]] = mapped_column(JSON)
 
 
 class ApiKey(Base):

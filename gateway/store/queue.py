@@ -75,11 +75,26 @@ def renew(
     session: Session, model: type[Leased], ids: Sequence[int], *, now: datetime, lease: timedelta
 ) -> int:
     """Push the lease of the still-pending rows ``ids`` to ``now + lease``, never back: a
-    row held longer on purpose (a message waiting for the answer to its dot) stays held."""
+    row held longer on purpose (a message waiting for the answer to its dot) stays held.
+
+    On PostgreSQL a row locked right now is skipped, not waited for: it is this
+    worker's own transaction recording it (done when that commits, renewed at the
+    next round otherwise). Waiting made the renewal, and then the recording behind
+    it, queue on each other.
+    """
     until = now + lease
+    held = model.id.in_(list(ids))
+    if session.get_bind().dialect.name == "postgresql":
+        free = (
+            select(model.id)
+            .where(held, model.state == "pending")
+            .with_for_update(skip_locked=True)
+            .scalar_subquery()
+        )
+        held = model.id.in_(free)
     result = session.execute(
         update(model)
-        .where(model.id.in_(list(ids)), model.state == "pending")
+        .where(held, model.state == "pending")
         .values(lease_until=case((model.lease_until > until, model.lease_until), else_=until))
         .execution_options(synchronize_session=False)
     )

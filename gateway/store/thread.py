@@ -22,6 +22,13 @@ _NEXT_SEQ = "hfa_next_turn_seq"
 _TURN_ROW = ("request_id", "seq", "author", "kind", "at", "body", "data")
 _INSERT_FIRST_TURN = prepared_insert(Turn, _TURN_ROW, returning_id=False)
 _INSERT_TURN = prepared_insert(Turn, _TURN_ROW)
+# The request's row, locked (FOR NO KEY UPDATE, as an UPDATE of it would: rows that only
+# refer to the request still go in): the one row two writers of a thread share. Taken
+# before its turns are counted, so two turns never get one number; a transaction that
+# writes to several threads locks them in id order first (inbound.match.preload_threads).
+_LOCK_REQUEST = Prepared(
+    select(Request.id).where(Request.id == bindparam("request_id")).with_for_update(key_share=True)
+)
 _LAST_SEQ = Prepared(
     select(func.coalesce(func.max(Turn.seq), 0)).where(Turn.request_id == bindparam("request_id"))
 )
@@ -43,6 +50,9 @@ def add_turn(
     seq = next_seq.get(request.id)
     connection = connection_of(session)
     if seq is None:
+        if connection.dialect.name == "postgresql":
+            # SQLite has one writer at a time already.
+            _LOCK_REQUEST.first(connection, {"request_id": request.id})
         last = _LAST_SEQ.first(connection, {"request_id": request.id})
         seq = (last[0] if last else 0) + 1
     next_seq[request.id] = seq + 1

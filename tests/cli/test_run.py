@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -192,13 +194,14 @@ def wait_until(check: Callable[[], object], seconds: float, what: str) -> None:
 
 
 def audit_roles(data_dir: Path) -> list[tuple[str, list[str]]]:
-    lines = (data_dir / "audit.jsonl").read_text().splitlines()
-    entries = [json.loads(line) for line in lines]
-    return [
-        (e["event"], e["details"].get("roles", []))
-        for e in entries
-        if e["event"] in ("gateway.started", "gateway.stopped")
-    ]
+    """Both processes' start and stop entries, read from the database (all are committed;
+    the mirror holds those integrated before the worker stopped)."""
+    with contextlib.closing(sqlite3.connect(data_dir / "gateway.db")) as db:
+        rows = db.execute(
+            "SELECT event, details FROM audit "
+            "WHERE event IN ('gateway.started', 'gateway.stopped') ORDER BY seq"
+        ).fetchall()
+    return [(event, json.loads(details).get("roles", [])) for event, details in rows]
 
 
 def test_serve_runs_the_workers_in_a_second_process_and_stops_both(tmp_path: Path) -> None:

@@ -19,6 +19,7 @@ from gateway.cli import main
 from gateway.config import Config
 from gateway.services import build_services
 from gateway.store import audit_check
+from tests import auditkit
 from tests.conftest import (
     Running,
     _create_postgres_database,
@@ -99,13 +100,13 @@ async def test_backup_restore_verify_and_the_thread_reads_the_same(
     assert code == 0, out
     assert stat.S_IMODE(backup.stat().st_mode) == 0o700
     manifest = json.loads((backup / "backup.json").read_text())
-    # The mirror is cut exactly at the database's head: no entry more, no entry less.
-    assert manifest["mirror_lines"] == manifest["audit_head"]["seq"] > 0
+    # The mirror is cut exactly at the checkpoint: no entry more, no entry less.
+    assert manifest["mirror_lines"] == manifest["audit_tree_size"] > 0
+    live_lines = (await asyncio.to_thread(auditkit.mirror_text, running.services)).count("\n")
     with running.services.db.reading() as session:
-        live_seq, _ = audit_check.head(session)
-    live_lines = (config.data_dir / "audit.jsonl").read_text().count("\n")
-    # Entries written after the snapshot are in the live mirror, and not in the copy.
-    assert live_seq > manifest["audit_head"]["seq"] and live_lines > manifest["mirror_lines"]
+        live_size = audit_check.tree_size(session)
+    # Entries written after the snapshot are in the live log and mirror, and not in the copy.
+    assert live_size > manifest["audit_tree_size"] and live_lines > manifest["mirror_lines"]
 
     # A fresh data directory (and, on PostgreSQL, a fresh database loaded from the dump).
     fresh = tmp_path / "restored"
@@ -123,15 +124,15 @@ async def test_backup_restore_verify_and_the_thread_reads_the_same(
         for name in manifest["files"]:
             if name != "gateway.pgdump":
                 assert stat.S_IMODE((fresh / name).stat().st_mode) == 0o600, name
-        head = f"{manifest['audit_head']['seq']}:{manifest['audit_head']['hash']}"
-        code, out = hfa(capsys, "audit", "verify", "--anchor", head)
+        saved = str(backup / "audit_checkpoint.txt")
+        code, out = hfa(capsys, "audit", "verify", "--checkpoint", saved)
         assert code == 0 and out.startswith("OK:") and "mirror lines" in out, out
 
         restored = config.with_overrides(**overrides)
         after = await read_thread(restored, filed)
         assert after == before
-        # The restored gateway writes on (gateway.started/stopped): the chain still holds.
-        code, out = hfa(capsys, "audit", "verify", "--anchor", head)
+        # The restored gateway writes on (gateway.started/stopped): the log still holds.
+        code, out = hfa(capsys, "audit", "verify", "--checkpoint", saved)
         assert code == 0, out
     finally:
         if new_database:
@@ -158,6 +159,7 @@ async def test_restore_refuses_a_used_data_dir_and_a_changed_backup(
     config = running.services.config
     backup = tmp_path / "backup"
     use_settings(monkeypatch, config)
+    await asyncio.to_thread(auditkit.settle, running.services)
     assert hfa(capsys, "backup", str(backup))[0] == 0
     code, out = hfa(capsys, "backup", str(backup))
     assert code == 2 and "not empty" in out

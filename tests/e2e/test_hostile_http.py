@@ -20,6 +20,7 @@ import pytest
 from sqlalchemy import select, text
 
 from gateway.store.models import AuditEntry, OutboxItem
+from tests import auditkit
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
 
 KEY_ONE = "agent-one-key-0123456789abcdef"
@@ -217,7 +218,7 @@ async def test_webhook_query_secret_is_never_logged_or_audited(
             audited = [json.dumps(e.details) for e in session.scalars(select(AuditEntry))]
             payloads = [json.dumps(o.payload) for o in session.scalars(select(OutboxItem))]
         assert not any(secret in a for a in audited)
-        audit_file = (tmp_path / "audit.jsonl").read_text()
+        audit_file = await asyncio.to_thread(auditkit.mirror_text, running.services)
         assert secret not in audit_file
         assert secret not in caplog.text
         # The read-link capability is stored only as a hash (read_links), never in a payload.

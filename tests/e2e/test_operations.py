@@ -225,7 +225,7 @@ def test_a_killed_workers_claims_are_taken_over_within_30_seconds(roles: Roles, 
         sink.controller.stop()
 
 
-def test_five_processes_writing_the_audit_log_keep_one_ordered_mirror(
+def test_five_processes_write_side_by_side_and_one_sequencer_integrates_them(
     roles: Roles, pg: str
 ) -> None:
     assert hfa(roles, "db", "upgrade").returncode == 0
@@ -240,12 +240,32 @@ def test_five_processes_writing_the_audit_log_keep_one_ordered_mirror(
         "                       details={'writer': sys.argv[1], 'n': n})\n"
         "s.close()\n"
     )
+    # A sequencer beside the writers, as a worker runs it, until all 750 are in.
+    sequencer = (
+        "import time\n"
+        "from gateway.config import load_config\n"
+        "from gateway.services import build_services\n"
+        "from gateway.store import signing\n"
+        "from gateway.store.sequencer import Sequencer\n"
+        "c = load_config()\n"
+        "s = build_services(c)\n"
+        "q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror)\n"
+        "assert q.lead()\n"
+        "done = 0\n"
+        "while done < 750:\n"
+        "    done += q.step(s.clock.now())\n"
+        "    time.sleep(0.05)\n"
+        "q.let_go()\n"
+        "s.close()\n"
+    )
     env = {**roles.env, "PYTHONPATH": str(ROOT)}
     procs = [subprocess.Popen([HFA[0], "-c", writer, str(w)], env=env) for w in range(5)]
-    assert [p.wait(120) for p in procs] == [0] * 5
+    procs.append(subprocess.Popen([HFA[0], "-c", sequencer], env=env))
+    assert [p.wait(120) for p in procs] == [0] * 6
     mirror = Path(roles.env["HFA_DATA_DIR"]) / "audit.jsonl"
-    seqs = [json.loads(line)["seq"] for line in mirror.read_text().splitlines()]
-    assert seqs == list(range(1, 751))
+    lines = [json.loads(line) for line in mirror.read_text().splitlines()]
+    assert [line["leaf_index"] for line in lines] == list(range(750))
+    assert sorted(line["seq"] for line in lines) == list(range(1, 751))
     verified = hfa(roles, "audit", "verify")
     assert verified.returncode == 0, verified.stdout + verified.stderr
     # A real tampering is still caught.

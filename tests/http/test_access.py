@@ -16,6 +16,7 @@ from gateway.cli import main
 from gateway.intake.ratelimit import RateLimits, TokenBucket
 from gateway.services import build_services
 from gateway.store.models import AuditEntry, Request
+from tests import auditkit
 from tests.conftest import LAWYER, REPLY_DOMAIN, Running, SmtpSink, make_config, start_running
 from tests.conftest import stop_running as stop
 
@@ -84,7 +85,7 @@ async def test_keys_from_the_environment_are_required_and_recorded(
             headers={"Authorization": f"Bearer {ok.json()['access_token']}"},
         )
         assert got.status_code == 200
-        assert KEY not in (running.services.config.data_dir / "audit.jsonl").read_text()
+        assert KEY not in await asyncio.to_thread(auditkit.mirror_text, running.services)
     finally:
         await stop(running)
 

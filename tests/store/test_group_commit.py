@@ -18,8 +18,8 @@ from sqlalchemy.orm import Session
 from gateway.errors import InvalidRequest
 from gateway.intake import filing
 from gateway.services import Services, build_services
-from gateway.store import audit_check
 from gateway.store.models import AuditEntry, Request
+from tests import auditkit
 from tests.conftest import make_config
 
 
@@ -59,10 +59,10 @@ async def test_concurrent_writes_share_a_commit_and_fail_alone(tmp_path: Path) -
         # Eleven writes, far fewer commits (one per batch).
         assert 1 <= len(commits) <= 2
 
+        verdict = auditkit.verify(services)
+        assert not verdict.problems, verdict.problems
         with services.db.reading() as session:
             assert session.scalar(select(func.count()).select_from(Request)) == 10
-            verdict = audit_check.verify(session, mirror=tmp_path / "audit.jsonl")
-            assert not verdict.problems, verdict.problems
             events = session.scalars(select(AuditEntry.reference).order_by(AuditEntry.seq))
             assert sorted(set(events), key=str) == references
     finally:
@@ -112,7 +112,6 @@ async def test_a_heavy_write_commits_alone_off_the_loop(tmp_path: Path) -> None:
         assert where["heavy"] != threading.main_thread().name
         # Its own transaction: the light writes shared one without it.
         assert len(commits) == 2
-        with services.db.reading() as session:
-            assert not audit_check.verify(session, mirror=tmp_path / "audit.jsonl").problems
+        assert not auditkit.verify(services).problems
     finally:
         services.close()

@@ -1,0 +1,295 @@
+"""The sequencer: integrates committed entries into the Merkle tree, one signed batch at a time.
+
+One transaction per batch: read the newest checkpoint (its size and the tree's
+right edge), take the committed entries not yet in the tree, give each the next
+leaf index and its leaf hash, and insert the checkpoint of the new size, signed.
+Nothing else is locked: writers keep inserting entries meanwhile.
+
+Exactly once, even with two sequencers by mistake: ``leaf_index`` is unique and a
+checkpoint's size is its primary key, so of two batches that raced, one fails
+and is rolled back; a batch is all or nothing, so a crash leaves no half batch.
+Which entries are committed:
+
+- On PostgreSQL, only entries whose writing transaction id (``xid``, set by the
+  column's default) is below ``pg_snapshot_xmin(pg_current_snapshot())`` of the
+  very statement that selects them. Every transaction below that horizon has
+  ended, so among those rows the statement sees exactly the committed ones and
+  no other can appear later (an aborted writer's rows are never visible, a
+  committed one's are). Entries at or above the horizon wait for a later batch.
+  Entries are found through the partial index of rows with no leaf yet, never
+  through a high-water mark, so an entry that commits late (a long transaction
+  that took a small ``seq``) is integrated when it commits, not skipped. The
+  select is the batch's first statement, so the batch has no transaction id of
+  its own yet and does not hold its own horizon back.
+- On SQLite, the batch is a write transaction (``BEGIN IMMEDIATE``): no other
+  writer is in flight, so every row it sees is committed.
+
+Leadership: one sequencer per cluster is active. On PostgreSQL it holds a
+session advisory lock on a connection of its own (the server drops it the
+moment that connection dies, so another process takes over at its next try,
+within ``TAKEOVER_SECONDS``); on SQLite, an ``flock`` beside the database, which
+the kernel releases with the process. After each batch, the leader appends the
+new leaves to this host's audit.jsonl (``gateway.store.mirror``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import logging
+import os
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy.engine import Connection
+from sqlalchemy.orm import Session
+
+from gateway.contract import iso
+from gateway.store import checkpoint as notes
+from gateway.store import merkle, mirror
+from gateway.store.audit import entry_fields, leaf_hash_hex
+from gateway.store.db import Database
+from gateway.store.models import AuditCheckpoint, AuditEntry
+from gateway.store.signing import LogKeys
+
+log = logging.getLogger(__name__)
+
+# pg_try_advisory_lock key of the active sequencer ("hfa", then 3).
+LEADER_KEY = 0x686661_03
+TAKEOVER_SECONDS = 1.0
+BATCH_LIMIT = 2000
+
+_PENDING_PG = text(
+    "SELECT seq FROM audit WHERE leaf_index IS NULL "
+    "AND xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
+    "ORDER BY seq LIMIT :limit"
+)
+_PENDING_SQLITE = text("SELECT seq FROM audit WHERE leaf_index IS NULL ORDER BY seq LIMIT :limit")
+
+
+@dataclass(frozen=True)
+class Batch:
+    """What one integration added: leaves [start, size) and the checkpoint of ``size``."""
+
+    start: int
+    size: int
+    root: bytes
+    note: str
+    lines: list[dict[str, Any]]
+
+
+def latest_checkpoint(session: Session) -> AuditCheckpoint | None:
+    return session.scalars(
+        select(AuditCheckpoint).order_by(AuditCheckpoint.tree_size.desc()).limit(1)
+    ).first()
+
+
+def fields_of(entry: AuditEntry) -> dict[str, Any]:
+    return entry_fields(
+        entry.seq,
+        iso(entry.at),
+        entry.event,
+        entry.reference,
+        entry.actor,
+        entry.details,
+        entry.prev_hash,
+        entry.hash,
+    )
+
+
+def _edge(session: Session) -> tuple[merkle.CompactRange, list[AuditEntry]]:
+    """The tree's edge at its newest checkpoint, plus leaves integrated after it.
+
+    Leaves past the newest checkpoint exist only after an upgrade (the old chain's
+    entries, given their leaves by the migration): they are folded in and covered
+    by this batch's checkpoint.
+    """
+    newest = latest_checkpoint(session)
+    if newest is None:
+        edge = merkle.CompactRange()
+    else:
+        edge = merkle.CompactRange(newest.tree_size, [bytes.fromhex(h) for h in newest.edge])
+    after = list(
+        session.scalars(
+            select(AuditEntry)
+            .where(AuditEntry.leaf_index >= edge.size)
+            .order_by(AuditEntry.leaf_index)
+        )
+    )
+    for entry in after:
+        if entry.leaf_index != edge.size or entry.leaf_hash is None:
+            raise RuntimeError(f"audit leaf {edge.size} is missing: run 'hfa audit verify'")
+        edge.append(bytes.fromhex(entry.leaf_hash))
+    return edge, after
+
+
+def integrate(
+    session: Session, keys: LogKeys, now: datetime, limit: int = BATCH_LIMIT
+) -> Batch | None:
+    """One batch in the caller's transaction; None when nothing committed is waiting."""
+    pending = _PENDING_PG if session.get_bind().dialect.name == "postgresql" else _PENDING_SQLITE
+    seqs = list(session.scalars(pending, {"limit": limit}))
+    edge, carried = _edge(session)
+    if not seqs and not carried:
+        return None
+    start = edge.size - len(carried)
+    entries = list(
+        session.scalars(select(AuditEntry).where(AuditEntry.seq.in_(seqs)).order_by(AuditEntry.seq))
+    )
+    lines = [{"leaf_index": e.leaf_index, **fields_of(e)} for e in carried]
+    changes = []
+    for entry in entries:
+        fields = fields_of(entry)
+        digest = leaf_hash_hex(fields)
+        changes.append({"s": entry.seq, "i": edge.size, "h": digest})
+        lines.append({"leaf_index": edge.size, **fields})
+        edge.append(bytes.fromhex(digest))
+    if changes:
+        session.connection().execute(
+            update(AuditEntry)
+            .where(AuditEntry.seq == bindparam("s"), AuditEntry.leaf_index.is_(None))
+            .values(leaf_index=bindparam("i"), leaf_hash=bindparam("h")),
+            changes,
+        )
+        # Each entry must have taken its leaf here: one that another sequencer took
+        # meanwhile (two leaders by mistake) makes this batch roll back whole.
+        taken = session.scalar(
+            select(func.count())
+            .select_from(AuditEntry)
+            .where(AuditEntry.leaf_index >= changes[0]["i"], AuditEntry.leaf_index < edge.size)
+        )
+        if taken != len(changes):
+            raise RuntimeError("another sequencer integrated some of these entries")
+    root = edge.root()
+    note = notes.sign(notes.Checkpoint(keys.origin, edge.size, root), keys.origin, keys.signer)
+    session.add(
+        AuditCheckpoint(
+            tree_size=edge.size,
+            root_hash=root.hex(),
+            at=now,
+            note=note,
+            edge=[h.hex() for h in edge.hashes],
+        )
+    )
+    session.flush()
+    return Batch(start, edge.size, root, note, lines)
+
+
+class Sequencer:
+    """Leadership plus the batch loop's steps, for one process."""
+
+    def __init__(self, db: Database, keys: LogKeys, mirror_path: Path | None) -> None:
+        self.db = db
+        self.keys = keys
+        self.mirror_path = mirror_path
+        self._conn: Connection | None = None
+        self._fd: int | None = None
+
+    @property
+    def leading(self) -> bool:
+        return self._conn is not None or self._fd is not None
+
+    def lead(self) -> bool:
+        """Become the cluster's sequencer if no live process is; True while this one is."""
+        if self.leading:
+            return True
+        if self.db.is_sqlite:
+            return self._lead_sqlite()
+        conn = self.db.engine.connect()
+        try:
+            taken = bool(conn.scalar(text("SELECT pg_try_advisory_lock(:k)"), {"k": LEADER_KEY}))
+            conn.commit()
+        except Exception:
+            conn.invalidate()
+            conn.close()
+            raise
+        if not taken:
+            conn.close()
+            return False
+        self._conn = conn
+        log.info("this process is the audit log's sequencer")
+        return True
+
+    def _lead_sqlite(self) -> bool:
+        database = Path(self.db.url.removeprefix("sqlite:///"))
+        fd = os.open(
+            database.with_name(database.name + "-sequencer.lock"), os.O_RDWR | os.O_CREAT, 0o600
+        )
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            return False
+        self._fd = fd
+        return True
+
+    def let_go(self) -> None:
+        if self._conn is not None:
+            # Closed for good, not handed back to the pool: the lock belongs to the
+            # server session, which must end for another process to take over.
+            with contextlib.suppress(Exception):
+                self._conn.invalidate()
+                self._conn.close()
+            self._conn = None
+        if self._fd is not None:
+            os.close(self._fd)
+            self._fd = None
+
+    def step(self, now: datetime) -> int:
+        """Integrate one batch (as leader); how many entries it added."""
+        if self._conn is not None:
+            with Session(bind=self._conn) as session, session.begin():
+                batch = integrate(session, self.keys, now)
+        else:
+            with self.db.transaction() as session:
+                batch = integrate(session, self.keys, now)
+        if batch is None:
+            return 0
+        if self.mirror_path is not None:
+            try:
+                mirror.append_batch(self.mirror_path, self.db.engine, batch.start, batch.lines)
+            except Exception:
+                # Committed is committed: the next batch, or 'hfa audit mirror', fills the gap.
+                log.exception("could not write the audit mirror %s", self.mirror_path)
+        return batch.size - batch.start
+
+
+async def run_sequencer(
+    sequencer: Sequencer,
+    now: Any,
+    stop: asyncio.Event,
+    poll_seconds: float,
+) -> None:
+    """Until ``stop``: lead when no other process does, and integrate while leading.
+
+    Every step runs in a thread of its own (on PostgreSQL it waits on the network, on
+    SQLite on the write lock, and neither may stall the worker's event loop), not in
+    the loop's shared pool: there it queued behind the worker's own database work,
+    and each entry waited that long for its leaf.
+    """
+    loop = asyncio.get_running_loop()
+    thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-sequencer")
+    try:
+        while not stop.is_set():
+            wait = poll_seconds
+            try:
+                if not await loop.run_in_executor(thread, sequencer.lead):
+                    wait = TAKEOVER_SECONDS
+                elif await loop.run_in_executor(thread, sequencer.step, now()) >= BATCH_LIMIT:
+                    # A full batch: more are waiting. Otherwise batches are gathered
+                    # for a poll interval, which bounds how many checkpoints are made.
+                    continue
+            except Exception:
+                log.exception("audit sequencer step failed; trying again")
+                await loop.run_in_executor(thread, sequencer.let_go)
+                wait = TAKEOVER_SECONDS
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=wait)
+    finally:
+        await loop.run_in_executor(thread, sequencer.let_go)
+        thread.shutdown(wait=False)

@@ -1,0 +1,68 @@
+"""Test helpers for the audit log: integrate what is committed, then read or verify it.
+
+Entries reach the tree (and audit.jsonl) when the sequencer's next batch runs.
+``settle`` makes that happen now: it runs a batch itself when no other process
+leads, or waits for the leader (a running gateway's worker) to finish.
+"""
+
+from __future__ import annotations
+
+import time
+
+from sqlalchemy import func, select
+
+from gateway.services import Services
+from gateway.store import audit_check, signing
+from gateway.store.audit_check import Verdict
+from gateway.store.models import AuditEntry
+from gateway.store.sequencer import Sequencer
+
+SETTLE_SECONDS = 20.0
+
+
+def _pending(services: Services) -> int:
+    with services.db.reading() as session:
+        count = session.scalar(
+            select(func.count()).select_from(AuditEntry).where(AuditEntry.leaf_index.is_(None))
+        )
+    return int(count or 0)
+
+
+def settle(services: Services) -> None:
+    """Integrate every committed entry (and write its mirror line) before returning."""
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
+    sequencer = Sequencer(services.db, keys, services.audit.mirror)
+    deadline = time.monotonic() + SETTLE_SECONDS
+    try:
+        while True:
+            if sequencer.lead():
+                # On PostgreSQL a batch waits for every older transaction of the cluster
+                # to end (the horizon), so one step may find nothing yet.
+                sequencer.step(services.clock.now())
+                if not _pending(services):
+                    return
+            elif not _pending(services):
+                # The leader integrated everything; its mirror lines follow its commit.
+                time.sleep(0.2)
+                return
+            assert time.monotonic() < deadline, "the audit sequencer did not integrate in time"
+            time.sleep(0.05)
+    finally:
+        sequencer.let_go()
+
+
+def verify(services: Services, *, mirror: bool = True) -> Verdict:
+    settle(services)
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
+    path = services.audit.mirror if mirror else None
+    if path is not None and not path.exists():
+        path = None
+    with services.db.reading() as session:
+        return audit_check.verify(session, keys.publics(), mirror=path)
+
+
+def mirror_text(services: Services) -> str:
+    settle(services)
+    path = services.audit.mirror
+    assert path is not None
+    return path.read_text(encoding="utf-8") if path.exists() else ""

@@ -1,0 +1,222 @@
+"""The sequencer: committed entries integrated exactly once, rolled-back ones never, one leader."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+from sqlalchemy import func, insert, select
+from sqlalchemy.orm import Session
+
+from gateway.services import Services
+from gateway.store import signing
+from gateway.store.models import AuditCheckpoint, AuditEntry
+from gateway.store.sequencer import Sequencer, integrate
+from tests import auditkit
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def append(services: Services, n: int) -> None:
+    with services.db.transaction() as session:
+        services.audit.append(session, "test.entry", at=services.clock.now(), details={"n": n})
+
+
+def sequencer_of(services: Services) -> Sequencer:
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
+    return Sequencer(services.db, keys, services.audit.mirror)
+
+
+def leaves(services: Services) -> list[tuple[int, int | None]]:
+    with services.db.reading() as session:
+        rows = session.execute(
+            select(AuditEntry.seq, AuditEntry.leaf_index).order_by(AuditEntry.seq)
+        )
+        return [(seq, leaf) for seq, leaf in rows]
+
+
+def test_a_rolled_back_transaction_is_never_integrated(services: Services) -> None:
+    append(services, 1)
+    with pytest.raises(RuntimeError), services.db.transaction() as session:
+        services.audit.append(session, "test.undone", at=services.clock.now())
+        raise RuntimeError("the business transaction fails after its entry")
+    append(services, 2)
+    verdict = auditkit.verify(services)
+    assert verdict.problems == [] and verdict.leaves == 2
+    assert "test.undone" not in auditkit.mirror_text(services)
+    assert [leaf for _seq, leaf in leaves(services)] == [0, 1]
+
+
+@pytest.mark.postgres
+def test_on_postgres_an_entry_waits_until_every_older_transaction_has_ended(
+    services: Services,
+) -> None:
+    if services.db.is_sqlite:
+        pytest.skip("the transaction-id horizon is PostgreSQL's")
+    sequencer = sequencer_of(services)
+    assert sequencer.lead()
+    try:
+        with services.db.engine.connect() as older:
+            # An older transaction, still open, that has written an entry (and has an xid).
+            older.execute(
+                insert(AuditEntry).values(
+                    at=services.clock.now(), event="test.older", actor="system", details={}
+                )
+            )
+            append(services, 1)  # committed after it started: a younger xid
+            assert sequencer.step(services.clock.now()) == 0
+            older.rollback()
+        assert _steps_until_integrated(services, sequencer) == 1
+    finally:
+        sequencer.let_go()
+    assert [event for event in _events_in_tree(services)] == ["test.entry"]
+
+
+def _steps_until_integrated(services: Services, sequencer: Sequencer) -> int:
+    """Steps until one integrates something (the cluster's other transactions, in other
+    databases too, can hold the horizon back for a moment); what it integrated."""
+    for _ in range(100):
+        done = sequencer.step(services.clock.now())
+        if done:
+            return done
+        time.sleep(0.1)
+    return 0
+
+
+def _events_in_tree(services: Services) -> list[str]:
+    with services.db.reading() as session:
+        return list(
+            session.scalars(
+                select(AuditEntry.event)
+                .where(AuditEntry.leaf_index.is_not(None))
+                .order_by(AuditEntry.leaf_index)
+            )
+        )
+
+
+def test_a_late_commit_with_a_smaller_number_is_integrated_not_skipped(
+    services: Services,
+) -> None:
+    if services.db.is_sqlite:
+        pytest.skip("SQLite has one writer at a time: no commit overtakes another")
+    sequencer = sequencer_of(services)
+    assert sequencer.lead()
+    try:
+        with services.db.engine.connect() as slow:
+            slow.execute(
+                insert(AuditEntry).values(
+                    at=services.clock.now(), event="test.slow", actor="system", details={}
+                )
+            )
+            append(services, 1)  # a larger seq, committed first
+            sequencer.step(services.clock.now())
+            slow.commit()
+        for _ in range(50):
+            if sequencer.step(services.clock.now()):
+                break
+            time.sleep(0.1)
+    finally:
+        sequencer.let_go()
+    assert sorted(_events_in_tree(services)) == ["test.entry", "test.slow"]
+    assert auditkit.verify(services).problems == []
+
+
+def test_one_sequencer_leads_and_another_takes_over_when_it_lets_go(services: Services) -> None:
+    first, second = sequencer_of(services), sequencer_of(services)
+    try:
+        assert first.lead()
+        assert not second.lead()
+        first.let_go()
+        # The server drops the lock as the first one's session ends, a moment later.
+        tries = 0
+        while not second.lead():
+            tries += 1
+            assert tries < 20, "the second never took over"
+            time.sleep(0.1)
+    finally:
+        first.let_go()
+        second.let_go()
+
+
+LEADER = """
+import sys, time
+from gateway.config import load_config
+from gateway.services import build_services
+from gateway.store import signing
+from gateway.store.sequencer import Sequencer
+c = load_config()
+s = build_services(c)
+q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror)
+assert q.lead()
+print("leading", flush=True)
+time.sleep(600)
+"""
+
+
+def test_a_sequencer_killed_is_replaced_at_the_next_try(services: Services) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
+    env.update({f"HFA_{k.upper()}": v for k, v in services.config.raw.items()})
+    env["PYTHONPATH"] = str(ROOT)
+    leader = subprocess.Popen(
+        [sys.executable, "-c", LEADER], env=env, stdout=subprocess.PIPE, text=True
+    )
+    standby = sequencer_of(services)
+    try:
+        assert leader.stdout is not None and leader.stdout.readline().strip() == "leading"
+        assert not standby.lead()
+        os.kill(leader.pid, signal.SIGKILL)
+        leader.wait(10)
+        # The lock dies with the process: the standby's next tries take over (each try is
+        # what run_sequencer does every TAKEOVER_SECONDS).
+        tries = 0
+        while not standby.lead():
+            tries += 1
+            assert tries < 20, "the standby never took over"
+            time.sleep(0.1)
+        append(services, 1)
+        assert _steps_until_integrated(services, standby) == 1
+    finally:
+        standby.let_go()
+        if leader.poll() is None:
+            leader.kill()
+            leader.wait(10)
+
+
+def test_two_batches_racing_integrate_each_entry_once(services: Services) -> None:
+    """Leadership aside (two leaders by mistake), the constraints keep each entry once."""
+    if services.db.is_sqlite:
+        pytest.skip("SQLite runs one write transaction at a time")
+    for n in range(5):
+        append(services, n)
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
+    outcomes: list[str] = []
+
+    def batch(hold: float) -> None:
+        with Session(services.db.engine) as session:
+            try:
+                with session.begin():
+                    integrate(session, keys, services.clock.now())
+                    time.sleep(hold)
+                outcomes.append("committed")
+            except Exception as exc:
+                outcomes.append(type(exc).__name__)
+
+    # The first holds its batch open; the second reads the same entries meanwhile.
+    first = threading.Thread(target=batch, args=(1.0,))
+    second = threading.Thread(target=batch, args=(0.0,))
+    first.start()
+    time.sleep(0.2)
+    second.start()
+    for t in (first, second):
+        t.join(60)
+    assert outcomes.count("committed") == 1, outcomes
+    with services.db.reading() as session:
+        assert session.scalar(select(func.count()).select_from(AuditCheckpoint)) == 1
+    assert [leaf for _seq, leaf in leaves(services)] == [0, 1, 2, 3, 4]
+    assert auditkit.verify(services).problems == []
