@@ -1,0 +1,185 @@
+"""The quick-reply links: their keyword decides, and what is typed under the prompt counts.
+
+A link opens a mail with the subject "APPROVE [HFA-00001]" and a body of the
+keyword, a blank line and a prompt ("Notes (optional):"). The keyword and the
+reference tag are language-neutral; they are the only subject that decides
+anything. What the lawyer types under the prompt is read with the same rules as
+typed text: under APPROVE, a limit or any other instruction makes the approval
+conditional (the notes are its conditions), and a contradiction, a "NOT", a
+hold-back or a question makes it no decision. A blank APPROVE WITH CONDITIONS
+promises conditions it does not give: no decision.
+
+The keywords and prompts are those of ``gateway.outbound.quickreply`` (a test
+keeps the two in step); this package may not import the outbound side.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from gateway.replies.empty import is_no_answer
+from gateway.replies.holdback import asks, held_back, taken_back
+from gateway.replies.kinds import Decision, DecisionKind
+from gateway.replies.language import identify
+from gateway.replies.lexicon import LEXICON
+from gateway.replies.negation import has_negated_approval, is_negator
+from gateway.replies.phrases import find, merged_index
+from gateway.replies.words import list_item, sentence_spans, words
+
+WITH_CONDITIONS = "APPROVE WITH CONDITIONS"
+NEUTRAL_KEYWORDS: dict[str, DecisionKind] = {
+    WITH_CONDITIONS: DecisionKind.APPROVAL,
+    "APPROVE": DecisionKind.APPROVAL,
+    "REJECT": DecisionKind.REJECTION,
+    "QUESTION": DecisionKind.QUESTION,
+    "DECLINE": DecisionKind.DECLINE,
+    "I'M ON IT": DecisionKind.ACKNOWLEDGE,
+    "I’M ON IT": DecisionKind.ACKNOWLEDGE,
+}
+# The first line of each link's prompt, under which the lawyer types.
+PROMPTS: dict[str, str] = {
+    "APPROVE": "Notes (optional):",
+    WITH_CONDITIONS: "Conditions (one per line, each starting with -):",
+    "REJECT": "Reasons, or what to do instead:",
+    "QUESTION": "What I need to know first:",
+    "DECLINE": "Why (optional):",
+    "I'M ON IT": "I have read this and expect to answer by:",
+}
+_SUBJECT = re.compile(
+    r"^\s*(?:(?:re|aw|antw|antwort|sv|vs|r|rif|ref|réf|tr|wg|fw|fwd|odp|ynt|回复|答复)\s?"
+    r"(?:\[\d{1,4}\])?\s?[:：]\s*)*"
+    r"(" + "|".join(re.escape(k) for k in NEUTRAL_KEYWORDS) + r")"
+    r"\s*\[[A-Za-z][A-Za-z0-9]{0,15}-\d{1,12}\]\s*$",
+    re.IGNORECASE,
+)
+_UNFILLED = frozenset({"-", "*", "•"})
+_MAX_NOTES = 4000
+
+# Reads typed text (``decision.read_typed``), handed in to keep the modules acyclic.
+ReadTyped = Callable[[str], Decision]
+
+
+def subject_keyword(subject: str | None) -> str | None:
+    """The keyword of a quick-reply subject ("Re: APPROVE [HFA-00001]"), else None."""
+    match = _SUBJECT.match((subject or "")[:300])
+    return _canonical(match.group(1)) if match else None
+
+
+def _canonical(keyword: str) -> str:
+    upper = keyword.upper().replace("’", "'")
+    return upper if upper in NEUTRAL_KEYWORDS else keyword
+
+
+def read_quick_reply(new_text: str, subject: str | None, read_typed: ReadTyped) -> Decision | None:
+    """The decision of a quick-reply answer, or None when the reply is not one."""
+    from_subject = subject_keyword(subject)
+    lines = new_text.split("\n")
+    first = next((n for n, line in enumerate(lines) if line.strip()), None)
+    opening = lines[first].strip().strip("*_ ").replace("’", "'") if first is not None else ""
+    in_body = opening if opening in NEUTRAL_KEYWORDS else None
+    rest = "\n".join(lines[first + 1 :]) if in_body and first is not None else new_text
+    if from_subject is None:
+        if in_body is None or PROMPTS.get(in_body, "\0") not in rest:
+            return None
+        keyword = in_body
+    elif in_body is not None and in_body != from_subject:
+        # The link's first line overwritten with another keyword: which one was meant?
+        said = f"{in_body} / {from_subject}"
+        return Decision(None, said, ambiguous=True, because=said)
+    else:
+        keyword = from_subject
+    return _read_notes(keyword, _notes(rest, keyword), read_typed)
+
+
+def _notes(rest: str, keyword: str) -> str:
+    """What the lawyer typed under the prompt, without the prompt and its empty items."""
+    prompt = PROMPTS.get(keyword.replace("’", "'"), "")
+    kept: list[str] = []
+    for line in rest.split("\n"):
+        stripped = line.strip()
+        if prompt and stripped.startswith(prompt):
+            stripped = stripped[len(prompt) :].strip()
+        if stripped in _UNFILLED or not stripped:
+            if kept and kept[-1]:
+                kept.append("")
+            continue
+        kept.append(stripped)
+    return "\n".join(kept).strip()[:_MAX_NOTES]
+
+
+def _read_notes(keyword: str, notes: str, read_typed: ReadTyped) -> Decision:
+    kind = NEUTRAL_KEYWORDS[keyword]
+    tapped = Decision(kind, keyword, read_from="quick_reply", because=keyword)
+    if keyword == WITH_CONDITIONS:
+        return _with_conditions(notes)
+    if not notes or is_no_answer(notes):
+        return tapped
+    typed = read_typed(notes)
+    if kind is not DecisionKind.APPROVAL:
+        # Reasons under REJECT, DECLINE, QUESTION: they cannot approve.
+        if typed.kind is DecisionKind.APPROVAL or typed.answer == "yes":
+            return Decision(None, keyword, ambiguous=True, because=typed.because or notes[:300])
+        return tapped
+    return _approve_notes(notes, typed)
+
+
+def _with_conditions(notes: str) -> Decision:
+    items = [list_item(line) or line for line in notes.split("\n") if line.strip()]
+    if not items:
+        return Decision(None, WITH_CONDITIONS, ambiguous=True, because=WITH_CONDITIONS)
+    stop = _stop(notes, negation_vetoes=False)
+    if stop is not None:
+        return Decision(None, WITH_CONDITIONS, ambiguous=True, because=stop)
+    return Decision(
+        DecisionKind.APPROVAL, WITH_CONDITIONS, conditions=tuple(i[:2000] for i in items[:50]),
+        read_from="keyword", because=notes[:300],
+    )  # fmt: skip
+
+
+def _approve_notes(notes: str, typed: Decision) -> Decision:
+    if typed.ambiguous or typed.kind not in (None, DecisionKind.APPROVAL):
+        return Decision(None, "APPROVE", ambiguous=True, because=typed.because or notes[:300])
+    stop = _stop(notes, negation_vetoes=True)
+    if stop is not None:
+        return Decision(None, "APPROVE", ambiguous=True, because=stop)
+    if typed.kind is DecisionKind.APPROVAL:
+        # "Approved, go ahead." typed over the link's body: the typed approval, as read.
+        return typed
+    conditions = typed.conditions or tuple(
+        sentence
+        for start, end in sentence_spans(notes)
+        if (sentence := notes[start:end].strip()) and not is_no_answer(sentence)
+    )
+    return Decision(
+        DecisionKind.APPROVAL, "APPROVE", conditions=conditions[:50],
+        read_from="keyword" if conditions else "quick_reply", because=notes[:300],
+    )  # fmt: skip
+
+
+def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
+    """What in the notes makes the approval no decision."""
+    found = words(notes)
+    stop = asks(notes) or taken_back(notes, found, 0) or held_back(notes, found, 0, identify(notes))
+    if stop is not None or not negation_vetoes:
+        return stop
+    if has_negated_approval(notes):
+        return notes.strip()[:300]
+    for start, end in sentence_spans(notes):
+        sentence = notes[start:end]
+        if re.search(r"\bNOT\b", sentence) or _opens_with_negation(sentence):
+            return sentence.strip()[:300]
+    return None
+
+
+def _opens_with_negation(sentence: str) -> bool:
+    """ "NOT the full amount", "Do not pay", "Nicht den vollen Betrag": a contradiction.
+    A negation later in the sentence is part of a limit ("liability shall not exceed")."""
+    found = words(sentence)[:3]
+    markers = merged_index("conditions")
+    for position, word in enumerate(found):
+        if find(found[position : position + 1], markers) is not None:
+            return False
+        if is_negator(word.text, everywhere=True) or word.text in LEXICON.negated_forms:
+            return True
+    return False
