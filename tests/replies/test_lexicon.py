@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import DecisionKind, read_decision
+from gateway.replies import DecisionKind, decide_answer, read_decision
 from gateway.replies.lexicon import LANGUAGES, LEXICON
+from tests.replies.adversarial import NDA
 from tests.replies.lexicon_cases import CASES
 
 _EXPECTED = {
@@ -23,7 +24,8 @@ _TABLE = [
 
 @pytest.mark.parametrize(("language", "category", "text"), _TABLE)
 def test_reply_is_read_right(language: str, category: str, text: str) -> None:
-    decision = read_decision(text, None)
+    # A yes/no answers the ask: here, whether to sign (so "Yes." approves signing).
+    decision = decide_answer(read_decision(text, None), NDA)
     if category == "negation":
         assert decision.kind is not DecisionKind.APPROVAL, decision
     else:
