@@ -97,7 +97,17 @@ _STOPWORDS = frozenset(
 
 def decide_answer(decision: Decision, ask: Ask) -> Decision:
     """A yes/no answer made a decision where the ask is, unmistakably, whether to carry
-    out the proposed action; otherwise the decision as read (the answer kept as data)."""
+    out the proposed action; otherwise the decision as read (the answer kept as data).
+
+    An approval (or a yes) whose own words forbid the action ("Approved, but do not
+    sign", the action being "Sign the NDA") is no decision, whatever it was read from.
+    """
+    approving = decision.kind is DecisionKind.APPROVAL or decision.answer == "yes"
+    forbidding = _forbids_action(decision, ask) if approving else None
+    if forbidding is not None:
+        return Decision(
+            None, decision.trigger, ambiguous=True, because=forbidding, language=decision.language
+        )
     if decision.kind is not None or decision.answer is None or decision.ambiguous:
         return decision
     if not asks_whether_to_act(ask):
@@ -124,6 +134,21 @@ def asks_whether_to_act(ask: Ask) -> bool:
         return False
     shared = ({w for w in rest if w not in _STOPWORDS}) & set(action[1:])
     return bool(shared)
+
+
+def _forbids_action(decision: Decision, ask: Ask) -> str | None:
+    """The lawyer's words that say not to do the action's verb, if any."""
+    action = _words(ask.proposed_action or "")
+    if not action or len(action[0]) < 3:
+        return None
+    verb = re.compile(
+        rf"\b(?:not|never|n't|no)\s+(?:\w+\s+){{0,2}}{re.escape(_stem(action[0]))}\w*",
+        re.IGNORECASE,
+    )
+    for said in (*decision.conditions, decision.because or ""):
+        if verb.search(said.replace("’", "'").replace("n't", " n't")):
+            return said[:300]
+    return None
 
 
 def _words(text: str) -> list[str]:

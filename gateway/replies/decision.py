@@ -34,13 +34,13 @@ from gateway.replies.answer import decide_answer
 from gateway.replies.conditions import read_conditions
 from gateway.replies.errors import ReplyError
 from gateway.replies.holdback import asks, held_back, sentence_at, taken_back
-from gateway.replies.kinds import KIND, NO_DECISION, Ask, Decision, DecisionKind
+from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
 from gateway.replies.phrases import find, own_index
 from gateway.replies.quick import NEUTRAL_KEYWORDS, read_quick_reply
-from gateway.replies.statement import Lead, agreed, leading
+from gateway.replies.statement import Lead, agreed, kinds_in, leading
 from gateway.replies.words import Word, is_question, matches_at, sentence_spans, words
 
 __all__ = ["Ask", "Decision", "DecisionKind", "decide_answer", "decision_region", "read_decision"]
@@ -155,7 +155,7 @@ def _declined(region: str, found: list[Word]) -> Decision | None:
     """A decline said naturally ("Not my area", "ask Tom instead"), with no approval."""
     for code in identify(region):
         hit = find(found, own_index(code, "decline_phrases"))
-        if hit is not None and DecisionKind.APPROVAL not in _kinds_in(region, found):
+        if hit is not None and DecisionKind.APPROVAL not in kinds_in(region, found):
             because = sentence_at(region, found[hit[0]].start)
             said = region[found[hit[0]].start : found[hit[1] - 1].end]
             return Decision(
@@ -187,7 +187,7 @@ def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decisio
     if lead.kind is not DecisionKind.QUESTION and is_question(region[:first_end]):
         # "Approve the NDA as it stands?": a question about the decision, not the decision.
         return _asked(region)
-    kinds = _kinds_in(region, found)
+    kinds = kinds_in(region, found)
     if lead.kind is not None:
         kinds.add(lead.kind)
     elif lead.answer == "yes":
@@ -240,46 +240,3 @@ def _yes_continuation(region: str, found: list[Word], lead: Lead, first_end: int
     if any(matches_at(rest, i, p) for i in range(len(rest)) for p in approving):
         return None
     return sentence_at(region, found[0].start)
-
-
-def _kinds_in(region: str, found: list[Word]) -> set[DecisionKind]:
-    """Every decision word of any language in the region, ignoring negated approvals.
-
-    "Rejected - not approved" is a rejection; inline answers count where they open a
-    line ("Yes, German law is fine.\\nNo, make it 24 months.").
-    """
-    kinds: set[DecisionKind] = set()
-    exempt = exempt_positions(found)
-    ends = [end for _, end in sentence_spans(region)]
-    for index, word in enumerate(found):
-        kind = None
-        size = 1
-        for wanted, kind_name, _language in LEXICON.leading_by_first.get(word.text, ()):
-            if matches_at(found, index, wanted):
-                kind, size = KIND[kind_name], len(wanted)
-                break
-        if kind is None and _opens_line(region, word):
-            kind, size = _bare_at(region, found, index) or (None, 1)
-        if kind is DecisionKind.APPROVAL:
-            end = next((e for e in ends if e > word.start), len(region))
-            if negated(found, index, size, None, end, exempt):
-                continue
-        if kind is not None and kind is not DecisionKind.QUESTION:
-            kinds.add(kind)
-    return kinds
-
-
-def _bare_at(region: str, found: list[Word], index: int) -> tuple[DecisionKind, int] | None:
-    for wanted, kind_name, _language in LEXICON.bare:
-        size = len(wanted)
-        if tuple(w.text for w in found[index : index + size]) != wanted:
-            continue
-        after = region[found[index + size - 1].end :].lstrip(" \t*_")
-        if after == "" or after.startswith(("\n", ".", "!", ",", ";", ":", "-", "。", "，", "！")):
-            return KIND[kind_name], size
-    return None
-
-
-def _opens_line(region: str, word: Word) -> bool:
-    line_start = region.rfind("\n", 0, word.start) + 1
-    return not region[line_start : word.start].strip(" \t*_-–—>")

@@ -25,6 +25,7 @@ from gateway.replies.language import identify
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import has_negated_approval, is_negator
 from gateway.replies.phrases import find, merged_index
+from gateway.replies.statement import kinds_in
 from gateway.replies.words import list_item, sentence_spans, words
 
 WITH_CONDITIONS = "APPROVE WITH CONDITIONS"
@@ -105,7 +106,34 @@ def _notes(rest: str, keyword: str) -> str:
                 kept.append("")
             continue
         kept.append(stripped)
-    return "\n".join(kept).strip()[:_MAX_NOTES]
+    return _without_contact_block("\n".join(kept).strip())[:_MAX_NOTES]
+
+
+# A line of contact details, and a line of a name or title beside them.
+_CONTACT = re.compile(r"\+?\d[\d ()./-]{6,}\d|\S+@\S+|https?://\S+|www\.\S+|\|")
+_NAME = re.compile(r"^(?:(?:[A-ZÀ-Þ][\w.'’,-]*|&|[TMFE]:)\s*){1,5}$")
+
+
+def _without_contact_block(notes: str) -> str:
+    """Notes without a trailing signature the client kept ("Jane Smith / Partner | Smith
+    & Co / +49 30 ..."): a last paragraph of names, titles, numbers and addresses only."""
+    paragraphs = notes.split("\n\n")
+    while len(paragraphs) > 1 or (paragraphs and paragraphs[0] and _is_contact(paragraphs[0])):
+        if not _is_contact(paragraphs[-1]):
+            break
+        paragraphs.pop()
+    return "\n\n".join(paragraphs).strip()
+
+
+def _is_contact(paragraph: str) -> bool:
+    """Contact details (a number, an address, "|"), with names or titles beside them, and
+    nothing that could say no ("NOT Tom" is a note)."""
+    lines = [line.strip() for line in paragraph.split("\n") if line.strip()]
+    if not lines or len(lines) > 8 or not any(_CONTACT.search(line) for line in lines):
+        return False
+    if any(is_negator(word.text, everywhere=True) for word in words(paragraph)):
+        return False
+    return all(_NAME.match(_CONTACT.sub(" ", line).strip(" :,.") or "X") for line in lines)
 
 
 def _read_notes(keyword: str, notes: str, read_typed: ReadTyped) -> Decision:
@@ -118,7 +146,8 @@ def _read_notes(keyword: str, notes: str, read_typed: ReadTyped) -> Decision:
     typed = read_typed(notes)
     if kind is not DecisionKind.APPROVAL:
         # Reasons under REJECT, DECLINE, QUESTION: they cannot approve.
-        if typed.kind is DecisionKind.APPROVAL or typed.answer == "yes":
+        approving = DecisionKind.APPROVAL in kinds_in(notes, words(notes))
+        if approving or typed.kind is DecisionKind.APPROVAL or typed.answer == "yes":
             return Decision(None, keyword, ambiguous=True, because=typed.because or notes[:300])
         return tapped
     return _approve_notes(notes, typed)
@@ -146,6 +175,9 @@ def _approve_notes(notes: str, typed: Decision) -> Decision:
     if typed.kind is DecisionKind.APPROVAL:
         # "Approved, go ahead." typed over the link's body: the typed approval, as read.
         return typed
+    if typed.kind is DecisionKind.APPROVAL:
+        # "Approved, go ahead." typed over the link's body: the typed approval, as read.
+        return typed
     conditions = typed.conditions or tuple(
         sentence
         for start, end in sentence_spans(notes)
@@ -163,6 +195,8 @@ def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
     stop = asks(notes) or taken_back(notes, found, 0) or held_back(notes, found, 0, identify(notes))
     if stop is not None or not negation_vetoes:
         return stop
+    if has_negated_approval(notes):
+        return notes.strip()[:300]
     if has_negated_approval(notes):
         return notes.strip()[:300]
     for start, end in sentence_spans(notes):

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gateway.replies.kinds import KIND, DecisionKind, ReadFrom, YesNo
-from gateway.replies.lexicon import BY_LANGUAGE, Lexicon
+from gateway.replies.lexicon import BY_LANGUAGE, LEXICON, Lexicon
+from gateway.replies.negation import exempt_positions, negated
 from gateway.replies.phrases import find, own_index, phrase_at
 from gateway.replies.words import Word, matches_at, sentence_spans
 
@@ -134,3 +135,46 @@ def agreed(leads: list[Lead]) -> tuple[Lead | None, bool]:
     if all((lead.kind, lead.answer) == (first.kind, first.answer) for lead in leads):
         return first, False
     return None, True
+
+
+def kinds_in(region: str, found: list[Word]) -> set[DecisionKind]:
+    """Every decision word of any language in the region, ignoring negated approvals.
+
+    "Rejected - not approved" is a rejection; inline answers count where they open a
+    line ("Yes, German law is fine.\\nNo, make it 24 months.").
+    """
+    kinds: set[DecisionKind] = set()
+    exempt = exempt_positions(found)
+    ends = [end for _, end in sentence_spans(region)]
+    for index, word in enumerate(found):
+        kind = None
+        size = 1
+        for wanted, kind_name, _language in LEXICON.leading_by_first.get(word.text, ()):
+            if matches_at(found, index, wanted):
+                kind, size = KIND[kind_name], len(wanted)
+                break
+        if kind is None and opens_line(region, word):
+            kind, size = bare_at(region, found, index) or (None, 1)
+        if kind is DecisionKind.APPROVAL:
+            end = next((e for e in ends if e > word.start), len(region))
+            if negated(found, index, size, None, end, exempt):
+                continue
+        if kind is not None and kind is not DecisionKind.QUESTION:
+            kinds.add(kind)
+    return kinds
+
+
+def bare_at(region: str, found: list[Word], index: int) -> tuple[DecisionKind, int] | None:
+    for wanted, kind_name, _language in LEXICON.bare:
+        size = len(wanted)
+        if tuple(w.text for w in found[index : index + size]) != wanted:
+            continue
+        after = region[found[index + size - 1].end :].lstrip(" \t*_")
+        if after == "" or after.startswith(("\n", ".", "!", ",", ";", ":", "-", "。", "，", "！")):
+            return KIND[kind_name], size
+    return None
+
+
+def opens_line(region: str, word: Word) -> bool:
+    line_start = region.rfind("\n", 0, word.start) + 1
+    return not region[line_start : word.start].strip(" \t*_-–—>")
