@@ -22,7 +22,7 @@ from email.message import EmailMessage
 from pathlib import Path
 
 from gateway.replies import Ask, Decision, DecisionKind, decide_answer, extract_reply, read_decision
-from tests.replies.adversarial import ALL_TRIALS, FAMILIES, NATURAL, Trial
+from tests.replies.adversarial import ALL_TRIALS, FAMILIES, HELD_OUT, NATURAL, Trial
 
 _ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("HFA_TEST_CORPUS_DIR", str(_ROOT.parent / "shared/corpus/talon")))
@@ -61,7 +61,15 @@ def families() -> int:
     total_false += len(natural_false)
     print(f"{'natural':<20}{len(NATURAL):>6}{'':>7}{len(natural_false):>17}")
     print(f"false approvals in all {len(ALL_TRIALS)} trials: {total_false}")
-    return total_false
+    held = [(trial, read(trial)) for trial in HELD_OUT]
+    held_false = [(trial, result) for trial, result in held if false_approval(trial, result)]
+    right = sum(result in trial.expect for trial, result in held)
+    print(
+        f"held-out set (not tuned on): {len(held)} trials, {right} right, {len(held_false)} false approvals"
+    )
+    for trial, result in held_false:
+        print(f"    FALSE {trial.language}: {trial.text!r} -> {result}")
+    return total_false + len(held_false)
 
 
 def natural() -> None:
