@@ -131,22 +131,32 @@ def corpus() -> list[tuple[str | None, str | None]]:
 
 
 def cost(bodies: list[tuple[str | None, str | None]]) -> None:
-    """Microseconds per reply: extract the new text, read the decision, decide the answer."""
+    """CPU microseconds per reply: extract the new text, read the decision, decide the
+    answer. Process time, so other work on the machine does not count; the language
+    cache is emptied each round, so every reply is identified afresh."""
     replies: list[tuple[str | None, str | None, str | None, Ask]]
     replies = [(t.text, None, t.subject, t.ask) for t in ALL_TRIALS]
-    replies += [
-        (plain, html, "Re: [HFA-00001] Legal review", FAMILIES["holdback"][0].ask)
-        for plain, html in bodies
-    ]
+    ask = FAMILIES["holdback"][0].ask
+    replies += [(plain, html, "Re: [HFA-00001] Legal review", ask) for plain, html in bodies]
     rounds = 5
-    started = time.perf_counter()
+    spent = 0.0
     for _ in range(rounds):
+        _forget_languages()
+        started = time.process_time()
         for plain, html, subject, ask in replies:
             decide_answer(read_decision(extract_reply(plain, html).new_text, subject), ask)
-    per_reply = (time.perf_counter() - started) / (rounds * len(replies)) * 1e6
+        spent += time.process_time() - started
+    per_reply = spent / (rounds * len(replies)) * 1e6
     print(
-        f"\nper reply (extract + decision + answer), {len(replies)} replies x {rounds}: {per_reply:.0f} us"
+        f"\nper reply (extract + decision + answer), {len(replies)} replies x {rounds}: {per_reply:.0f} us CPU"
     )
+
+
+def _forget_languages() -> None:
+    # Looked up, not imported: the bench also runs on checkouts from before it existed.
+    language = sys.modules.get("gateway.replies.language")
+    if language is not None:
+        language._identify.cache_clear()
 
 
 def main() -> int:

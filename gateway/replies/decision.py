@@ -35,7 +35,7 @@ from gateway.replies.conditions import read_conditions
 from gateway.replies.errors import ReplyError
 from gateway.replies.holdback import asks, held_back, sentence_at, taken_back
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
-from gateway.replies.language import identify
+from gateway.replies.language import identify, script_languages
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
 from gateway.replies.phrases import find, own_index
@@ -120,9 +120,15 @@ def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
         keyword = neutral.group(1)
         size = len(words(keyword))
         return Lead(NEUTRAL_KEYWORDS[keyword], None, "keyword", size, "und"), False
+    # Every table of the script first: where none reads anything, no detector is needed.
+    leads = {
+        code: lead for code in script_languages(region) if (lead := leading(region, found, code))
+    }
+    if not leads:
+        return None, False
     first_end = next(iter(sentence_spans(region)), (0, len(region)))[1]
     languages = reading_languages(region[:first_end], region)
-    return agreed([lead for code in languages if (lead := leading(region, found, code))])
+    return agreed([leads[code] for code in languages if code in leads])
 
 
 def reading_languages(first_sentence: str, region: str) -> tuple[str, ...]:
@@ -153,7 +159,8 @@ def _unclear(decision: Decision, because: str | None) -> Decision:
 
 def _declined(region: str, found: list[Word]) -> Decision | None:
     """A decline said naturally ("Not my area", "ask Tom instead"), with no approval."""
-    for code in identify(region):
+    said_in = [c for c in script_languages(region) if find(found, own_index(c, "decline_phrases"))]
+    for code in identify(region) if said_in else ():
         hit = find(found, own_index(code, "decline_phrases"))
         if hit is not None and DecisionKind.APPROVAL not in kinds_in(region, found):
             because = sentence_at(region, found[hit[0]].start)

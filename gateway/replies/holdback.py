@@ -19,6 +19,10 @@ from gateway.replies.statement import STANDS_ALONE
 from gateway.replies.words import Word, is_question, list_item, sentence_spans
 
 _MAX_BECAUSE = 300
+# Every language's "no" words, by their first word.
+_NO_WORDS: dict[str, list[tuple[str, ...]]] = {}
+for _no in LEXICON.no_words:
+    _NO_WORDS.setdefault(_no[0], []).append(_no)
 
 
 def sentence_at(region: str, position: int) -> str:
@@ -69,7 +73,7 @@ def taken_back(region: str, found: list[Word], after: int) -> str | None:
         return sentence_at(region, found[hit[0]].start)
     for index in range(after, len(found)):
         word = found[index]
-        for wanted in LEXICON.no_words:
+        for wanted in _NO_WORDS.get(word.text, ()):
             size = len(wanted)
             if tuple(w.text for w in found[index : index + size]) != wanted:
                 continue

@@ -11,7 +11,7 @@ Kana is Japanese alone, so Japanese text never reaches a Chinese word.
 from __future__ import annotations
 
 import re
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 from py3langid.langid import MODEL_FILE, LanguageIdentifier
@@ -66,7 +66,12 @@ def _letters(text: str) -> float:
 
 def identify(text: str) -> tuple[str, ...]:
     """The languages ``text`` may be in, most likely first; one when the detector is sure."""
-    text = text[:_MAX_CHARS]
+    return _identify(text[:_MAX_CHARS])
+
+
+@lru_cache(maxsize=512)
+def _identify(text: str) -> tuple[str, ...]:
+    # A reply's first sentence is often its whole paragraph too: asked twice, read once.
     candidates = script_languages(text)
     if len(candidates) <= 1:
         return candidates

@@ -164,8 +164,14 @@ def kinds_in(region: str, found: list[Word]) -> set[DecisionKind]:
     return kinds
 
 
+# Every language's yes/no words by their first word (the merged reading, for conflicts).
+_BARE_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str, str]]] = {}
+for _item in LEXICON.bare:
+    _BARE_BY_FIRST.setdefault(_item[0][0], []).append(_item)
+
+
 def bare_at(region: str, found: list[Word], index: int) -> tuple[DecisionKind, int] | None:
-    for wanted, kind_name, _language in LEXICON.bare:
+    for wanted, kind_name, _language in _BARE_BY_FIRST.get(found[index].text, ()):
         size = len(wanted)
         if tuple(w.text for w in found[index : index + size]) != wanted:
             continue
