@@ -14,8 +14,6 @@ import re
 from functools import cache, lru_cache
 from typing import Any
 
-from py3langid.langid import MODEL_FILE, LanguageIdentifier
-
 from gateway.replies.lexicon import LANGUAGES
 
 # The detector's code for a table's language, where they differ (Norwegian Bokmål).
@@ -38,6 +36,10 @@ _MAX_CHARS = 1000
 @cache
 def _identifier() -> Any:
     """Loaded at the first reply, so a process that reads none never holds the model."""
+    # Imported here, not at the top: it brings numpy (about 12 MB) with it, which the HTTP
+    # role and an idle worker should not carry.
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
     identifier = LanguageIdentifier.from_pickled_model(MODEL_FILE, norm_probs=True)
     identifier.set_languages([_DETECTOR_CODE.get(code, code) for code in LANGUAGES])
     return identifier
