@@ -23,6 +23,7 @@ from pathlib import Path
 
 from gateway.replies import Ask, Decision, DecisionKind, decide_answer, extract_reply, read_decision
 from tests.replies.adversarial import ALL_TRIALS, FAMILIES, HELD_OUT, NATURAL, Trial
+from tests.replies.text_families import CASES as TEXT_FAMILIES
 
 _ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("HFA_TEST_CORPUS_DIR", str(_ROOT.parent / "shared/corpus/talon")))
@@ -125,7 +126,11 @@ def corpus() -> list[tuple[str | None, str | None]]:
         reply = extract_reply(None, html)
         html_total += 1
         html_good += "Hi. I am fine." in reply.new_text and "How are you" not in reply.new_text
-    print(f"\ntalon standard replies, new text as expected: {good}/{total}")
+    families = sum(extract_reply(body, None).new_text == text for _n, body, text in TEXT_FAMILIES)
+    print(
+        f"\ntext families (tests/replies/text_families.py), new text as expected: {families}/{len(TEXT_FAMILIES)}"
+    )
+    print(f"talon standard replies, new text as expected: {good}/{total}")
     print(f"talon html replies, new text as expected: {html_good}/{html_total}")
     return bodies
 

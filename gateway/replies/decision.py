@@ -128,7 +128,9 @@ def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
         return None, False
     first_end = next(iter(sentence_spans(region)), (0, len(region)))[1]
     languages = reading_languages(region[:first_end], region)
-    return agreed([leads[code] for code in languages if code in leads])
+    lead, disagree = agreed([leads[code] for code in languages if code in leads])
+    # "det er i orden" approves in Danish and Norwegian: the hold-backs of both apply.
+    return (replace(lead, readers=tuple(leads)) if lead else None), disagree
 
 
 def reading_languages(first_sentence: str, region: str) -> tuple[str, ...]:
@@ -145,6 +147,7 @@ def reading_languages(first_sentence: str, region: str) -> tuple[str, ...]:
 def veto_languages(region: str, lead: Lead) -> tuple[str, ...]:
     """Every language a sentence of the paragraph may be in, the reading's first."""
     seen = [lead.language] if lead.language != "und" else []
+    seen += [code for code in lead.readers if code not in seen]
     for start, end in sentence_spans(region):
         seen += [code for code in identify(region[start:end]) if code not in seen]
     return tuple(seen)

@@ -36,6 +36,8 @@ class Lead:
     language: str
     # For a statement whose proviso comes first: the proviso, the approval's condition.
     condition: str | None = None
+    # Every language whose table reads these words as a decision: its hold-backs apply too.
+    readers: tuple[str, ...] = ()
 
 
 def leading(region: str, found: list[Word], language: str) -> Lead | None:
