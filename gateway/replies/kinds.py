@@ -46,7 +46,7 @@ class Decision:
     ambiguous: bool = False
     conditions: tuple[str, ...] = ()
     # Where the decision came from: "quick_reply" (an answer link's keyword with nothing
-    # typed under its prompt but thanks or a greeting), "keyword" (a decision word of the
+    # typed under its prompt: it may act at once), "keyword" (a decision word of the
     # tables, or a link's keyword with notes typed under it), "phrase" (a natural
     # statement such as "No objection") or "yes_no" (a yes/no to an ask that is whether
     # to carry out the proposed action). None when nothing was decided.

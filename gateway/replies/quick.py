@@ -24,7 +24,7 @@ from gateway.replies.kinds import Decision, DecisionKind
 from gateway.replies.language import identify
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import has_negated_approval, is_negator
-from gateway.replies.phrases import find, merged_index
+from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.statement import kinds_in
 from gateway.replies.words import list_item, sentence_spans, words
 
@@ -81,7 +81,9 @@ def read_quick_reply(new_text: str, subject: str | None, read_typed: ReadTyped) 
     in_body = opening if opening in NEUTRAL_KEYWORDS else None
     rest = "\n".join(lines[first + 1 :]) if in_body and first is not None else new_text
     if from_subject is None:
-        if in_body is None or PROMPTS.get(in_body, "\0") not in rest:
+        # A body whose first line is the keyword alone (the link's body, or the lawyer
+        # typing it so): what follows is read as the notes under it.
+        if in_body is None:
             return None
         keyword = in_body
     elif in_body is not None and in_body != from_subject:
@@ -122,7 +124,21 @@ def _without_contact_block(notes: str) -> str:
         if not _is_contact(paragraphs[-1]):
             break
         paragraphs.pop()
-    return "\n\n".join(paragraphs).strip()
+    return _without_signed_name("\n\n".join(paragraphs).strip())
+
+
+# A first name or two signed under the notes ("Fine as proposed.\nDana").
+_SIGNED_NAME = re.compile(r"^[A-ZÀ-Þ][^\W\d_]{1,20}(?:\s[A-ZÀ-Þ][^\W\d_.]{0,20}\.?)?$")
+
+
+def _without_signed_name(notes: str) -> str:
+    lines = notes.rstrip().split("\n")
+    if len(lines) < 2 or not lines[-2].rstrip().endswith((".", "!", ",")):
+        return notes
+    name = lines[-1].strip()
+    if not _SIGNED_NAME.match(name) or is_no_answer(f"Thanks\n{name}") is False:
+        return notes
+    return "\n".join(lines[:-1]).rstrip()
 
 
 def _is_contact(paragraph: str) -> bool:
@@ -141,20 +157,27 @@ def _read_notes(keyword: str, notes: str, read_typed: ReadTyped) -> Decision:
     tapped = Decision(kind, keyword, read_from="quick_reply", because=keyword)
     if keyword == WITH_CONDITIONS:
         return _with_conditions(notes)
-    if not notes or is_no_answer(notes):
+    if not notes:
         return tapped
+    # Something was typed: the reading is the keyword's with the typed text ("keyword").
+    typed_over = Decision(kind, keyword, read_from="keyword", because=f"{keyword}: {notes[:300]}")
+    if is_no_answer(notes):
+        return typed_over
     typed = read_typed(notes)
     if kind is not DecisionKind.APPROVAL:
         # Reasons under REJECT, DECLINE, QUESTION: they cannot approve.
         approving = DecisionKind.APPROVAL in kinds_in(notes, words(notes))
         if approving or typed.kind is DecisionKind.APPROVAL or typed.answer == "yes":
             return Decision(None, keyword, ambiguous=True, because=typed.because or notes[:300])
-        return tapped
+        return typed_over
     return _approve_notes(notes, typed)
 
 
 def _with_conditions(notes: str) -> Decision:
-    items = [list_item(line) or line for line in notes.split("\n") if line.strip()]
+    lines = [line for line in notes.split("\n") if line.strip()]
+    listed = [item for line in lines if (item := list_item(line))]
+    # The listed items are the conditions; without a list, every line but a heading.
+    items = listed or [line for line in lines if not line.rstrip().endswith((":", "："))]
     if not items:
         return Decision(None, WITH_CONDITIONS, ambiguous=True, because=WITH_CONDITIONS)
     stop = _stop(notes, negation_vetoes=False)
@@ -181,12 +204,32 @@ def _approve_notes(notes: str, typed: Decision) -> Decision:
     conditions = typed.conditions or tuple(
         sentence
         for start, end in sentence_spans(notes)
-        if (sentence := notes[start:end].strip()) and not is_no_answer(sentence)
+        if (sentence := notes[start:end].strip()) and not _adds_nothing(sentence)
     )
     return Decision(
         DecisionKind.APPROVAL, "APPROVE", conditions=conditions[:50],
-        read_from="keyword" if conditions else "quick_reply", because=notes[:300],
+        read_from="keyword", because=f"APPROVE: {notes[:300]}",
     )  # fmt: skip
+
+
+# After an agreement word, this many words still only agree ("Fine as proposed.").
+_AGREEING_TAIL = 3
+
+
+def _adds_nothing(sentence: str) -> bool:
+    """Thanks, a greeting, or a bare agreement ("Fine as proposed.", "Sounds good!"): no
+    condition. Anything with a number, a condition word or more words is one."""
+    if is_no_answer(sentence):
+        return True
+    found = words(sentence)
+    if any(word.text.isdigit() for word in found) or find(found, merged_index("conditions")):
+        return False
+    for code in identify(sentence):
+        for key in ("agreement", "approve_phrases"):
+            hit = phrase_at(found, 0, own_index(code, key)) if found else None
+            if hit is not None and len(found) - hit[1] <= _AGREEING_TAIL:
+                return True
+    return False
 
 
 def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
