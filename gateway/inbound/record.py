@@ -21,10 +21,12 @@ from gateway.outbound.quickreply import conditions_in, without_unanswered_prompt
 from gateway.outbound.receipts import recorded_as
 from gateway.outbound.tell import tell_thread
 from gateway.replies import (
+    Ask,
     Decision,
     DecisionKind,
     ReplyError,
     ReplyText,
+    decide_answer,
     extract_reply,
     find_bounced_message_ids,
     read_decision,
@@ -159,6 +161,8 @@ def record_reply(
         if isinstance(mail.decision, Decision)
         else read_decision(reply.new_text, mail.subject)
     )
+    # A yes/no answers the ask: a decision only where the ask is whether to act.
+    decision = decide_answer(decision, ask_of(request))
     kind, new_status = DECISION_EFFECT[decision.kind]
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
@@ -216,6 +220,16 @@ def record_reply(
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
     return Outcome("recorded", detail, request, recipient, turn.id)
+
+
+def ask_of(request: Request) -> Ask:
+    """What the lawyer was asked: the request's text and its proposed action."""
+    fields = request.fields or {}
+    asked, action = fields.get("request"), fields.get("proposed_action")
+    return Ask(
+        asked if isinstance(asked, str) else "",
+        action if isinstance(action, str) and action.strip() else None,
+    )
 
 
 def _turn_data(

@@ -10,7 +10,8 @@ kept as it is (``answer`` on the decision, no decision):
   ("May I / Can we / Shall I / Should we <verb> ...?", "Do you approve / agree to
   <verb>ing ...?", "Is it OK to <verb> ...?", "Am I allowed to <verb> ...?");
 - that question holds no "or", no negation and no "first"/"until"/"before" step;
-- its verb is the proposed action's first word, and they share a further word.
+- its verb is the proposed action's first word, and they share a further word (with no
+  proposed action, the question itself names what a yes allows).
 
 Requests are written by agents, in English; an ask in any other form is not read.
 """
@@ -121,7 +122,7 @@ def asks_whether_to_act(ask: Ask) -> bool:
     """The request's one question is whether to carry out the proposed action."""
     action = _words(ask.proposed_action or "")
     questions = [q.strip() for q in _QUESTION.findall(ask.request[:4000])]
-    if not action or len(questions) != 1:
+    if len(questions) != 1:
         return False
     match = _PERMISSION.match(questions[0])
     if match is None:
@@ -130,6 +131,10 @@ def asks_whether_to_act(ask: Ask) -> bool:
     rest = _words(match.group("rest"))
     if _NOT_PLAIN & {verb, *rest} or "n't" in questions[0].casefold():
         return False
+    if not action:
+        # No action proposed apart from the question: "May I deploy release 42?" asks
+        # exactly whether to do what it names.
+        return ask.proposed_action is None or not ask.proposed_action.strip()
     if _stem(verb) != _stem(action[0]):
         return False
     shared = ({w for w in rest if w not in _STOPWORDS}) & set(action[1:])

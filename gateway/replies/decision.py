@@ -205,8 +205,8 @@ def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decisio
     if DecisionKind.APPROVAL in kinds and kinds & {DecisionKind.REJECTION, DecisionKind.DECLINE}:
         return _unclear(decision, because)
     if lead.kind is not DecisionKind.APPROVAL and lead.answer != "yes":
-        stop = taken_back(region, found, size) if lead.answer == "no" else None
-        return _unclear(decision, stop) if stop else decision
+        # A rejection, a "no", a question: none can act on the proposed action.
+        return decision
     return _approval(region, text, found, lead, decision, first_end)
 
 

@@ -133,7 +133,8 @@ _SIGNED_NAME = re.compile(r"^[A-ZÀ-Þ][^\W\d_]{1,20}(?:\s[A-ZÀ-Þ][^\W\d_.]{0,
 
 def _without_signed_name(notes: str) -> str:
     lines = notes.rstrip().split("\n")
-    if len(lines) < 2 or not lines[-2].rstrip().endswith((".", "!", ",")):
+    said = [line for line in lines[:-1] if line.strip()]
+    if not said or not said[-1].rstrip().endswith((".", "!", ",")):
         return notes
     name = lines[-1].strip()
     if not _SIGNED_NAME.match(name) or is_no_answer(f"Thanks\n{name}") is False:

@@ -23,7 +23,9 @@ from tests.replies.adversarial import DPA, HOLD, NDA, PAY, SEND
         (Ask("Should I not sign this yet?", "Sign the NDA."), False),
         (Ask("Shall I sign first and negotiate later?", "Sign the NDA."), False),
         (Ask("May I sign the NDA? Or should I ask Tom?", "Sign the NDA."), False),
-        (Ask("May I sign the NDA?", None), False),
+        # With no action proposed, the question itself names what a yes allows.
+        (Ask("May I deploy release 42 to production?", None), True),
+        (Ask("Should I hold the payment until it is verified?", None), False),
         (Ask("May I sign the NDA?", "Send the NDA to Tom."), False),
         (Ask("May I sign?", "Sign the NDA."), False),
     ],

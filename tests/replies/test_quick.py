@@ -54,6 +54,7 @@ def _sent(key: str, notes: str, client: str, *, same_line: bool = False) -> tupl
 CORPUS = [
     ("approve", "", "approval"),
     ("approve", "Thanks!", "approval"),
+    ("approve", "Fine as proposed.\n\nDana", "approval"),
     ("approve", "only if the amount stays under EUR 50,000.", "conditional"),
     ("approve", "NOT the full amount - pay only EUR 49,600 for the 8 pallets received.", None),
     ("approve", "Do not pay without a call-back first.", None),
