@@ -62,8 +62,12 @@ _LINK_DECIDES = {
 
 def ask_of(request: Request) -> Ask:
     """What the lawyer was asked, for reading a yes or no against it."""
-    action = request.fields.get("proposed_action")
-    return Ask(str(request.fields.get("request") or ""), str(action) if action else None)
+    fields = request.fields or {}
+    asked, action = fields.get("request"), fields.get("proposed_action")
+    return Ask(
+        asked if isinstance(asked, str) else "",
+        action if isinstance(action, str) and action.strip() else None,
+    )
 
 
 def untouched_link(

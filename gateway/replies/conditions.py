@@ -53,7 +53,10 @@ def _markers(phrases: list[Phrase]) -> _Markers:
 
 # Every word of a sentence is tried against every marker: looked up by first word.
 _CONTINGENT = _markers(LEXICON.contingent)
-_CONDITIONS = _markers(LEXICON.conditions)
+# A proviso of any language ("solange", "as long as") makes the approval conditional too.
+_PROVISOS = [p for language in LEXICON.languages.values() for p in language.phrases("provisos")]
+CONDITION_PHRASES = sorted({*LEXICON.conditions, *_PROVISOS}, key=lambda p: (-len(p), p))
+_CONDITIONS = _markers(CONDITION_PHRASES)
 
 
 def _marker_at(found: list[Word], index: int, markers: _Markers) -> int:
@@ -84,10 +87,9 @@ def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Re
             contingent_at = index
         if condition_at is None and _marker_at(found, index, _CONDITIONS):
             condition_at = index
-    if contingent_at is not None and any(
-        is_negator(word.text, everywhere=True) for word in found[contingent_at + 1 :]
-    ):
-        # "Approved once the board agrees, which it has not": nothing is decided.
+    if contingent_at is not None and _said_unmet(sentence, found, contingent_at):
+        # "Approved once the board agrees, which it has not": nothing is decided. A
+        # negation inside the condition ("if liability does not exceed 1M") is the limit.
         return Reading(unmet=True)
     if condition_at is not None and _said_unmet(sentence, found, condition_at):
         return Reading(unmet=True)

@@ -25,6 +25,7 @@ _ATTRIBUTIONS: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
     (keyword, re.compile(r"^\s*(?:" + body + r")\s*[:：]\s*$", re.IGNORECASE))
     for keyword, body in (
         ("wrote", r"on\b.{1,300}\bwrote"),  # en
+        ("wrote", r".{1,200}\bwrote\s+on\b.{4,120}"),  # en, Lotus Notes: NAME wrote on DATE
         ("schrieb", r"am\b.{1,300}\bschrieb\b[^:：]{0,200}"),  # de: Am ... schrieb X
         ("schrieb", r".{1,300}\bschrieb\s+am\b.{1,200}"),  # de: X schrieb am ...
         ("écrit", r"le\b.{1,300}\ba\s+écrit"),  # fr
@@ -96,8 +97,23 @@ _FORWARD_INTRO = re.compile(
     r"|début\s+du\s+message\s+réexpédié|inicio\s+del\s+mensaje\s+reenviado)\s*[:：]\s*$",
     re.IGNORECASE,
 )
-# Outlook draws a line of underscores above the quoted header block.
-_UNDERSCORE_SEPARATOR = re.compile(r"^\s*_{20,}\s*$")
+# Outlook draws a line of underscores above the quoted header block; other clients draw
+# one of "=" or box-drawing rules.
+_UNDERSCORE_SEPARATOR = re.compile(r"^\s*(?:_{20,}|={20,}|[─━═]{20,})\s*$")
+# Lotus Notes: "----- Forwarded by NAME on DATE -----", "----- Weitergeleitet von NAME am DATE".
+_LOTUS_FORWARDED = re.compile(
+    r"^\s*-{2,}\s*(?:forwarded\s+by\s.{1,120}\son|weitergeleitet\s+von\s.{1,120}\sam"
+    r"|transféré\s+par\s.{1,120}\sle|reenviado\s+por\s.{1,120}\sel)\s.{4,60}?-*\s*$",
+    re.IGNORECASE,
+)
+# "- - - - - Original Message - - - - -": the dashes spaced out.
+_SPACED_LABEL = re.compile(r"^\s*(?:[-=]\s){2,}\s*([^-=\n]{3,60}?)\s*(?:[-=]\s?){2,}\s*$")
+# Help desks and ticket systems: "##- Please type your reply above this line -##".
+_REPLY_ABOVE = re.compile(
+    r"^\s*[#\-=_*]{0,4}\s*(?:please\s+)?(?:type|write|reply|respond)\s.{0,30}\babove\s+this\s+line"
+    r"\s*[#\-=_*]{0,4}\s*$",
+    re.IGNORECASE,
+)
 
 
 class HeaderField(enum.Enum):
@@ -113,19 +129,25 @@ _HEADER_LABELS: dict[HeaderField, tuple[str, ...]] = {
     HeaderField.FROM: (
         "from", "von", "de", "van", "da", "från", "fra", "od", "от", "発信者", "差出人",
         "发件人", "寄件者", "afzender", "remetente", "mittente", "expéditeur", "lähettäjä",
+        "від", "відправник", "odesílatel",
     ),
     HeaderField.SENT: (
         "sent", "date", "gesendet", "datum", "envoyé", "enviado", "enviada", "fecha",
         "verzonden", "verstuurd", "inviato", "enviada em", "enviado em", "data", "skickat", "sendt", "wysłano",
         "wysłane", "отправлено", "дата", "送信日時", "日付", "发送时间", "日期", "寄件日期",
+        "enviado el", "enviada el", "odesláno", "datum odeslání", "lähetetty", "päivämäärä",
+        "надіслано", "відправлено", "dato", "sendt den", "päiväys",
     ),
     HeaderField.TO: (
         "to", "an", "à", "a", "para", "aan", "till", "til", "do", "кому", "宛先", "收件人",
+        "komu", "vastaanottaja", "kenelle",
     ),
-    HeaderField.CC: ("cc", "kopie", "copie à", "cc.", "копия", "抄送"),
+    HeaderField.CC: (
+        "cc", "kopie", "copie à", "cc.", "копия", "抄送", "копія", "kopio", "dw", "kopia",
+    ),
     HeaderField.SUBJECT: (
         "subject", "betreff", "objet", "asunto", "onderwerp", "oggetto", "assunto", "ämne",
-        "emne", "temat", "тема", "件名", "主题", "主旨",
+        "emne", "temat", "тема", "件名", "主题", "主旨", "předmět", "aihe", "věc",
     ),
 }  # fmt: skip
 _LABEL_FIELD: dict[str, HeaderField] = {
@@ -143,8 +165,15 @@ def is_original_message_separator(line: str) -> bool:
     if len(line) > MAX_MARKER_LINE:
         return False
     stripped = line.strip()
-    if stripped[:1] not in ("-", "=", "_", "*") and not stripped.endswith((":", "：")):
+    if _UNDERSCORE_SEPARATOR.match(line):
+        return True
+    if stripped[:1] not in ("-", "=", "_", "*", "#") and not stripped.endswith((":", "：")):
         return False
+    if _LOTUS_FORWARDED.match(line) or _REPLY_ABOVE.match(line):
+        return True
+    spaced = _SPACED_LABEL.match(line)
+    if spaced and _ORIGINAL_MESSAGE_LABEL.fullmatch(spaced.group(1).strip()):
+        return True
     dashed = _DASHED_LABEL.match(line)
     if dashed and _ORIGINAL_MESSAGE_LABEL.fullmatch(dashed.group(1).strip()):
         return True

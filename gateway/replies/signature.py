@@ -50,6 +50,19 @@ _DISCLAIMER = re.compile(
       | (?:este|el\s+presente)\s+(?:mensaje|correo)\b.{0,80}\bconfidencial
       | (?:dit|deze)\s+(?:e-?mail|bericht)\b.{0,80}\bvertrouwelijk
       | questo\s+messaggio\b.{0,80}\briservat
+      | le\s+informazioni\s+contenute\b.{0,80}\briservat
+      | (?:dit|deze)\s+e-?mailbericht\b.{0,80}\bvertrouwelijk
+      | (?:esta|a\s+presente)\s+(?:mensagem|comunicação)\b.{0,80}\bconfidencia
+      | (?:detta|det\s+här)\s+(?:e-?post(?:meddelande)?|meddelande)\b.{0,80}\bkonfidentiell
+      | (?:denne|dette)\s+(?:e-?mail|meddelelse|besked)\b.{0,80}\bfortrolig
+      | (?:denne|dette)\s+(?:e-?post(?:en)?|meldingen?)\b.{0,80}\bkonfidensiell
+      | tämä\s+(?:sähköposti(?:viesti)?|viesti)\b.{0,80}\bluottamuksellinen
+      | (?:ta|niniejsza)\s+wiadomość\b.{0,80}\bpoufn
+      | (?:tento|tato)\s+(?:e-?mail|zpráva)\b.{0,80}\bdůvěrn
+      | (?:это|данное|настоящее)\s+(?:сообщение|письмо)\b.{0,80}конфиденциальн
+      | (?:це|дане|цей)\s+(?:повідомлення|лист)\b.{0,80}конфіденційн
+      | (?:この|本)(?:電子)?メール.{0,60}(?:機密|秘密)
+      | 本(?:邮件|郵件).{0,60}(?:保密|机密|機密)
     )""",
     re.IGNORECASE | re.VERBOSE,
 )

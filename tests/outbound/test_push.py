@@ -96,7 +96,10 @@ async def gateway(tmp_path: Path, sink: SmtpSink, database_url: str) -> AsyncIte
 
 async def file_and_answer(running: Running, reply_to_channel: str, answer: str) -> dict[str, Any]:
     before = len(running.sink.received)
-    filed = await running.file(reply_to=reply_to_channel, proposed_action="Sign the NDA.")
+    # The ask is whether to act, so a "No, ..." answer rejects the proposed action.
+    filed = await running.file(
+        request="May I sign the NDA?", reply_to=reply_to_channel, proposed_action="Sign the NDA."
+    )
     email = (await running.sink.wait_for(before + 1))[before]
     await send(reply_to(email, answer), running.smtp_port)
     return filed

@@ -68,8 +68,13 @@ def test_quick_reply_subjects_carry_only_the_keyword_and_the_reference() -> None
     for reply in QUICK_REPLIES:
         line = quick_subject(reply.keyword, "HFA-00001")
         assert line == f"{reply.keyword} [HFA-00001]"
+        approving = reply.key in ("approve", "approve_with_conditions")
         for body in ("", f"{reply.keyword}\n\nDo not pay without a call-back first."):
             decision = read_decision(body, line)
+            if approving and (body or reply.key == "approve_with_conditions"):
+                # What is typed under an approval link is read: this note holds it back.
+                assert decision.kind is None and decision.ambiguous, (line, body, decision)
+                continue
             assert decision.kind is EXPECTED[reply.key], (line, body, decision)
             assert not decision.ambiguous
 

@@ -454,10 +454,12 @@ CASES: list[Case] = [
         decision=R,
     ),
     # --- decision words, negations, look-alikes ---------------------------------------
+    # A natural rejection: "I cannot approve this" says no to the proposed action.
     Case(
         "cannot_approve",
         "I cannot approve this - the cap is missing.",
         _gmail("I cannot approve this - the cap is missing."),
+        decision=R,
     ),
     Case("not_approved", "Not approved.", _gmail("Not approved."), decision=R),
     Case(

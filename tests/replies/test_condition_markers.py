@@ -9,7 +9,7 @@ from gateway.replies import conditions
 from gateway.replies.lexicon import LEXICON, Phrase
 from gateway.replies.words import Word, matches_at, words
 
-PHRASES = [*LEXICON.conditions, *LEXICON.contingent, *LEXICON.not_negating]
+PHRASES = [*conditions.CONDITION_PHRASES, *LEXICON.contingent, *LEXICON.not_negating]
 VOCABULARY = sorted({word for phrase in PHRASES for word in phrase})
 # Kana particles glued onto a word, and plain endings.
 ENDINGS = ["", "が", "ば", "は", "けど", "s", "x"]
@@ -35,6 +35,6 @@ def test_markers_by_first_word_are_those_a_full_scan_finds(text: tuple[list[str]
     for index in range(len(found)):
         for phrases, markers in (
             (LEXICON.contingent, conditions._CONTINGENT),
-            (LEXICON.conditions, conditions._CONDITIONS),
+            (conditions.CONDITION_PHRASES, conditions._CONDITIONS),
         ):
             assert conditions._marker_at(found, index, markers) == scanned(found, index, phrases)

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import Decision, DecisionKind, ReplyError, extract_reply, read_decision
+from gateway.replies import (
+    DecisionKind,
+    ReplyError,
+    decide_answer,
+    extract_reply,
+    read_decision,
+)
+from tests.replies.adversarial import NDA
 from tests.replies.cases import CASES, Case
 
 A, R, D, Q, C = (
@@ -19,7 +26,8 @@ A, R, D, Q, C = (
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
 def test_decision_of_case(case: Case) -> None:
     new_text = extract_reply(case.plain, case.html).new_text
-    decision = read_decision(new_text, case.subject)
+    # A yes/no answers the ask: the cases' ask is whether to carry out the action.
+    decision = decide_answer(read_decision(new_text, case.subject), NDA)
     assert decision.kind is case.decision
     if case.trigger is not None:
         assert decision.trigger == case.trigger
@@ -60,7 +68,8 @@ def test_decision_of_case(case: Case) -> None:
     ],
 )
 def test_decision_words(text: str, kind: DecisionKind, trigger: str) -> None:
-    assert read_decision(text, None) == Decision(kind, trigger)
+    decision = decide_answer(read_decision(text, None), NDA)
+    assert (decision.kind, decision.trigger) == (kind, trigger)
 
 
 @pytest.mark.parametrize(
@@ -110,10 +119,11 @@ def test_never_an_approval(text: str) -> None:
         ("REJECT [HFA-00042]", R),
         ("DECLINE [HFA-00042]", D),
         ("QUESTION [HFA-00042]", Q),
-        ("CLOSE [HFA-00042]", C),
+        # Only the quick-reply links' keywords decide from a subject; there is no CLOSE link.
+        ("CLOSE [HFA-00042]", None),
         ("Re: [HFA-00042] Legal review: approve the NDA", None),
         ("Re: [HFA-00042] Legal review: supplier contract", None),
-        ("NOT APPROVED [HFA-00042]", R),
+        ("NOT APPROVED [HFA-00042]", None),
         (None, None),
         ("", None),
     ],
@@ -127,7 +137,8 @@ def test_subject_approval_vetoed_by_negated_body() -> None:
 
 
 def test_body_and_subject_agreeing() -> None:
-    assert read_decision("Approved.", "APPROVE [HFA-1]") == Decision(A, "Approved")
+    decision = read_decision("Approved.", "APPROVE [HFA-1]")
+    assert (decision.kind, decision.trigger, decision.conditions) == (A, "Approved", ())
 
 
 def test_wrong_types_raise_reply_error() -> None:
@@ -151,7 +162,7 @@ def test_conflicting_or_negated_words_are_unclear_not_absent(
     assert decision.kind is None and decision.ambiguous
 
 
-@pytest.mark.parametrize("text", ["Thanks, let me look at it tomorrow.", "I cannot approve this."])
+@pytest.mark.parametrize("text", ["Thanks, let me look at it tomorrow.", "Noted, thank you."])
 def test_plain_answers_are_not_unclear(text: str) -> None:
     decision = read_decision(text, None)
     assert decision.kind is None and not decision.ambiguous

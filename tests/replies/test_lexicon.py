@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import DecisionKind, read_decision
+from gateway.replies import DecisionKind, decide_answer, read_decision
 from gateway.replies.lexicon import LANGUAGES, LEXICON
+from tests.replies.adversarial import NDA
 from tests.replies.lexicon_cases import CASES
 
 _EXPECTED = {
@@ -23,7 +24,8 @@ _TABLE = [
 
 @pytest.mark.parametrize(("language", "category", "text"), _TABLE)
 def test_reply_is_read_right(language: str, category: str, text: str) -> None:
-    decision = read_decision(text, None)
+    # A yes/no answers the ask: here, whether to sign (so "Yes." approves signing).
+    decision = decide_answer(read_decision(text, None), NDA)
     if category == "negation":
         assert decision.kind is not DecisionKind.APPROVAL, decision
     else:
@@ -63,3 +65,30 @@ def test_no_approval_word_is_a_negation_or_non_answer_elsewhere() -> None:
 def test_yes_that_is_thanks_elsewhere_never_decides() -> None:
     assert read_decision("Tak.", None).kind is None  # Danish thanks, Polish yes
     assert read_decision("Так.", None).kind is None  # Ukrainian yes, Russian "so"
+
+
+def test_no_hold_back_is_another_languages_approval() -> None:
+    """Hold-backs are read in every language a sentence may be in: one that approves or
+    agrees in another language (Italian "prima", Dutch "great") would stop real approvals."""
+    approving = {
+        phrase
+        for language in LEXICON.languages.values()
+        for key in ("approve", "approve_phrases", "agreement", "yes")
+        for phrase in language.phrases(key)
+    }
+    for language in LEXICON.languages.values():
+        for key in ("holdbacks", "first_steps"):
+            for phrase in language.phrases(key):
+                assert phrase not in approving, (language.code, key, phrase)
+
+
+def test_every_language_has_the_natural_answer_keys() -> None:
+    for language in LEXICON.languages.values():
+        for key in (
+            "approve_phrases",
+            "reject_phrases",
+            "decline_phrases",
+            "holdbacks",
+            "courtesies",
+        ):
+            assert language.entries[key], (language.code, key)

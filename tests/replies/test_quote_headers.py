@@ -142,7 +142,8 @@ def test_quote_header_family_is_set_aside(name: str, body: str) -> None:
     first = body.split("\n", 1)[0]
     assert reply.new_text == first, reply
     assert reply.confident
-    assert read_decision(reply.new_text, None).kind is not None
+    decision = read_decision(reply.new_text, None)
+    assert decision.kind is not None or decision.answer is not None
 
 
 def test_a_reply_opening_with_a_quote_keeps_it_as_context() -> None:
@@ -156,7 +157,8 @@ def test_a_reply_opening_with_a_quote_keeps_it_as_context() -> None:
         "> Book a notary appointment for Thursday?\n\nNo - Thursday is too early, make it Monday."
     )
     # The quoted question is context only: the answer's own words decide.
-    assert read_decision(reply.new_text, None).kind is not None
+    decision = read_decision(reply.new_text, None)
+    assert decision.kind is not None or decision.answer is not None
     assert "Reply APPROVE" in reply.elided
 
 

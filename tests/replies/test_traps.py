@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import Decision, DecisionKind, extract_reply, read_decision
+from gateway.replies import DecisionKind, decide_answer, extract_reply, read_decision
+from tests.replies.adversarial import NDA
 
 A, Q = DecisionKind.APPROVAL, DecisionKind.QUESTION
 
@@ -52,7 +53,7 @@ def test_a_first_sentence_that_asks_decides_nothing(text: str) -> None:
 )
 def test_an_unmet_condition_in_the_same_sentence_decides_nothing(text: str) -> None:
     decision = read_decision(text, None)
-    assert decision == Decision(None, decision.trigger, ambiguous=True)
+    assert (decision.kind, decision.ambiguous) == (None, True)
 
 
 @pytest.mark.parametrize(
@@ -140,7 +141,8 @@ def test_a_retraction_decides_nothing(text: str) -> None:
     ],
 )
 def test_an_approval_with_conditions_carries_them(text: str, conditions: tuple[str, ...]) -> None:
-    decision = read_decision(text, None)
+    # "同意，但是..." opens with a yes: it approves where the ask is whether to act.
+    decision = decide_answer(read_decision(text, None), NDA)
     assert decision.kind is A
     assert decision.conditions == conditions
 
@@ -150,7 +152,8 @@ def test_an_approval_with_conditions_carries_them(text: str, conditions: tuple[s
     ["Approved.", "Approved. Thanks for the quick turnaround.", "Yes.", "I approve.", "Genehmigt."],
 )
 def test_a_bare_approval_has_no_conditions(text: str) -> None:
-    assert read_decision(text, None) == Decision(A, read_decision(text, None).trigger)
+    decision = decide_answer(read_decision(text, None), NDA)
+    assert (decision.kind, decision.conditions, decision.ambiguous) == (A, (), False)
 
 
 def test_conditions_survive_signature_and_quote() -> None:
@@ -180,11 +183,19 @@ def test_a_question_without_the_keyword_is_a_question(text: str) -> None:
     assert read_decision(extract_reply(text, None).new_text, None).kind is Q
 
 
-def test_a_decision_with_a_later_question_keeps_the_decision() -> None:
+def test_a_rejection_with_a_later_question_keeps_the_rejection() -> None:
     assert (
         read_decision("Rejected. Why was this filed at all?", None).kind is DecisionKind.REJECTION
     )
-    assert read_decision("Approved. Can you send me the signed copy?", None).kind is A
+
+
+def test_an_approval_that_asks_in_the_same_paragraph_decides_nothing() -> None:
+    # The approval is not the last word yet: the lawyer is still asking.
+    decision = read_decision("Approved. Can you send me the signed copy?", None)
+    assert decision.kind is None and decision.ambiguous
+    assert decision.because == "Can you send me the signed copy?"
+    # A question in a later paragraph is not in the decision region.
+    assert read_decision("Approved.\n\nCan you send me the signed copy?", None).kind is A
 
 
 def test_a_quick_reply_subject_over_a_question_is_unclear() -> None:

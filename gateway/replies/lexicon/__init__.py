@@ -18,6 +18,8 @@ KINDS = ("approve", "reject", "decline", "question", "close", "acknowledge")
 _LIST_KEYS = (
     *KINDS, "yes", "no", "approval_stems", "negated_forms", "negators", "local_negators",
     "not_negating", "conditions", "contingent", "retractions", "greetings", "not_answers", "alone",
+    "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
+    "holdbacks", "first_steps", "courtesies",
 )  # fmt: skip
 
 Phrase = tuple[str, ...]
@@ -30,7 +32,21 @@ class Language:
     entries: dict[str, tuple[str, ...]]
 
     def phrases(self, key: str) -> list[Phrase]:
-        return [p for p in (phrase(entry) for entry in self.entries[key]) if p]
+        return [p for p in (_phrase(entry) for entry in self.entries[key]) if p]
+
+
+# In a phrase, "*" stands for one to a few words ("ask * instead": "ask Tom instead").
+GAP = "*"
+
+
+def _phrase(entry: str) -> Phrase:
+    parts = [phrase(part) for part in entry.split(GAP)]
+    joined: list[str] = []
+    for number, part in enumerate(parts):
+        if number:
+            joined.append(GAP)
+        joined.extend(part)
+    return tuple(joined) if any(parts) else ()
 
 
 @dataclass
@@ -59,6 +75,11 @@ class Lexicon:
     marks_by_first: dict[str, list[tuple[Phrase, str]]] = field(default_factory=dict)
     not_negating_by_first: dict[str, list[Phrase]] = field(default_factory=dict)
     leading_by_first: dict[str, list[tuple[Phrase, str, str]]] = field(default_factory=dict)
+    # The reading of one language (empty in the merged lexicon): natural phrases by kind,
+    # agreement words, go-ahead words that need a stop after them, hold-backs, provisos.
+    phrases: dict[str, list[Phrase]] = field(default_factory=dict)
+    needs_stop: frozenset[Phrase] = frozenset()
+    no_words: frozenset[Phrase] = frozenset()
 
 
 def by_first(phrases: list[Phrase]) -> dict[str, list[Phrase]]:
@@ -86,9 +107,19 @@ def _longest_first(items: list[tuple[Phrase, str, str]]) -> list[tuple[Phrase, s
     return sorted(set(items), key=lambda item: (-len(item[0]), item))
 
 
-def build(languages: list[Language]) -> Lexicon:
+# The keys read per language (never merged): they decide or veto only in their own language.
+OWN_KEYS = (
+    "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "provisos",
+    "holdbacks", "first_steps", "conditions",
+)  # fmt: skip
+
+
+def build(languages: list[Language], never_bare: set[Phrase] | None = None) -> Lexicon:
+    """The lexicon of ``languages``; ``never_bare`` are the yes/no words that no language
+    may read as an answer (a non-answer in any language), by default those of ``languages``."""
     lexicon = Lexicon(languages={language.code: language for language in languages})
-    never_bare = {p for language in languages for p in language.phrases("not_answers")}
+    if never_bare is None:
+        never_bare = {p for language in languages for p in language.phrases("not_answers")}
     leading: list[tuple[Phrase, str, str]] = []
     bare: list[tuple[Phrase, str, str]] = []
     marks: list[tuple[Phrase, str, bool]] = []
@@ -117,11 +148,19 @@ def build(languages: list[Language]) -> Lexicon:
         merged = {p for language in languages for p in language.phrases(key)}
         setattr(lexicon, key, sorted(merged, key=lambda p: (-len(p), p)))
     lexicon.alone = frozenset(p for language in languages for p in language.phrases("alone"))
+    lexicon.needs_stop = frozenset(p for lang in languages for p in lang.phrases("needs_stop"))
+    lexicon.no_words = frozenset(p for lang in languages for p in lang.phrases("no"))
+    if len(languages) == 1:
+        lexicon.phrases = {key: _longest(languages[0].phrases(key)) for key in OWN_KEYS}
     _index(lexicon)
     lexicon.greetings = tuple(
         sorted({g.casefold() for lang in languages for g in lang.entries["greetings"]}, key=len)
     )[::-1]
     return lexicon
+
+
+def _longest(phrases: list[Phrase]) -> list[Phrase]:
+    return sorted(set(phrases), key=lambda p: (-len(p), p))
 
 
 def _index(lexicon: Lexicon) -> None:
@@ -149,3 +188,10 @@ def load() -> Lexicon:
 
 LEXICON = load()
 LANGUAGES = tuple(LEXICON.languages)
+_NEVER_BARE = {
+    p for language in LEXICON.languages.values() for p in language.phrases("not_answers")
+}
+# One lexicon per language: what decides is read with the reply's own language only.
+BY_LANGUAGE: dict[str, Lexicon] = {
+    code: build([language], _NEVER_BARE) for code, language in LEXICON.languages.items()
+}

@@ -1,0 +1,91 @@
+"""What stops an approval in the decision region: it is held back, taken back or asked.
+
+An approval (or a yes) stands only if nothing in its paragraph defers it, hands
+it to a later step, holds part of it back, asks, or takes it back. Each check
+returns the lawyer's words that stopped it, for the receipt's "because you
+wrote". Hold-backs are read in the languages the paragraph may be in (their
+words are ordinary words elsewhere: Italian "prima" is Dutch "great"); a "no"
+standing alone, a retraction and a question mark stop an approval in any
+language, since a stop only ever errs towards no decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from gateway.replies.lexicon import LEXICON
+from gateway.replies.phrases import find, merged_index, own_index
+from gateway.replies.statement import STANDS_ALONE
+from gateway.replies.words import Word, is_question, list_item, sentence_spans
+
+_MAX_BECAUSE = 300
+# Every language's "no" words, by their first word.
+_NO_WORDS: dict[str, list[tuple[str, ...]]] = {}
+for _no in LEXICON.no_words:
+    _NO_WORDS.setdefault(_no[0], []).append(_no)
+
+
+def sentence_at(region: str, position: int) -> str:
+    """The sentence of ``region`` that holds ``position``, as the lawyer wrote it."""
+    for start, end in sentence_spans(region):
+        if start <= position < end:
+            return region[start:end].strip()[:_MAX_BECAUSE]
+    return region.strip()[:_MAX_BECAUSE]
+
+
+def held_back(region: str, found: list[Word], after: int, languages: Iterable[str]) -> str | None:
+    """A hold-back ("don't sign yet", "in principle", "let me check with Anna first"), a
+    deferral ("I'll look at it tomorrow") or a step first ("send me the draft first")."""
+    for language in languages:
+        hit = find(found, own_index(language, "holdbacks"), after)
+        if hit is not None:
+            return sentence_at(region, found[hit[0]].start)
+        step = _first_step(region, found, after, language)
+        if step is not None:
+            return step
+    return None
+
+
+def _first_step(region: str, found: list[Word], after: int, language: str) -> str | None:
+    """ "first" / "zuerst" outside a proviso or a listed condition ("provided the DPA is
+    signed first" is a condition; "call me first" holds the action back)."""
+    start = after
+    steps = own_index(language, "first_steps")
+    while (hit := find(found, steps, start)) is not None:
+        at = found[hit[0]].start
+        line_start = region.rfind("\n", 0, at) + 1
+        line_end = region.find("\n", at)
+        line = region[line_start : line_end if line_end >= 0 else len(region)]
+        sentence = sentence_at(region, at)
+        sentence_start = region.find(sentence, 0, at + 1) if sentence else at
+        before = [w for w in found[after : hit[0]] if w.start >= max(sentence_start, 0)]
+        if list_item(line) is None and find(before, own_index(language, "provisos")) is None:
+            return sentence
+        start = hit[1]
+    return None
+
+
+def taken_back(region: str, found: list[Word], after: int) -> str | None:
+    """A retraction ("scratch that", "wait", "Moment"), or a "no" standing alone after the
+    approval ("Approved. Oh no, wait", "Genehmigt. Nein, doch nicht"), in any language."""
+    hit = find(found, merged_index("retractions"), 0)
+    if hit is not None:
+        return sentence_at(region, found[hit[0]].start)
+    for index in range(after, len(found)):
+        word = found[index]
+        for wanted in _NO_WORDS.get(word.text, ()):
+            size = len(wanted)
+            if tuple(w.text for w in found[index : index + size]) != wanted:
+                continue
+            rest = region[found[index + size - 1].end :].lstrip(" \t*_")
+            if rest == "" or rest.startswith((*STANDS_ALONE, "?")):
+                return sentence_at(region, word.start)
+    return None
+
+
+def asks(region: str) -> str | None:
+    """A question anywhere in the paragraph: the approval is not the last word yet."""
+    for start, end in sentence_spans(region):
+        if is_question(region[start:end]):
+            return region[start:end].strip()[:_MAX_BECAUSE]
+    return None
