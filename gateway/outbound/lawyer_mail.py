@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from gateway.lawyer_settings import LawyerSettings
 from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
 from gateway.outbound.transports import MailTransport
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.store.models import OutboxItem
+
+
+def mail_settings(lawyer: LawyerSettings) -> MailSettings:
+    return MailSettings(lawyer.from_name, lawyer.timezone, lawyer.language, lawyer.languages)
 
 
 class EmailDeliverer:
@@ -44,7 +49,7 @@ class EmailDeliverer:
             mail_from=config.mail_from,
             reply_address=services.tokens.reply_address(thread.recipient.id, config.reply_domain),
             loop_marker=config.reply_domain,
-            settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
+            settings=mail_settings(config.lawyer),
         )
         return await self.transport.send(
             message.as_bytes(), config.mail_from, [thread.recipient.address]

@@ -12,39 +12,73 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from gateway.contract import LATE_REPLY_NOTICE
+from gateway.i18n import _
 from gateway.outbound import when
 from gateway.store.models import Request, Turn
 
-_RECORDED_AS = {
-    "approval": ("You APPROVED", "your APPROVAL"),
-    "conditional": ("You APPROVED, with conditions", "your APPROVAL WITH CONDITIONS"),
-    "rejection": ("You REJECTED", "your REJECTION"),
-    "decline": ("You DECLINED this request", "your DECLINE"),
-    "question": ("You asked a QUESTION", "your QUESTION"),
-    "acknowledgement": ("You said I'M ON IT", "your I'M ON IT"),
-    "close": ("You CLOSED this request", "your CLOSE"),
-}
-_EFFECT = {
-    "approval": "The agent is told it may go ahead with the proposed action.",
-    "conditional": "The agent is told it may go ahead only within these conditions.",
-    "rejection": "The agent is told not to go ahead.",
-    "decline": "The agent is told you will not take this request on.",
-    "question": "The agent is asked to answer your question; the request stays open and "
-    "waits for your decision.",
-    "acknowledgement": "The request is marked as read (reviewed) and reminders pause. Reply "
-    "APPROVE, REJECT, QUESTION or DECLINE when you are ready.",
-    "close": "The request is closed.",
-}
+
+def _recorded_as(key: str) -> tuple[str, str]:
+    """(headline, label) of a decision, in the language of the email being written."""
+    return {
+        "approval": (_("You APPROVED"), _("your APPROVAL")),
+        "conditional": (_("You APPROVED, with conditions"), _("your APPROVAL WITH CONDITIONS")),
+        "rejection": (_("You REJECTED"), _("your REJECTION")),
+        "decline": (_("You DECLINED this request"), _("your DECLINE")),
+        "question": (_("You asked a QUESTION"), _("your QUESTION")),
+        "acknowledgement": (_("You said I'M ON IT"), _("your I'M ON IT")),
+        "close": (_("You CLOSED this request"), _("your CLOSE")),
+    }.get(key, (_("Recorded: %(what)s") % {"what": key}, key))
+
+
+def _label(key: str) -> str:
+    """``APPROVAL``, ``REJECTION``, ...: the decision without "your"."""
+    return {
+        "approval": _("APPROVAL"),
+        "conditional": _("APPROVAL WITH CONDITIONS"),
+        "rejection": _("REJECTION"),
+        "decline": _("DECLINE"),
+        "question": _("QUESTION"),
+        "acknowledgement": _("I'M ON IT"),
+        "close": _("CLOSE"),
+    }.get(key, key)
+
+
+def _effect(key: str) -> str:
+    return {
+        # The same story as the push the agent gets: what the lawyer decided, in words.
+        "approval": _("The agent is told that you approved the proposed action."),
+        "conditional": _(
+            "The agent is told that you approved the proposed action only within these conditions."
+        ),
+        "rejection": _("The agent is told that you rejected the proposed action."),
+        "decline": _("The agent is told you will not take this request on."),
+        "question": _(
+            "The agent is asked to answer your question; the request stays open and "
+            "waits for your decision."
+        ),
+        "acknowledgement": _(
+            "The request is marked as read (reviewed) and reminders pause. Reply "
+            "APPROVE, REJECT, QUESTION or DECLINE when you are ready."
+        ),
+        "close": _("The request is closed."),
+    }.get(key, "")
 
 
 # Decisions about the proposed action; a question or an I'M ON IT decides nothing.
 _ON_RECORD = ("approval", "rejection", "decline", "close")
 
 
+def late_notice() -> str:
+    """The contract's LATE_REPLY_NOTICE, in the language of the email being written."""
+    return _(
+        "This reply arrived after the request was closed (withdrawn, or closed without an "
+        "answer). It is kept on the record; it does not reopen or answer the request."
+    )
+
+
 def human_size(size: int) -> str:
     if size < 1024:
-        return f"{size} bytes"
+        return _("%(n)s bytes") % {"n": size}
     if size < 1024 * 1024:
         return f"{size / 1024:.1f} KB"
     return f"{size / 1048576:.1f} MB"
@@ -73,15 +107,20 @@ def recorded_as(turn: Turn) -> str:
     """``APPROVAL WITH CONDITIONS``, ``REJECTION``, ... or ``a reply (no decision)``."""
     key = decision_key(turn)
     if key is None:
-        return "a reply (no decision)"
-    return _RECORDED_AS.get(key, ("", f"your {key}"))[1].removeprefix("your ")
+        return _("a reply (no decision)")
+    return _label(key)
 
 
 def _closed_before(turns: list[Turn], turn: Turn, tz: ZoneInfo) -> str:
     for earlier in reversed([t for t in turns if t.seq < turn.seq]):
         if earlier.kind == "status_changed" and earlier.data.get("to_status") == "closed":
-            how = "withdrawn by the agent" if "withdrawn" in earlier.body else "closed"
-            return f"This request was {how} on {when.local(earlier.at, tz)}. {LATE_REPLY_NOTICE}"
+            at = when.local(earlier.at, tz)
+            how = (
+                _("This request was withdrawn by the agent on %(when)s.")
+                if "withdrawn" in earlier.body
+                else _("This request was closed on %(when)s.")
+            )
+            return f"{how % {'when': at}} {late_notice()}"
         if earlier.kind == "status_changed":
             return ""
     return ""
@@ -94,15 +133,26 @@ def _standing(turns: list[Turn], turn: Turn, tz: ZoneInfo, decided: str | None) 
         if t.author == "human" and t.seq < turn.seq and t.data.get("decision") in _ON_RECORD
     ]
     if not previous:
-        return "" if decided else "No decision is on record yet."
+        return "" if decided else _("No decision is on record yet.")
     last = previous[-1]
-    key = decision_key(last) or "approval"
-    label = _RECORDED_AS.get(key, ("", "a decision"))[1].removeprefix("your ")
-    who = "your" if last.data.get("from") == turn.data.get("from") else f"{last.data.get('from')}'s"
-    at = when.local(last.at, tz)
+    said = {"what": _label(decision_key(last) or "approval"), "when": when.local(last.at, tz)}
+    if last.data.get("from") == turn.data.get("from"):
+        if decided:
+            return (
+                _("It follows your %(what)s of %(when)s on the record; nothing is overwritten.")
+                % said
+            )
+        return _("The decision on record is still your %(what)s of %(when)s.") % said
+    said["who"] = str(last.data.get("from"))
     if decided:
-        return f"It follows {who} {label} of {at} on the record; nothing is overwritten."
-    return f"The decision on record is still {who} {label} of {at}."
+        return (
+            _(
+                "It follows the %(what)s of %(who)s of %(when)s on the record; nothing is "
+                "overwritten."
+            )
+            % said
+        )
+    return _("The decision on record is still the %(what)s of %(who)s of %(when)s.") % said
 
 
 def receipt_view(
@@ -110,8 +160,8 @@ def receipt_view(
 ) -> dict[str, Any]:
     turn = _this_turn(turns, payload)
     view: dict[str, Any] = {
-        "headline": "Your reply was recorded",
-        "recorded_as": "your reply",
+        "headline": _("Your reply was recorded"),
+        "recorded_as": _("your reply"),
         "target": None,
         "target_is_action": False,
         "conditions": [],
@@ -128,11 +178,11 @@ def receipt_view(
     key = decision_key(turn)
     view["kind"] = turn.kind.replace("_", " ")
     view["late"] = _closed_before(turns, turn, tz) or (
-        LATE_REPLY_NOTICE if turn.data.get("late") else ""
+        late_notice() if turn.data.get("late") else ""
     )
     view["attachments"] = [
         {
-            "name": str(a.get("name", "attachment")),
+            "name": str(a.get("name") or _("attachment")),
             "size": human_size(int(a.get("size", 0))),
             "sha": str(a.get("sha256", ""))[:12],
             "stored": a.get("stored", True) is not False,
@@ -141,18 +191,20 @@ def receipt_view(
     ]
     view["standing"] = _standing(turns, turn, tz, key)
     if key is None:
-        view["headline"] = "No decision was read from your reply"
-        view["recorded_as"] = "your reply (no decision)"
+        view["headline"] = _("No decision was read from your reply")
+        view["recorded_as"] = _("your reply (no decision)")
         words = turn.data.get("decision_words")
-        view["why"] = (
-            f"it has words for more than one decision, or a negated one ({words})."
+        why = (
+            _("it has words for more than one decision, or a negated one (%(words)s).")
+            % {"words": words}
             if turn.data.get("decision_unclear")
-            else "it does not start with APPROVE, REJECT, QUESTION, DECLINE or I'M ON IT."
-        ) + " The agent sees only your text."
+            else _("it does not start with APPROVE, REJECT, QUESTION, DECLINE or I'M ON IT.")
+        )
+        view["why"] = f"{why} {_('The agent sees only your text.')}"
         view["unsettled"] = True
         return view
-    view["headline"], view["recorded_as"] = _RECORDED_AS.get(key, (f"Recorded: {key}", key))
-    view["effect"] = "" if view["late"] else _EFFECT.get(key, "")
+    view["headline"], view["recorded_as"] = _recorded_as(key)
+    view["effect"] = "" if view["late"] else _effect(key)
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")
