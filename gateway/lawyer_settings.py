@@ -23,7 +23,7 @@ class LawyerSettings:
 
 
 # The languages the email catalogues (gateway/locale) are written in.
-LANGUAGES = ("en", "de", "fr", "es", "it", "nl")
+LANGUAGES = ("en", "de", "fr", "es")
 
 
 def _language(value: str, setting: str) -> str:

@@ -27,6 +27,7 @@ from gateway.replies import (
     ReplyText,
     extract_reply,
     find_bounced_message_ids,
+    is_no_answer,
     read_decision,
 )
 from gateway.services import Services
@@ -266,7 +267,18 @@ def _tell_everyone(
     turn: Turn,
     now: datetime,
 ) -> None:
-    """The lawyer's receipt, a word to the thread's other humans, the push to the agent."""
+    """The lawyer's receipt, a word to the thread's other humans, the push to the agent.
+
+    A reply that is only thanks or a greeting (to a receipt, say) is recorded and pushed,
+    but sets off no receipt and no word to the others: it answers nothing.
+    """
+    if (
+        turn.data.get("decision") is None
+        and not turn.data.get("attachments")
+        and is_no_answer(turn.body)
+    ):
+        push.enqueue_for_turn(services, session, request, turn)
+        return
     if services.config.receipts:
         _queue_receipt(services, session, request, recipient, turn, now)
     # The thread's other humans hear of it, so two people do not answer the same request.

@@ -133,10 +133,11 @@ def compose_notice(services: Services, item: OutboxItem) -> EmailMessage:
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Auto-Response-Suppress"] = "All"
     msg["List-Id"] = list_id(config.reply_domain)
-    msg["Content-Language"] = spoken
     msg[LOOP_HEADER] = config.reply_domain
     msg.set_content(text)
     msg.add_alternative(html, subtype="html")
+    # After the parts: set_content() replaces the Content-* headers.
+    msg["Content-Language"] = spoken
     return msg
 
 

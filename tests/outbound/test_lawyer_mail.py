@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import select
 
 from gateway.outbound import outbox
-from gateway.replies import read_decision
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import add_turn

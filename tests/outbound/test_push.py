@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import re
-
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
