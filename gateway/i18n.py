@@ -28,7 +28,7 @@ from babel.support import Translations
 
 DEFAULT_LANGUAGE = "en"
 # Every language with a catalogue; English is the message ids themselves.
-LANGUAGES = ("en", "de", "fr", "es")
+LANGUAGES = ("en", "de", "fr", "es", "it", "nl")
 LOCALE_DIR = Path(__file__).resolve().parent / "locale"
 
 _current: ContextVar[str] = ContextVar("hfa_language", default=DEFAULT_LANGUAGE)

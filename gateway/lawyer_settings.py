@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gateway.errors import ConfigError
+from gateway.i18n import LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,6 @@ class LawyerSettings:
     languages: Mapping[str, str] = field(default_factory=dict)
 
 
-# The languages the email catalogues (gateway/locale) are written in.
-LANGUAGES = ("en", "de", "fr", "es")
 
 
 def _language(value: str, setting: str) -> str:
