@@ -31,7 +31,7 @@ from gateway.store.models import OutboxItem, Recipient, Request, Turn
 ANSWERABLE = frozenset({"request", "follow_up", "reminder", "escalation"})
 # The ask is shown whole on a phone's first screen up to this length, then "continues below".
 _ASK_CHARS = 700
-_NEW_MESSAGE_CHARS = 400
+_NEW_MESSAGE_CHARS = 300
 # Named extra properties of request_human_assistance: for whom the request is asked.
 PARTY_FIELDS = contract.PARTY_FIELDS
 # Other extra properties an agent may send that say whom the request is for.
