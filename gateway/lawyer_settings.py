@@ -23,8 +23,6 @@ class LawyerSettings:
     languages: Mapping[str, str] = field(default_factory=dict)
 
 
-
-
 def _language(value: str, setting: str) -> str:
     base = value.strip().replace("_", "-").split("-", 1)[0].lower()
     if base not in LANGUAGES:

@@ -69,9 +69,7 @@ def date_only(raw: object) -> date | None:
 
 
 def _span(delta: timedelta, direction: bool) -> str:
-    return format_timedelta(
-        delta, threshold=1.5, add_direction=direction, format="long", locale=i18n.current()
-    )
+    return format_timedelta(delta, add_direction=direction, format="long", locale=i18n.current())
 
 
 def left(deadline: datetime, now: datetime) -> str:
