@@ -18,7 +18,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway import contract, i18n
+from gateway import i18n
 from gateway.i18n import N_, _
 from gateway.outbound import outbox, when
 from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
@@ -112,16 +112,13 @@ def compose_notice(services: Services, item: OutboxItem) -> EmailMessage:
     payload = dict(item.payload)
     lawyer = config.lawyer
     language = lawyer.languages.get(item.target.strip().lower()) or lawyer.language
-    reference = contract.reference_for(item.request_id) if item.request_id else ""
+    # No reference: the sender of a held message may not be on the thread.
     with i18n.speaking(language) as spoken:
         subject = _(SUBJECT)
-        if reference:
-            subject = f"{subject} [{reference}]"
         payload["received_local"] = _received_local(payload.get("received_at"), lawyer.timezone)
         text, html = services.renderer.render("held_notice", subject=subject, **payload)
     msg = EmailMessage()
-    name = " · ".join(n for n in (reference, lawyer.from_name) if n)
-    msg["From"] = display_address(name, config.mail_from)
+    msg["From"] = display_address(lawyer.from_name, config.mail_from)
     msg["To"] = item.target
     msg["Subject"] = subject
     msg["Date"] = format_datetime(item.created_at)

@@ -243,7 +243,7 @@ def _said(turn: dict[str, Any]) -> str:
     key = turn.get("decision") or ("acknowledgement" if turn["kind"] == "acknowledgement" else "")
     said = _HUMAN_SAID.get(str(key), "replied (no decision read)")
     if key == "approval" and turn.get("conditions"):
-        said = "approved the proposed action only within conditions"
+        said = "approved the proposed action WITH CONDITIONS (a conditional approval)"
     if turn.get("late"):
         said = f"replied after the request was closed ({said}): kept on the record, not acted on"
     return said
