@@ -214,3 +214,33 @@ def test_the_three_asks_of_the_review_keep_their_verbs_in_the_subject(tmp_path: 
     for verb, line in zip(asks.values(), subjects, strict=True):
         assert verb in line and "due Fri 4 Dec" in line, line
         assert len(line) <= 78
+
+
+def test_reminder_subjects_carry_blocking_and_the_time_left(tmp_path: Path) -> None:
+    built = _services(tmp_path)
+    try:
+        mails = every_kind(built)
+    finally:
+        built.close()
+    subject = str(mails["reminder"]["Subject"])
+    assert subject.startswith("Reminder 2: “Pay EUR"), subject
+    assert " · BLOCKING · due in " in subject and subject.endswith("]"), subject
+
+
+def test_a_notice_about_an_open_request_never_also_says_no_answer_is_needed(
+    tmp_path: Path,
+) -> None:
+    built = _services(tmp_path)
+    try:
+        mails = every_kind(built)
+    finally:
+        built.close()
+    for kind in ("escalated_notice", "deadline_passed"):
+        text, html = text_of(mails[kind]), html_of(mails[kind])
+        assert "your answer is still wanted" in text, kind
+        assert "No answer is needed" not in text and "No answer is needed" not in html, kind
+        assert "subject=APPROVE%20%5BHFA-" in text and "hfa-answers" in html, kind
+        assert "BLOCKING" in text, kind
+    for kind in ("closed", "withdrawal"):
+        assert "no answer is needed" in text_of(mails[kind]).lower(), kind
+        assert "hfa-answers" not in html_of(mails[kind]), kind
