@@ -22,6 +22,7 @@ from functools import cache
 from gettext import NullTranslations
 from pathlib import Path
 
+from babel import Locale
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import Translations
@@ -60,6 +61,16 @@ def translations(language: str) -> NullTranslations:
 
 def current() -> str:
     return _current.get()
+
+
+@cache
+def _locale(language: str) -> Locale:
+    return Locale.parse(language)
+
+
+def locale() -> Locale:
+    """Babel's locale data for the language being written (parsed once per language)."""
+    return _locale(_current.get())
 
 
 @contextmanager

@@ -136,6 +136,12 @@ def _wordwrap(
     return _wrapped(environment, s, width, break_long_words, wrapstring, break_on_hyphens)
 
 
+def _translated(message: str, **variables: Any) -> str:
+    """``message`` in the language being written, with ``%(name)s`` filled in."""
+    text = i18n.gettext(message)
+    return text % variables if variables else text
+
+
 class Renderer:
     """Renders ``NAME.txt`` and ``NAME.html`` with the same variables."""
 
@@ -157,6 +163,10 @@ class Renderer:
         )
         # {% trans %} blocks are message ids without their line breaks and indentation.
         self.env.policies["ext.i18n.trimmed"] = True
+        # {{ _("...", name=value) }}: one plain call (the extension's goes through the
+        # context twice per sentence). It returns text, which autoescape then escapes whole
+        # in HTML; the {% trans %} blocks, whose ids hold markup, keep the extension's.
+        self.env.globals["_"] = _translated
         self.env.filters["label"] = _label
         self.env.filters["word"] = _word
         self.env.filters["shown"] = shown

@@ -81,7 +81,7 @@ def redact_url(value: str) -> str:
 
 
 def _count(number: int) -> str:
-    return format_decimal(number, locale=i18n.current())
+    return format_decimal(number, locale=i18n.locale())
 
 
 def size_of(text: str) -> str:

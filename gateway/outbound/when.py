@@ -48,13 +48,13 @@ def local_iso(value: object, tz: ZoneInfo) -> str:
 def local(at: datetime, tz: ZoneInfo) -> str:
     """``Fri 4 Dec 2026, 08:45 CET`` (in German ``Fr. 4 Dez. 2026, 08:45 CET``)."""
     moment = _aware(at).astimezone(tz)
-    shown = format_datetime(moment, "EEE d MMM y, HH:mm", locale=i18n.current())
+    shown = format_datetime(moment, "EEE d MMM y, HH:mm", locale=i18n.locale())
     return f"{shown} {moment.tzname()}"
 
 
 def day(on: date, *, year: bool = True) -> str:
     """``Fri 4 Dec 2026`` (or ``Fri 4 Dec``)."""
-    return format_date(on, "EEE d MMM y" if year else "EEE d MMM", locale=i18n.current())
+    return format_date(on, "EEE d MMM y" if year else "EEE d MMM", locale=i18n.locale())
 
 
 def date_only(raw: object) -> date | None:
@@ -69,7 +69,7 @@ def date_only(raw: object) -> date | None:
 
 
 def _span(delta: timedelta, direction: bool) -> str:
-    return format_timedelta(delta, add_direction=direction, format="long", locale=i18n.current())
+    return format_timedelta(delta, add_direction=direction, format="long", locale=i18n.locale())
 
 
 def left(deadline: datetime, now: datetime) -> str:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from datetime import UTC, datetime
 from email.message import EmailMessage
+from html import unescape
 from pathlib import Path
 
 import pytest
@@ -181,7 +182,7 @@ def test_client_and_matter_come_from_the_request_and_from_the_key(tmp_path: Path
         assert "For: Acme Robotics GmbH (set by the API key); the agent says: Globex Ltd" in request
         assert "Matter: M-2026-17 (the agent's claim)" in request
         assert "Acme Robotics GmbH</b> (set by the API key)" in html
-        assert "M-2026-17</b> (the agent's claim)" in html
+        assert "M-2026-17</b> (the agent's claim)" in unescape(html)
         assert "Other details" not in html  # named fields, not leftovers
         assert "For: Acme Robotics GmbH" in str(mails["request"].get_body(("html",)))
         with built.db.reading() as session:
