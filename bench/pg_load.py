@@ -202,6 +202,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         HFA_REMINDERS=f"routine={args.reminder_every}",
         HFA_SCHEDULER_SECONDS=str(args.scheduler_seconds),
         HFA_RATE_LIMIT_PER_MINUTE="1000000",
+        # Each reply's decision in effect at once: the figures count one human turn each.
+        HFA_CORRECTION_WINDOW="0",
     )
     roles = Roles(env, work)
     result: dict[str, Any] = {

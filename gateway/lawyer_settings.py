@@ -18,6 +18,8 @@ class LawyerSettings:
     from_name: str  # HFA_MAIL_FROM_NAME: the display name on the From of lawyers' emails
     timezone: str  # HFA_DISPLAY_TIMEZONE: where times and deadlines are shown
     reminder_cap: int  # HFA_REMINDER_CAP: the most reminders one request gets
+    # HFA_CORRECTION_WINDOW in seconds: how long a typed decision waits (0: not at all).
+    correction_window_seconds: float = 0.0
     language: str = "en"  # HFA_LANGUAGE: the language of a lawyer's emails by default
     # HFA_LAWYER_LANGUAGES: a lawyer's address (lower case) -> the language of their emails
     languages: Mapping[str, str] = field(default_factory=dict)
@@ -59,10 +61,32 @@ def lawyer_settings(values: Mapping[str, str]) -> LawyerSettings:
         raise ConfigError(
             f"HFA_REMINDER_CAP: expected a whole number, got {values['reminder_cap']!r}"
         ) from None
+    window = correction_window(values["correction_window"])
     return LawyerSettings(
         " ".join(values["mail_from_name"].split()),
         zone,
         cap,
+        window,
         _language(values.get("language", "en") or "en", "HFA_LANGUAGE"),
         parse_languages(values.get("lawyer_languages", "")),
     )
+
+
+_UNITS = {"s": 1, "m": 60, "h": 3600}
+
+
+def correction_window(text: str) -> float:
+    """``2m``, ``90s``, ``1h`` or plain seconds; ``0``/``off``: no window."""
+    value = text.strip().lower()
+    if value in ("", "0", "off", "none"):
+        return 0.0
+    number, unit = (value[:-1], value[-1]) if value[-1] in _UNITS else (value, "s")
+    try:
+        seconds = float(number) * _UNITS[unit]
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds < float("inf"):
+        raise ConfigError(
+            f"HFA_CORRECTION_WINDOW: expected a duration like 2m, 90s or 0, got {text!r}"
+        )
+    return seconds

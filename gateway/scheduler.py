@@ -31,6 +31,7 @@ from sqlalchemy.orm import Session
 
 from gateway.contract import AWAITING_ANSWER, iso
 from gateway.errors import StorageError
+from gateway.inbound import pending
 from gateway.outbound import outbox, push
 from gateway.outbound.tell import tell_thread
 from gateway.services import Services
@@ -373,4 +374,5 @@ async def _loop(services: Services, stop: asyncio.Event) -> None:
 
 def start(services: Services, stop: asyncio.Event) -> list[asyncio.Task[None]]:
     """Start the periodic jobs; returns their tasks."""
-    return [asyncio.create_task(_loop(services, stop))]
+    # Correction windows end by the clock, to the second: their own short poll.
+    return [asyncio.create_task(_loop(services, stop)), pending.start(services, stop)]

@@ -179,6 +179,14 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("receipts", "1", "Send the lawyer a receipt of what was recorded (1 or 0)."),
     Setting(
+        "correction_window",
+        "2m",
+        "How long a decision read from typed text waits before it takes effect, so the "
+        "lawyer can correct it from the receipt; agents see the request as waiting until "
+        "then. An answer link tapped with nothing typed under it acts at once (s, m or h; "
+        "0: no window).",
+    ),
+    Setting(
         "reminders",
         "blocking=2h,soon=24h,routine=off",
         "Reminder interval per urgency while a request waits for its first answer "

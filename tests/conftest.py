@@ -98,6 +98,9 @@ def make_config(data_dir: Path, **overrides: str) -> Config:
         "HFA_SECRET_KEYS": "test-key-one-0123456789abcdef",
         "HFA_WORKER_POLL_SECONDS": "0.05",
         "HFA_OUTBOX_BACKOFF_SECONDS": "0.05",
+        # Typed decisions take effect at once unless a test asks for a correction window
+        # (tests/e2e/test_correction_window.py); the default's two minutes would only wait.
+        "HFA_CORRECTION_WINDOW": "0",
     }
     env.update({f"HFA_{k.upper()}": v for k, v in overrides.items()})
     return load_config(env=env)

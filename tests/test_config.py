@@ -83,3 +83,16 @@ def test_the_example_config_in_deploy_is_valid() -> None:
     assert config.reply_domain == "reply.example.com"
     assert config.smtp_relay == ("127.0.0.1", 10587)  # Postfix's submission service
     assert config.lawyers_for("legal_review") == ("counsel@lawfirm.example",)
+
+
+@pytest.mark.parametrize(
+    ("value", "seconds"), [(None, 120.0), ("0", 0.0), ("off", 0.0), ("45s", 45.0), ("5m", 300.0)]
+)
+def test_the_correction_window_defaults_to_two_minutes(value: str | None, seconds: float) -> None:
+    env = {"HFA_CORRECTION_WINDOW": value} if value is not None else {}
+    assert load_config(env=env).lawyer.correction_window_seconds == seconds
+
+
+def test_a_correction_window_that_is_not_a_duration_is_refused() -> None:
+    with pytest.raises(ConfigError, match="HFA_CORRECTION_WINDOW"):
+        load_config(env={"HFA_CORRECTION_WINDOW": "two minutes"})

@@ -50,6 +50,7 @@ def test_html_is_autoescaped_and_text_is_not() -> None:
             "standing": "",
             "effect": "",
             "attachments": [],
+            "reading": None,
         },
     )
     assert "<b>bold</b> & <script>x</script>" in text

@@ -8,6 +8,7 @@
 #
 # usage: setup.sh [-c CONFIG_DIR] --reply-domain DOMAIN [--gateway HOST:PORT]
 #                 [--submission HOST:PORT] [--submission-clients CIDR] [--max-message-bytes N]
+#                 [--authserv-id ID]
 set -eu
 
 config_dir=""
@@ -16,10 +17,11 @@ gateway="127.0.0.1:2525"          # HFA_SMTP_BIND
 submission="127.0.0.1:10587"      # HFA_SMTP_RELAY
 submission_clients="127.0.0.0/8"  # who may send through it: the gateway's hosts only
 max_message_bytes=26214400        # HFA_MAX_MESSAGE_BYTES
+authserv_id=""                    # HFA_TRUSTED_AUTHSERV_ID (default: this host's myhostname)
 # Room for the Received header (and any other trace header) Postfix adds on the way.
 trace_headroom=65536
 
-usage() { sed -n '9,10p' "$0" | sed 's/^# //' >&2; exit 2; }
+usage() { sed -n '9,11p' "$0" | sed 's/^# //' >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     -c) config_dir="$2"; shift 2 ;;
@@ -28,6 +30,7 @@ while [ $# -gt 0 ]; do
     --submission) submission="$2"; shift 2 ;;
     --submission-clients) submission_clients="$2"; shift 2 ;;
     --max-message-bytes) max_message_bytes="$2"; shift 2 ;;
+    --authserv-id) authserv_id="$2"; shift 2 ;;
     -h|--help) usage ;;
     *) echo "setup.sh: unknown argument $1" >&2; usage ;;
   esac
@@ -56,6 +59,22 @@ add_to_list() {
 umask 022
 printf '%s\thfa:[%s]:%s\n' "$reply_domain" "${gateway%:*}" "${gateway##*:}" > "$dir/hfa_transport"
 printf '%s\treject_unverified_recipient\n' "$reply_domain" > "$dir/hfa_recipient_access"
+authserv_id=${authserv_id:-$(pc -h myhostname)}
+# Every address of the reply domain but a reply+TOKEN one (that is, the bounce address,
+# HFA_MAIL_FROM: the gateway refuses all others) takes delivery reports only: the null
+# sender, decided at RCPT, so that nothing a person (or a forger) sends it is ever accepted
+# and then bounced.
+domain_pattern=$(printf '%s' "$reply_domain" | sed 's/[].[\\*^$()+?{}|]/\\&/g')
+printf '/^reply\\+[^@]*@%s$/ DUNNO\n/@%s$/ hfa_bounce_address\n' "$domain_pattern" \
+  "$domain_pattern" > "$dir/hfa_bounce_recipients"
+printf '%s\n' '/^<>$/ OK' \
+  '/./ REJECT 5.7.1 This address takes only delivery reports; to answer a request, reply to the address in the email'"'"'s Reply-To' \
+  > "$dir/hfa_bounce_senders"
+# RFC 8601 section 5: an Authentication-Results header that claims this server's id and
+# arrives with the message is a forgery; it is removed before any filter adds the real one.
+id_pattern=$(printf '%s' "$authserv_id" | sed 's/[].[\\*^$()+?{}|]/\\&/g')
+printf '/^Authentication-Results:[[:space:]]*%s([[:space:]]|;|$)/ IGNORE\n' "$id_pattern" \
+  > "$dir/hfa_header_checks"
 if [ -n "$config_dir" ]; then
   postmap -c "$config_dir" "hash:$dir/hfa_transport" "hash:$dir/hfa_recipient_access"
 else
@@ -66,7 +85,12 @@ add_to_list relay_domains "$reply_domain" last
 add_to_list transport_maps 'hash:$config_directory/hfa_transport' first
 add_to_list smtpd_recipient_restrictions \
   'check_recipient_access hash:$config_directory/hfa_recipient_access' first
+add_to_list smtpd_recipient_restrictions \
+  'check_recipient_access regexp:$config_directory/hfa_bounce_recipients' first
 pc -e "unverified_recipient_reject_code = 550"
+add_to_list smtpd_restriction_classes hfa_bounce_address last
+pc -e 'hfa_bounce_address = check_sender_access regexp:$config_directory/hfa_bounce_senders'
+add_to_list header_checks 'regexp:$config_directory/hfa_header_checks' first
 limit=$((max_message_bytes - trace_headroom))
 pc -e "message_size_limit = $limit"
 # Postfix refuses to start when a mailbox limit is below message_size_limit.
@@ -91,5 +115,6 @@ pc -P "$submission/inet/syslog_name=postfix/hfa-submission" \
       "$submission/inet/smtpd_recipient_restrictions="
 
 echo "hfa-gateway: $reply_domain -> $gateway (verified at RCPT, 550), gateway mail in on $submission,"
+echo "the bounce address takes the null sender only (at RCPT); incoming Authentication-Results for $authserv_id removed;"
 echo "message_size_limit = $limit (HFA_MAX_MESSAGE_BYTES $max_message_bytes - $trace_headroom)."
 echo "Check and apply: postfix${config_dir:+ -c $config_dir} check && postfix${config_dir:+ -c $config_dir} reload"

@@ -194,6 +194,12 @@ def _print_turn(turn: dict[str, Any]) -> None:
     decision = f" decision={turn['decision']}" if turn.get("decision") else ""
     if turn.get("decision_unclear"):
         decision += f" decision_unclear ({shown(turn.get('decision_words'))})"
+    held = turn.get("pending")
+    if isinstance(held, dict):
+        # Read from typed text and held for its correction window: not in effect yet.
+        decision += f" read_as={held.get('read_as')} (takes effect {held.get('takes_effect_at')})"
+    if turn.get("read_from"):
+        decision += f" read_from={turn['read_from']}"
     print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
     for line in hide_tokens(shown(turn["body"])).splitlines() or [""]:
         print(f"    {line}")

@@ -81,6 +81,9 @@ async def _demo(data_dir: Path) -> int:
             "HFA_LAWYERS": lawyer,
             "HFA_REPLY_DOMAIN": "hfa.localhost",
             "HFA_WORKER_POLL_SECONDS": "0.1",
+            # A short correction window, so the walk-through shows the typed answer
+            # taking effect without the default's two-minute wait.
+            "HFA_CORRECTION_WINDOW": "2s",
         }
     )
     services = build_services(config)

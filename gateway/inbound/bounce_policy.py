@@ -1,38 +1,43 @@
 """What the bounce address (HFA_MAIL_FROM) takes: delivery reports and auto-replies
-about our own mail, small, and not too many from one client.
+about our own mail, small, within a daily budget.
 
 Mail to the bounce address needs no reply token, so it is never an answer (the
-worker records no human turn from it). Here, at the end of DATA, anything else
-is refused, so the address cannot be used to fill the database: a message that
-does not look automatic (``550``, telling a person where to reply), one that
-cites no Message-ID of ours (``550``), one over BOUNCE_MAX_BYTES (``552``), or a
-client past BOUNCE_PER_CLIENT in BOUNCE_WINDOW seconds (``450``, try later).
+worker records no human turn from it). Here, at the end of DATA and in the SMTP
+session (so nothing is ever bounced to a sender that may be forged), a message
+that does not look automatic is refused (``550``, telling a person where to
+reply), and one over BOUNCE_MAX_BYTES (``552``, by the protocol). Only the
+headers are read here, from the first 64 KB: reading the whole message (which
+Message-IDs it cites, each recipient's Action) is the worker's, in its reading
+process, off the listeners' event loop.
+
+Storage is bounded twice. The worker keeps in full only a report that cites an
+email we actually sent; the rest keeps its headers (``reports``). And each
+listener stores at most BOUNCE_DAILY_BYTES of such mail in full per UTC day;
+past it, a message is stored as its first BOUNCE_HEAD_BYTES (which hold a
+report's human-readable and machine-readable parts), and the cut is audited.
 """
 
 from __future__ import annotations
 
-import contextlib
-import re
+from datetime import date
 from email.parser import BytesHeaderParser
 from email.policy import compat32
 
-from gateway.replies import ReplyError, detect_automatic, find_bounced_message_ids
-from gateway.services import Services
-from gateway.throttle import WindowCounter
+from gateway.replies import ReplyError, detect_automatic
 
 BOUNCE_MAX_BYTES = 1024 * 1024
-BOUNCE_PER_CLIENT = 10
-BOUNCE_WINDOW = 600.0
+BOUNCE_DAILY_BYTES = 64 * 1024 * 1024
+BOUNCE_HEAD_BYTES = 64 * 1024
 _HEADER_BYTES = 65536
-_MESSAGE_ID = re.compile(r"<[^<>@\s]+@([^<>\s]+)>")
 
 
 class BouncePolicy:
-    def __init__(self, services: Services) -> None:
-        self.services = services
-        self._per_client = WindowCounter(BOUNCE_PER_CLIENT, BOUNCE_WINDOW)
+    def __init__(self, daily_bytes: int | None = None) -> None:
+        self.daily_bytes = BOUNCE_DAILY_BYTES if daily_bytes is None else daily_bytes
+        self._day: date | None = None
+        self._stored_today = 0
 
-    def refusal(self, raw: bytes, mail_from: str, peer: str) -> str | None:
+    def refusal(self, raw: bytes, mail_from: str) -> str | None:
         """None when the bounce address takes ``raw``, else the SMTP answer refusing it."""
         if len(raw) > BOUNCE_MAX_BYTES:
             return (
@@ -50,18 +55,16 @@ class BouncePolicy:
                 "550 5.7.1 This address takes only delivery reports; to answer a request, "
                 "reply to the address in the email's Reply-To"
             )
-        if not self._cites_our_mail(raw, headers):
-            return "550 5.7.1 This report is not about a message we sent"
-        if not self._per_client.allow(peer):
-            return "450 4.7.1 Too many reports from your address; try again later"
         return None
 
-    def _cites_our_mail(self, raw: bytes, headers: dict[str, str]) -> bool:
-        domain = self.services.config.reply_domain.lower()
-        cited = " ".join(headers.get(name, "") for name in ("in-reply-to", "references"))
-        with contextlib.suppress(ReplyError):
-            cited += " " + " ".join(find_bounced_message_ids(raw))
-        return any(host.lower() == domain for host in _MESSAGE_ID.findall(cited))
+    def within_budget(self, raw: bytes, today: date) -> bytes:
+        """``raw`` while today's budget lasts, else its first BOUNCE_HEAD_BYTES."""
+        if self._day != today:
+            self._day, self._stored_today = today, 0
+        if self._stored_today + len(raw) > self.daily_bytes:
+            return raw[:BOUNCE_HEAD_BYTES]
+        self._stored_today += len(raw)
+        return raw
 
 
 def _headers(raw: bytes) -> dict[str, str]:

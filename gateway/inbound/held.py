@@ -4,12 +4,35 @@ A message the worker holds (its sender is not the lawyer, it matches no
 request, it cannot be read) gets:
 
 - a short notice to its envelope sender (why it was not recorded, what to do),
-  at most once per address per day, never to a null sender, an automatic reply
-  or a bounce, and never with anything of the thread in it;
+  never with anything of the thread in it, under the rules below;
 - when it belongs to a request, a ``system`` turn on the thread ("a reply from
   another address is held for review", no content), pushed to the agent like
   any turn. ``hfa requests show`` lists the held messages with the command that
   accepts them.
+
+Who gets a notice, and how often. A notice is an automatic response to a message
+whose sender may be forged, so it must never become a way to mail strangers
+(backscatter: thirty forged envelope senders on one thread get one notice, not
+thirty), and a person who meant to answer must never be left in silence (a
+partner's second held REJECT of the day gets its notice too). The two meet in
+what a forger cannot fake cheaply: a reply whose envelope sender is its own From
+address, that no check calls forged, and that carries a decision word is someone
+answering, and is told each time within a daily cap; everything else shares
+hourly and daily limits:
+
+- never to a null sender, a machine (MAILER-DAEMON, postmaster, no-reply), a
+  mailing list (``owner-*``, ``*-request``, ``*-owner``, ``*-bounces``), an
+  automatic message (Auto-Submitted, Precedence, List-Id...), our own domain
+  (RFC 3834 section 2), nor where the trusted server says the envelope sender
+  failed SPF, DKIM or DMARC, nor for a message carrying a forged
+  Authentication-Results: those senders are likely forged;
+- a genuine reply that carried a decision word (its envelope sender is its
+  From address and nothing says it is forged: a colleague who tapped REJECT)
+  always gets its notice, within DECIDED_PER_ADDRESS_DAY a day to that address
+  and DECIDED_PER_THREAD_DAY a day on its thread;
+- any other held message gets one at most once an hour per address and per
+  thread, OTHER_PER_ADDRESS_DAY a day per address, and OTHER_PER_DAY_ALL a day
+  for all senders together.
 """
 
 from __future__ import annotations
@@ -20,19 +43,42 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
+from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.record import Outcome
+from gateway.inbound.sender import FORGED_RESULTS, envelope_sender_fails
 from gateway.outbound import notices, push
+from gateway.replies import DecisionKind
 from gateway.services import Services
 from gateway.store.models import InboundMessage
 from gateway.store.thread import add_turn
 
 HELD_OUTCOMES = ("unverified_sender", "no_thread", "unparseable")
-NOTICE_INTERVAL = timedelta(days=1)
+HOUR = timedelta(hours=1)
+DAY = timedelta(days=1)
+DECIDED_PER_ADDRESS_DAY = 10
+DECIDED_PER_THREAD_DAY = 10
+OTHER_PER_ADDRESS_DAY = 3
+OTHER_PER_DAY_ALL = 20
 HELD_TURN = "held_reply"
 # Senders that are machines: a notice to them is at best noise, at worst a loop.
 _MACHINE_LOCAL_PARTS = frozenset(
-    {"mailer-daemon", "postmaster", "noreply", "no-reply", "donotreply", "do-not-reply", "bounce"}
+    {
+        "mailer-daemon",
+        "postmaster",
+        "noreply",
+        "no-reply",
+        "donotreply",
+        "do-not-reply",
+        "bounce",
+        "bounces",
+        "listserv",
+        "majordomo",
+        "mailman",
+    }
 )
+# Mailing-list administrative senders (RFC 3834 section 2: never respond to them).
+_LIST_PREFIXES = ("owner-",)
+_LIST_SUFFIXES = ("-request", "-owner", "-bounces", "-bounce", "-admin")
 
 
 @dataclass(frozen=True)
@@ -42,16 +88,41 @@ class Explanation:
     turn_body: str
 
 
-def explain(outcome: Outcome) -> Explanation:
-    """What the sender and the thread are told, by why the message was held."""
+def explain(outcome: Outcome, sender: str = "") -> Explanation:
+    """What the sender and the thread are told, by why the message was held.
+
+    ``sender``: the held message's From address, when it could be read.
+    """
     detail = outcome.detail.lower()
     if outcome.name == "unverified_sender" and "is not the recipient" in detail:
+        colleague = _colleague_of(outcome, sender)
+        if colleague:
+            return Explanation(
+                f"it came from {sender}, and this request was sent to {colleague}: "
+                "only an answer from the address a request was sent to is recorded.",
+                f"ask {colleague} to answer it, or ask the gateway's operator to accept "
+                "this message (and, if you answer for them regularly, to add your address "
+                f"to {colleague}'s addresses). Forwarding the request to you does not change "
+                "whose answer counts.",
+                "A reply from a colleague of the lawyer is held for review; it is not on the "
+                "record unless the operator accepts it.",
+            )
         return Explanation(
             "it did not come from the address the request was sent to.",
             "if you are the lawyer the request was sent to, reply from that address, or ask "
             "the gateway's operator to accept this message. If you are not, nothing is needed.",
             "A reply from another address is held for review; it is not on the record "
             "unless the operator accepts it.",
+        )
+    if outcome.name == "unverified_sender" and FORGED_RESULTS.lower() in detail:
+        return Explanation(
+            "it carries an authentication result that this gateway's mail server did not "
+            "write, so its sender cannot be trusted.",
+            "reply again from your usual mail program, or ask the gateway's operator to "
+            "accept this message.",
+            "A reply is held for review: it carries an authentication result the gateway's "
+            "mail server did not write (possibly forged). It is not on the record unless "
+            "the operator accepts it.",
         )
     if outcome.name == "unverified_sender":
         return Explanation(
@@ -78,13 +149,29 @@ def explain(outcome: Outcome) -> Explanation:
     )
 
 
+def _colleague_of(outcome: Outcome, sender: str) -> str:
+    """The address the request went to, when the sender writes from the same domain (a
+    colleague at the firm may be told whose answer counts); else ""."""
+    recipient = outcome.recipient.address.lower() if outcome.recipient is not None else ""
+    same_domain = sender.rpartition("@")[2] == recipient.rpartition("@")[2]
+    return recipient if sender and recipient and same_domain and sender != recipient else ""
+
+
+def _is_list_or_machine(local: str) -> bool:
+    return (
+        local in _MACHINE_LOCAL_PARTS
+        or local.startswith(_LIST_PREFIXES)
+        or local.endswith(_LIST_SUFFIXES)
+    )
+
+
 def notice_address(row: InboundMessage, automatic: bool, own_domain: str) -> str | None:
-    """Where a notice may go: the envelope sender, unless it is null or a machine."""
+    """Where a notice may go: the envelope sender, unless it is null, a machine, a list."""
     address = row.mail_from.strip().strip("<>").strip().lower()
     if automatic or not address or "@" not in address:
         return None
     local, _, domain = address.rpartition("@")
-    if local in _MACHINE_LOCAL_PARTS or domain == own_domain or domain.endswith("." + own_domain):
+    if _is_list_or_machine(local) or domain == own_domain or domain.endswith("." + own_domain):
         return None
     return address
 
@@ -97,13 +184,20 @@ def tell(
     *,
     automatic: bool,
     their_message_id: str | None,
+    mail: ParsedMail | None = None,
 ) -> Outcome:
-    """Notice to the sender and a turn on the thread for a held ``outcome``; the outcome."""
+    """Notice to the sender and a turn on the thread for a held ``outcome``; the outcome.
+
+    ``mail``: the held message as read, when it could be (who wrote it, what it decided).
+    """
     if outcome.name not in HELD_OUTCOMES:
         return outcome
     now = services.clock.now()
-    explanation = explain(outcome)
-    _notify_sender(services, session, row, outcome, explanation, now, automatic, their_message_id)
+    sender = _from_address(mail)
+    explanation = explain(outcome, sender)
+    address = notice_address(row, automatic, services.config.reply_domain)
+    if address is not None and _may_notify(services, session, outcome, mail, address, now):
+        _notify_sender(services, session, row, outcome, explanation, now, address, their_message_id)
     request = outcome.request
     if request is None or not explanation.turn_body:
         return outcome
@@ -123,6 +217,53 @@ def tell(
     return outcome
 
 
+def _from_address(mail: ParsedMail | None) -> str:
+    if mail is None or mail.sender is None:
+        return ""
+    return (mail.sender[0] or "").lower()
+
+
+# The words that decide (a question or an acknowledgement does not).
+_DECISIONS = frozenset({DecisionKind.APPROVAL, DecisionKind.REJECTION, DecisionKind.DECLINE})
+
+
+def _carried_decision(mail: ParsedMail | None) -> bool:
+    return getattr(getattr(mail, "decision", None), "kind", None) in _DECISIONS
+
+
+def _may_notify(
+    services: Services,
+    session: Session,
+    outcome: Outcome,
+    mail: ParsedMail | None,
+    address: str,
+    now: datetime,
+) -> bool:
+    """The rules in this module's docstring, for a notice to ``address``."""
+    trusted_id = services.config.trusted_authserv_id
+    if FORGED_RESULTS.lower() in outcome.detail.lower():
+        return False
+    if mail is not None and envelope_sender_fails(mail.message, trusted_id, address):
+        return False
+    request_id = outcome.request.id if outcome.request is not None else None
+    genuine = _from_address(mail) == address
+    if genuine and _carried_decision(mail):
+        # Never silence for a person who meant to answer: bounded per address and thread.
+        if notices.notices_since(session, now - DAY, address=address) >= DECIDED_PER_ADDRESS_DAY:
+            return False
+        return request_id is None or (
+            notices.notices_since(session, now - DAY, request_id=request_id)
+            < DECIDED_PER_THREAD_DAY
+        )
+    if notices.notices_since(session, now - HOUR, address=address):
+        return False
+    if request_id is not None and notices.notices_since(session, now - HOUR, request_id=request_id):
+        return False
+    if notices.notices_since(session, now - DAY, address=address) >= OTHER_PER_ADDRESS_DAY:
+        return False
+    return notices.notices_since(session, now - DAY) < OTHER_PER_DAY_ALL
+
+
 def _notify_sender(
     services: Services,
     session: Session,
@@ -130,12 +271,9 @@ def _notify_sender(
     outcome: Outcome,
     explanation: Explanation,
     now: datetime,
-    automatic: bool,
+    address: str,
     their_message_id: str | None,
 ) -> None:
-    address = notice_address(row, automatic, services.config.reply_domain)
-    if address is None or notices.noticed_since(session, address, now - NOTICE_INTERVAL):
-        return
     notices.enqueue_notice(
         services,
         session,

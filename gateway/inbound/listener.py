@@ -116,7 +116,7 @@ class ReplyHandler:
     def __init__(self, services: Services) -> None:
         self.services = services
         self._reject_audit = Throttle(REJECT_AUDIT_INTERVAL)
-        self.bounce_policy = BouncePolicy(services)
+        self.bounce_policy = BouncePolicy()
 
     def _accepts(self, address: str) -> bool:
         config = self.services.config
@@ -203,12 +203,17 @@ class ReplyHandler:
         services, mail_from = self.services, envelope.mail_from or ""
         copies = _one_per_address(envelope.rcpt_tos)
         bounce = services.config.mail_from.lower()
+        cut_from = 0
         if bounce in copies:
-            refusal = self.bounce_policy.refusal(raw, mail_from, peer)
+            refusal = self.bounce_policy.refusal(raw, mail_from)
             if refusal is not None:
                 del copies[bounce]
                 if not copies:
                     return refusal
+            elif len(copies) == 1:
+                # Only the bounce address: its daily storage budget applies.
+                kept = self.bounce_policy.within_budget(raw, services.clock.now().date())
+                cut_from, raw = (len(raw) if kept is not raw else 0), kept
 
         heavy = len(raw) > HEAVY_MESSAGE_BYTES
         # Hashing megabytes releases the interpreter: in a thread, the loop goes on.
@@ -216,7 +221,15 @@ class ReplyHandler:
 
         def add(session: Session) -> None:
             for address in copies.values():
-                add_inbound(services, session, raw, peer, mail_from, [address], digest)
+                inbound_id = add_inbound(services, session, raw, peer, mail_from, [address], digest)
+                if cut_from:
+                    services.audit.append(
+                        session,
+                        "inbound.bounce_over_budget",
+                        at=services.clock.now(),
+                        actor=f"smtp:{peer}",
+                        details={"inbound_id": inbound_id, "size": cut_from, "kept": len(raw)},
+                    )
 
         try:
             # 250 only once the commit holding these bytes has returned (group commit;

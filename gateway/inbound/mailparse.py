@@ -62,6 +62,8 @@ class ParsedMail:
     decision: object | None = None
     # The single From address (or None, and why not), when already read.
     sender: tuple[str | None, str] | None = None
+    # As a delivery report: the Message-IDs it cites and each recipient's Action.
+    report: object | None = None
 
 
 # Printable ASCII (tabs too) without an encoded word ("=?"): nothing to decode.

@@ -14,6 +14,7 @@ in the worker's reading thread, where they cost a few milliseconds.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import pickle
 import signal
@@ -26,7 +27,15 @@ from multiprocessing.connection import Connection
 
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
 from gateway.inbound.sender import from_address
-from gateway.replies import ReplyError, ReplyText, extract_reply, read_decision
+from gateway.replies import (
+    AutomaticKind,
+    ReplyError,
+    ReplyText,
+    detect_automatic,
+    extract_reply,
+    read_decision,
+)
+from gateway.replies.bounces import report_of_message
 
 log = logging.getLogger(__name__)
 
@@ -42,7 +51,8 @@ IN_PROCESS_BYTES = 256 * 1024
 
 def parse_stored(raw: bytes) -> Parsed:
     """Everything about a message that costs CPU and needs no database: parse it, read
-    its From address strictly, split off the new text and read its decision."""
+    its From address strictly, split off the new text and read its decision, and read
+    it as a delivery report (what mail to the bounce address is)."""
     try:
         mail = parse(raw)
         mail.sender = from_address(mail.message)
@@ -50,6 +60,13 @@ def parse_stored(raw: bytes) -> Parsed:
         return Unparseable("nested too deeply to read")
     except Exception as exc:
         return exc
+    with contextlib.suppress(ReplyError):
+        # A delivery report (what the bounce address takes) is read here, off the event
+        # loop and outside the write transaction that records it.
+        if detect_automatic(mail.headers, mail.subject, mail.headers.get("content-type")) is (
+            AutomaticKind.BOUNCE
+        ):
+            mail.report = report_of_message(mail.message)
     try:
         mail.reply = extract_reply(mail.text_plain, mail.text_html)
     except ReplyError as exc:

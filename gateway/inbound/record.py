@@ -7,26 +7,25 @@ whatever it adds to a thread (see ``worker`` for the list).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
+from gateway.contract import AWAITING_ANSWER, CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
+from gateway.inbound import pending
+from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
-from gateway.outbound import outbox, push
+from gateway.outbound import outbox
 from gateway.outbound.quickreply import conditions_in, without_unanswered_prompt
-from gateway.outbound.receipts import recorded_as
-from gateway.outbound.tell import tell_thread
 from gateway.replies import (
     Decision,
     DecisionKind,
     ReplyError,
     ReplyText,
+    decide_answer,
     extract_reply,
-    find_bounced_message_ids,
     is_no_answer,
     read_decision,
 )
@@ -34,29 +33,16 @@ from gateway.services import Services
 from gateway.store.models import (
     Attachment,
     InboundMessage,
-    OutboxItem,
     Recipient,
     Request,
     Turn,
 )
-from gateway.store.thread import add_turn, change_status
+from gateway.store.thread import add_turn
 
 MAX_ATTACHMENTS = 20
 MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
-
-# decision -> (turn kind, new status)
-DECISION_EFFECT: dict[DecisionKind | None, tuple[str, str]] = {
-    None: ("reply", "answered"),
-    DecisionKind.APPROVAL: ("approval", "answered"),
-    DecisionKind.REJECTION: ("rejection", "answered"),
-    DecisionKind.DECLINE: ("decline", "declined"),
-    DecisionKind.QUESTION: ("question", "reviewed"),
-    DecisionKind.CLOSE: ("close", "closed"),
-    # "I'M ON IT": read but not answered; reminders pause for a while.
-    DecisionKind.ACKNOWLEDGE: ("acknowledgement", "reviewed"),
-}
-# How long an "I'M ON IT" holds reminders back (never past the deadline).
-ACKNOWLEDGE_PAUSE = timedelta(days=1)
+# A reply with no new text (a greeting, thanks, a signature): kept, never an answer.
+NO_ANSWER_KIND = "no_answer"
 
 
 @dataclass
@@ -90,45 +76,6 @@ def record_auto_reply(
     return Outcome("auto_reply", mail.subject[:200], request, recipient, turn.id)
 
 
-def record_bounce(services: Services, session: Session, row: InboundMessage) -> Outcome:
-    """A delivery failure: the outbound email it names is marked failed, on the thread."""
-    now = services.clock.now()
-    ids = find_bounced_message_ids(row.raw)
-    items = (
-        list(session.scalars(select(OutboxItem).where(OutboxItem.message_id.in_(ids))))
-        if ids
-        else []
-    )
-    if not items:
-        return Outcome("bounce", "delivery failure for a message we cannot identify")
-    item = items[0]
-    item.state = "dead"
-    item.last_error = f"bounced (inbound message {row.id})"
-    request = session.get(Request, item.request_id) if item.request_id else None
-    turn_id = None
-    if request is not None:
-        turn = add_turn(
-            session,
-            request,
-            author="system",
-            kind="email_bounced",
-            at=now,
-            body=f"The {item.purpose.replace('_', ' ')} email to {item.target} bounced; "
-            "the lawyer did not receive it.",
-            data={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
-        )
-        session.flush()
-        turn_id = turn.id
-    services.audit.append(
-        session,
-        "email.bounced",
-        at=now,
-        reference=request.reference if request else None,
-        details={"outbox_id": item.id, "to": item.target, "inbound_id": row.id},
-    )
-    return Outcome("bounce", f"outbox item {item.id} marked failed", request, None, turn_id)
-
-
 def reply_of(mail: ParsedMail) -> ReplyText:
     """The new text of the reply: worked out already (off the event loop), or now."""
     if isinstance(mail.reply, ReplyText):
@@ -154,18 +101,18 @@ def record_reply(
         reply = reply_of(mail)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
-    # Read with the reply, in the reading process, when it came from there.
-    decision = (
-        mail.decision
-        if isinstance(mail.decision, Decision)
-        else read_decision(reply.new_text, mail.subject)
-    )
+    decision = _decision_of(mail, reply, request)
     kind, new_status = DECISION_EFFECT[decision.kind]
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
     attachments = store_attachments(session, row, mail)
+    # The decision was read from everything the lawyer sent; the prompt of an answer
+    # link that they left empty is not part of what they wrote.
+    body = without_unanswered_prompt(reply.new_text)
+    link = pending.untouched_link(decision, mail.subject, body, request.reference)
     data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
+    data |= pending.source_of(decision, link)
     if data.get("conditions"):
         # Its own kind, so no reader takes it for a bare approval.
         kind = CONDITIONAL_APPROVAL
@@ -176,25 +123,22 @@ def record_reply(
     if late:
         # A late answer on a closed thread is kept, marked, and does not reopen it.
         data["late"] = True
-    # The decision was read from everything the lawyer sent; the prompt of an answer
-    # link that they left empty is not part of what they wrote.
-    body = without_unanswered_prompt(reply.new_text)
+    replaced: list[dict[str, Any]] = []
+    if is_no_answer(body) and not attachments:
+        # Nothing new was said: no status moves, no reminder stops, nobody stands down.
+        kind, data["decision"], data[NO_ANSWER_KIND] = NO_ANSWER_KIND, None, True
+        due = None
+    else:
+        replaced = pending.settle_earlier(services, session, request, recipient, now)
+        due = pending.due_at(services, decision, link, late=late, now=now)
+    if due is not None:
+        data = pending.held_data(data, kind, new_status, due)
+        kind = pending.PENDING_KIND
     turn = add_turn(session, request, author="human", kind=kind, at=now, body=body, data=data)
-    if decision.kind is DecisionKind.ACKNOWLEDGE:
-        _pause_reminders(request, now)
-    elif request.first_human_reply_at is None:
-        request.first_human_reply_at = now
-    if not late:
-        change_status(
-            session,
-            services.audit,
-            request,
-            new_status,
-            at=now,
-            reason=f"{kind} from {check.address}",
-            actor=check.address,
-            audit_reason=kind,
-        )
+    if due is not None:
+        pending.hold(services, session, request, recipient, turn, due)
+    elif kind != NO_ANSWER_KIND:
+        put_into_effect(services, session, request, turn, new_status, actor=check.address, now=now)
     session.flush()
     services.audit.append(
         session,
@@ -210,13 +154,25 @@ def record_reply(
             "attachments": len(attachments),
             "conditions": len(data.get("conditions", [])),
             "late": late,
+            "in_effect": kind not in (pending.PENDING_KIND, NO_ANSWER_KIND),
         },
     )
-    _tell_everyone(services, session, request, recipient, turn, now)
+    _tell_everyone(services, session, request, recipient, turn, now, replaced)
     detail = _recorded_detail(kind, attachments)
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
     return Outcome("recorded", detail, request, recipient, turn.id)
+
+
+def _decision_of(mail: ParsedMail, reply: ReplyText, request: Request) -> Decision:
+    """What the reply decides, read against what the lawyer was asked."""
+    # Read with the reply, in the reading process, when it came from there.
+    decision = (
+        mail.decision
+        if isinstance(mail.decision, Decision)
+        else read_decision(reply.new_text, mail.subject)
+    )
+    return decide_answer(decision, pending.ask_of(request))
 
 
 def _turn_data(
@@ -266,39 +222,20 @@ def _tell_everyone(
     recipient: Recipient,
     turn: Turn,
     now: datetime,
+    replaced: list[dict[str, Any]],
 ) -> None:
-    """The lawyer's receipt, a word to the thread's other humans, the push to the agent.
+    """The lawyer's receipt at once; the thread's other humans and the agent only once
+    the answer is in effect (a held reading tells them when its window ends).
 
-    A reply that is only thanks or a greeting (to a receipt, say) is recorded and pushed,
-    but sets off no receipt and no word to the others: it answers nothing.
+    A reply that is only thanks or a greeting once the request is answered (a "Thanks!"
+    to a receipt) is recorded and sets off nothing: no receipt, no notice, no push.
     """
-    if (
-        turn.data.get("decision") is None
-        and not turn.data.get("attachments")
-        and is_no_answer(turn.body)
-    ):
-        push.enqueue_for_turn(services, session, request, turn)
+    if turn.kind == NO_ANSWER_KIND and request.status not in AWAITING_ANSWER:
         return
     if services.config.receipts:
-        _queue_receipt(services, session, request, recipient, turn, now)
-    # The thread's other humans hear of it, so two people do not answer the same request.
-    tell_thread(
-        services,
-        session,
-        request,
-        "answered_by_other",
-        {"who": turn.data["from"], "decision_label": recorded_as(turn), "body": turn.body},
-        at=now,
-        skip=frozenset({recipient.id}),
-    )
-    push.enqueue_for_turn(services, session, request, turn)
-
-
-def _pause_reminders(request: Request, now: datetime) -> None:
-    pause = now + ACKNOWLEDGE_PAUSE
-    if request.deadline_at is not None and now < request.deadline_at < pause:
-        pause = request.deadline_at
-    request.next_reminder_at = max(request.next_reminder_at or pause, pause)
+        _queue_receipt(services, session, request, recipient, turn, now, replaced)
+    if turn.kind not in (pending.PENDING_KIND, NO_ANSWER_KIND):
+        tell_and_push(services, session, request, recipient, turn, now)
 
 
 def _queue_receipt(
@@ -308,6 +245,7 @@ def _queue_receipt(
     recipient: Recipient,
     turn: Turn,
     now: datetime,
+    replaced: list[dict[str, Any]],
 ) -> None:
     """Tell the lawyer what was recorded from their reply, in reply to that message."""
     session.flush()
@@ -332,6 +270,8 @@ def _queue_receipt(
             "conditions": data.get("conditions", []),
             "late": bool(data.get("late")),
             "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
+            # Held readings of this lawyer's that this reply replaced before they took effect.
+            "replaced": [{"decision": r["decision"], "at": iso(r["at"])} for r in replaced],
         },
     )
 

@@ -18,9 +18,17 @@ A lawyer may have other addresses (``HFA_LAWYERS``:
 ``counsel@firm.test|jane@home.test``): a reply from one of them is the
 lawyer's.
 
-``Authentication-Results`` headers are believed only when their authserv-id
-equals the configured one (compared without case, as host names are); any
-other server's verdict is ignored, because anyone can write that header. With
+``Authentication-Results`` headers are believed only when the trusted server
+added them (RFC 8601 section 5): their authserv-id equals the configured one
+(compared without case, as host names are) and they stand in the block that
+server wrote on top of the message, that is above the first ``Received:``
+header (the one it wrote on receipt) or in the run of headers its filters
+insert right under it (across further Received headers that name that server
+as the receiving host, as a content filter's second pass does), and above every
+header of the message itself. Anything
+else is what the sender wrote: another server's verdict is ignored, and a
+header claiming our own id anywhere else makes the message suspect (held, and
+the reason says so), because only a forger writes one there. With
 ``require_authenticated`` (HFA_REQUIRE_AUTHENTICATED_SENDER) the trusted
 server must also say that DMARC, or a DKIM signature aligned with the From
 domain, passed; each check says what authenticated the sender.
@@ -111,19 +119,69 @@ def _aligned(signing_domain: str, domain: str) -> bool:
     )
 
 
-def _trusted_results(message: Message, trusted_authserv_id: str) -> list[str]:
-    """The Authentication-Results headers written by the trusted server (ids compare
-    without case, as domain names do)."""
+# Headers that belong to the message as its author wrote it: the trusted server's block
+# is above all of them.
+_MESSAGE_HEADERS = frozenset(
+    {
+        "from",
+        "sender",
+        "reply-to",
+        "to",
+        "cc",
+        "bcc",
+        "subject",
+        "date",
+        "message-id",
+        "in-reply-to",
+        "references",
+        "mime-version",
+        "comments",
+        "keywords",
+    }
+)
+_RECEIVED_BY = re.compile(r"\bby\s+([^\s;()]+)", re.IGNORECASE)
+# Shown in the held message's reason and recognised by ``held`` (no notice to a forger).
+FORGED_RESULTS = "an Authentication-Results header claiming the trusted server"
+
+
+def _authserv_id(value: object) -> str:
+    text = " ".join(str(value).split())
+    return text.split(";", 1)[0].strip().split()[0].lower() if text.strip() else ""
+
+
+def results_claiming(message: Message, trusted_authserv_id: str) -> tuple[list[str], int]:
+    """The Authentication-Results headers with the trusted authserv-id that its server
+    wrote (unfolded), and how many more claim that id elsewhere in the message."""
     if not trusted_authserv_id:
-        return []
+        return [], 0
     wanted = trusted_authserv_id.strip().lower()
-    found = []
-    for value in message.get_all("Authentication-Results") or []:
-        text = " ".join(str(value).split())
-        authserv_id = text.split(";", 1)[0].strip().split()[0].lower() if text.strip() else ""
-        if authserv_id == wanted:
-            found.append(text)
-    return found
+    trusted: list[str] = []
+    elsewhere = 0
+    received = 0
+    in_block = True
+    for name, value in message.raw_items():
+        lowered = name.lower()
+        if lowered == "received":
+            # The first Received is the trusted server's own; its filters (OpenDMARC,
+            # OpenDKIM) insert their results right under it. A later one is the server's
+            # too only when it names it as the receiving host (a content filter's second
+            # pass); any other came with the message.
+            received += 1
+            by = _RECEIVED_BY.search(" ".join(str(value).split()))
+            own = by is not None and by.group(1).lower().rstrip(".") == wanted
+            in_block = in_block and (received < 2 or own)
+        elif lowered in _MESSAGE_HEADERS or lowered.startswith("content-"):
+            in_block = False
+        elif lowered == "authentication-results" and _authserv_id(value) == wanted:
+            if in_block:
+                trusted.append(" ".join(str(value).split()))
+            else:
+                elsewhere += 1
+    return trusted, elsewhere
+
+
+def _trusted_results(message: Message, trusted_authserv_id: str) -> list[str]:
+    return results_claiming(message, trusted_authserv_id)[0]
 
 
 def authentication_failures(message: Message, trusted_authserv_id: str, domain: str) -> str:
@@ -181,6 +239,13 @@ def verify_sender(
     if address not in accepted:
         return SenderCheck(False, address, f"From {address} is not the recipient of this token")
     domain = address.rpartition("@")[2]
+    if results_claiming(message, trusted_authserv_id)[1]:
+        return SenderCheck(
+            False,
+            address,
+            f"{FORGED_RESULTS} ({trusted_authserv_id}) stands where that server does not "
+            "write: among the sender's own headers, so it may be forged",
+        )
     failure = authentication_failures(message, trusted_authserv_id, domain)
     if failure:
         return SenderCheck(False, address, failure)
@@ -195,3 +260,32 @@ def verify_sender(
             "HFA_REQUIRE_AUTHENTICATED_SENDER is on",
         )
     return SenderCheck(True, address, authenticated_by="From address only")
+
+
+_SPF_RESULT = re.compile(r"\bspf\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
+_MAILFROM = re.compile(r"smtp\.mailfrom\s*=\s*([^\s;]+)", re.IGNORECASE)
+
+
+def envelope_sender_fails(message: Message, trusted_authserv_id: str, envelope: str) -> bool:
+    """Does the trusted server say the envelope sender ``envelope`` is forged: SPF failed
+    for its domain, a DKIM signature of its domain failed, or DMARC failed? False where
+    the server says nothing (unknown is not a failure)."""
+    domain = envelope.rpartition("@")[2].strip().lower()
+    if not domain:
+        return False
+    for text in _trusted_results(message, trusted_authserv_id):
+        for match in _SPF_RESULT.finditer(text):
+            mailfrom = _MAILFROM.search(match.group("props"))
+            spf_domain = mailfrom.group(1).rpartition("@")[2].lower() if mailfrom else domain
+            if match.group(1).lower() in ("fail", "softfail") and spf_domain == domain:
+                return True
+        for match in _METHOD_RESULT.finditer(text):
+            method, result = match.group(1).lower(), match.group(2).lower()
+            if result not in ("fail", "permerror"):
+                continue
+            if method == "dmarc":
+                return True
+            signer = _HEADER_D.search(match.group("props"))
+            if _aligned(signer.group(1).lower() if signer else "", domain):
+                return True
+    return False

@@ -7,6 +7,8 @@ transaction as whatever it adds to a thread:
     duplicate          the same message (Message-ID, or bytes) was processed before
     auto_reply         an out-of-office or other automatic reply: a system turn only
     bounce             a delivery failure: the outbound email is marked failed
+    delivery_report    a report that is no failure (RFC 3464 Action delayed, delivered,
+                       relayed, expanded): a delay is told to the thread, the email stays
     loop               our own mail came back
     unverified_sender  From is not the lawyer the token was issued to: held for ops
     no_thread          no reply token and no reference to our mail
@@ -39,12 +41,13 @@ from gateway.inbound.record import (
     Outcome,
     finish,
     record_auto_reply,
-    record_bounce,
     record_reply,
 )
+from gateway.inbound.reports import keep_headers_only, record_bounce
 from gateway.inbound.sender import verify_sender
 from gateway.outbound.compose import LOOP_HEADER
 from gateway.replies import AutomaticKind, detect_automatic
+from gateway.replies.bounces import DeliveryReport
 from gateway.runner import run_until_stopped
 from gateway.services import Services
 from gateway.store.db import in_savepoint
@@ -72,6 +75,8 @@ def process(
     mail = parsed if parsed is not None else parse_stored(row.raw)
     if isinstance(mail, Unparseable):
         outcome = Outcome("unparseable", str(mail))
+        if _to_bounce_address_only(services, row):
+            outcome.detail += "; " + keep_headers_only(services, session, row, "unreadable")
         return held.tell(services, session, row, outcome, automatic=False, their_message_id=None)
     if isinstance(mail, Exception):
         # A bug in parsing: this message is undone and retried, like any crash.
@@ -81,11 +86,17 @@ def process(
 
     recipient = match_recipient(services, session, row, mail)
     automatic = detect_automatic(mail.headers, mail.subject, mail.headers.get("content-type"))
+    bounce_address_only = _to_bounce_address_only(services, row)
     if automatic is AutomaticKind.BOUNCE or (
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
     ):
-        return record_bounce(services, session, row)
+        report = mail.report if isinstance(mail.report, DeliveryReport) else None
+        return record_bounce(services, session, row, report, at_bounce_address=bounce_address_only)
     outcome = _answer(services, session, row, mail, recipient, automatic, earlier)
+    if outcome.name == "no_thread" and bounce_address_only:
+        # Storage at the bounce address is bounded: what cites none of our emails is
+        # kept as its headers only.
+        outcome.detail += "; " + keep_headers_only(services, session, row, "no email of ours")
     # A held message is never held in silence: its sender and the thread are told.
     return held.tell(
         services,
@@ -94,6 +105,7 @@ def process(
         outcome,
         automatic=automatic is not None,
         their_message_id=mail.headers.get("message-id"),
+        mail=mail,
     )
 
 

@@ -1,10 +1,12 @@
 """Short notices to whoever sent a message that was held: why, and what to do.
 
 A notice goes to the envelope sender of the held message (RFC 3834: an
-automatic response goes to the return path), carries ``Auto-Submitted:
-auto-replied`` so it is never answered automatically, and says nothing of the
-thread: its sender may not be on it. It never echoes the held message's
-subject or text, only its date and Message-ID.
+automatic response goes to the return path), leaves with a null return path
+(``MAIL FROM:<>``, RFC 3834 section 3.3: nothing ever bounces or answers back
+to it), carries ``Auto-Submitted: auto-replied`` so it is never answered
+automatically, and says nothing of the thread: its sender may not be on it. It
+never echoes the held message's subject or text, only its date and Message-ID.
+Who gets one, and how often, is decided by ``gateway.inbound.held``.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from email.message import EmailMessage
 from email.utils import format_datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gateway import i18n
@@ -58,18 +60,23 @@ _HELD_WORDS = (
 )
 
 
-def noticed_since(session: Session, address: str, since: datetime) -> bool:
-    """Was ``address`` already sent a notice at or after ``since``?"""
-    found = session.scalars(
-        select(OutboxItem.id)
-        .where(
-            OutboxItem.purpose == PURPOSE,
-            OutboxItem.target == address,
-            OutboxItem.created_at >= since,
-        )
-        .limit(1)
-    ).first()
-    return found is not None
+def notices_since(
+    session: Session,
+    since: datetime,
+    *,
+    address: str | None = None,
+    request_id: int | None = None,
+) -> int:
+    """How many notices were queued at or after ``since``: to ``address``, on the thread
+    ``request_id``, or (neither given) to everyone together."""
+    query = select(func.count(OutboxItem.id)).where(
+        OutboxItem.purpose == PURPOSE, OutboxItem.created_at >= since
+    )
+    if address is not None:
+        query = query.where(OutboxItem.target == address)
+    if request_id is not None:
+        query = query.where(OutboxItem.request_id == request_id)
+    return int(session.scalar(query) or 0)
 
 
 def enqueue_notice(
@@ -143,7 +150,8 @@ def notice_deliverer(services: Services) -> Deliverer:
 
     async def deliver(services: Services, item: OutboxItem) -> str:
         message = compose_notice(services, item)
-        return await transport.send(message.as_bytes(), services.config.mail_from, [item.target])
+        # A null return path: an automatic response must not draw one in turn (RFC 3834).
+        return await transport.send(message.as_bytes(), "", [item.target])
 
     return deliver
 

@@ -9,6 +9,7 @@ Everything is read from the thread itself, as recorded.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -94,8 +95,11 @@ def _this_turn(turns: list[Turn], payload: dict[str, Any]) -> Turn | None:
 
 
 def decision_key(turn: Turn) -> str | None:
-    """approval, conditional, rejection, ... or None when no decision was read."""
-    decision = turn.data.get("decision")
+    """approval, conditional, rejection, ... or None when no decision was read.
+
+    A reading held for its correction window counts as what was read.
+    """
+    decision = turn.data.get("decision") or (turn.data.get("pending") or {}).get("read_as")
     if decision is None and turn.kind == "acknowledgement":
         return "acknowledgement"
     if decision == "approval" and turn.data.get("conditions"):
@@ -172,6 +176,7 @@ def receipt_view(
         "late": "",
         "unsettled": False,
         "kind": "reply",
+        "reading": None,
     }
     if turn is None:
         return view
@@ -190,24 +195,80 @@ def receipt_view(
         for a in turn.data.get("attachments") or []
     ]
     view["standing"] = _standing(turns, turn, tz, key)
+    view["reading"] = reading_view(turn, payload, tz, key)
     if key is None:
         view["headline"] = _("No decision was read from your reply")
         view["recorded_as"] = _("your reply (no decision)")
-        words = turn.data.get("decision_words")
-        why = (
-            _("it has words for more than one decision, or a negated one (%(words)s).")
-            % {"words": words}
-            if turn.data.get("decision_unclear")
-            else _("it does not start with APPROVE, REJECT, QUESTION, DECLINE or I'M ON IT.")
-        )
-        view["why"] = f"{why} {_('The agent sees only your text.')}"
+        view["why"] = _why_none(turn)
         view["unsettled"] = True
         return view
     view["headline"], view["recorded_as"] = _recorded_as(key)
-    view["effect"] = "" if view["late"] else _effect(key)
+    view["effect"] = "" if view["late"] or view["reading"]["pending"] else _effect(key)
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")
         view["target"] = str(action or request.fields.get("request", ""))
         view["target_is_action"] = bool(action)
     return view
+
+
+def _why_none(turn: Turn) -> str:
+    if turn.data.get("no_answer"):
+        return _(
+            "it has no new text of yours, only a greeting, thanks or a signature. Nothing "
+            "changes: the request still waits for your answer, and its reminders go on."
+        )
+    words = turn.data.get("decision_words")
+    why = (
+        _("it has words for more than one decision, or a negated one (%(words)s).")
+        % {"words": words}
+        if turn.data.get("decision_unclear")
+        else _("it does not start with APPROVE, REJECT, QUESTION, DECLINE or I'M ON IT.")
+    )
+    return f"{why} {_('The agent sees only your text.')}"
+
+
+def _rule(read_from: str) -> str:
+    """The rule each kind of reading follows, as the receipt names it."""
+    return {
+        "quick_reply": _("the keyword of the answer link you used"),
+        "keyword": _("a decision word"),
+        "phrase": _("a statement that decides"),
+        "yes_no": _("a yes or no to whether to carry out the proposed action"),
+    }.get(read_from, _("the words that decided it"))
+
+
+def reading_view(
+    turn: Turn, payload: dict[str, Any], tz: ZoneInfo, key: str | None
+) -> dict[str, Any]:
+    """Where the decision came from and when it takes effect (``_reading`` templates)."""
+    pending = turn.data.get("pending") or {}
+    due = pending.get("takes_effect_at")
+    read_from = turn.data.get("read_from")
+    return {
+        "decided": key is not None,
+        "because": str(turn.data.get("because") or ""),
+        "rule": _rule(str(read_from)),
+        "at_once": read_from == "quick_reply" and not due,
+        "pending": bool(due),
+        "takes_effect": _to_the_second(due, tz) if due else "",
+        "then": _effect(key or ""),
+        "replaced": [
+            _("%(what)s of %(when)s")
+            % {
+                "what": _yours(str(r.get("decision") or "")),
+                "when": _to_the_second(str(r["at"]), tz),
+            }
+            for r in payload.get("replaced") or []
+        ],
+    }
+
+
+def _to_the_second(at: str, tz: ZoneInfo) -> str:
+    """``Wed 2 Dec 2026, 09:14:05 UTC``: a window of minutes needs its seconds."""
+    return when.local(datetime.fromisoformat(at), tz, seconds=True)
+
+
+def _yours(decision: str) -> str:
+    """``your APPROVAL``: a decision as the receipt names it."""
+    return _recorded_as(decision)[1] if decision else _("your reading")

@@ -285,7 +285,9 @@ def lawyer_context(
         context["r"] = receipt
         context.setdefault("status", request.status)
         context.setdefault("kind_label", receipt["kind"])
-        if receipt["unsettled"] and request.status != "closed":
+        # No decision read, or one to correct in a tap (inside its window or after).
+        correctable = receipt["reading"] is not None and receipt["reading"]["decided"]
+        if (receipt["unsettled"] or correctable) and request.status != "closed":
             context["links"] = quick_links(request, reply_address)
     escalated = [str(a) for t in turns if t.kind == "escalated" for a in t.data.get("to") or []]
     context.setdefault("overdue", s["deadline_passed"])

@@ -45,10 +45,11 @@ def local_iso(value: object, tz: ZoneInfo) -> str:
         return str(value)
 
 
-def local(at: datetime, tz: ZoneInfo) -> str:
+def local(at: datetime, tz: ZoneInfo, *, seconds: bool = False) -> str:
     """``Fri 4 Dec 2026, 08:45 CET`` (in German ``Fr. 4 Dez. 2026, 08:45 CET``)."""
     moment = _aware(at).astimezone(tz)
-    shown = format_datetime(moment, "EEE d MMM y, HH:mm", locale=i18n.locale())
+    pattern = "EEE d MMM y, HH:mm:ss" if seconds else "EEE d MMM y, HH:mm"
+    shown = format_datetime(moment, pattern, locale=i18n.locale())
     return f"{shown} {moment.tzname()}"
 
 

@@ -9,6 +9,7 @@ import os
 import re
 import uuid
 from email.message import EmailMessage
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,7 +18,16 @@ from sqlalchemy import select
 from gateway.cli import main
 from gateway.services import Services
 from gateway.store.models import AuditEntry
-from tests.conftest import LAWYER, REPLY_DOMAIN, SECOND_LAWYER, Running
+from tests.conftest import (
+    LAWYER,
+    REPLY_DOMAIN,
+    SECOND_LAWYER,
+    Running,
+    SmtpSink,
+    make_config,
+    start_running,
+    stop_running,
+)
 from tests.mailkit import reply_to, send
 
 
@@ -221,3 +231,29 @@ async def test_inbound_list_show_accept_and_reprocess(
     code, _, err = run(capsys, "inbound", "reprocess", str(held["id"]))
     assert code == 1 and "recorded" in err  # recording it twice would duplicate the answer
     assert run(capsys, "inbound", "show", "99999")[0] == 3
+
+
+async def test_show_names_a_held_reading_and_when_it_takes_effect(
+    tmp_path: Path,
+    sink: SmtpSink,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    running = await start_running(make_config(tmp_path, correction_window="60s"), sink)
+    try:
+        for key in [
+            k for k in os.environ if k.startswith("HFA_") and not k.startswith("HFA_TEST_")
+        ]:
+            monkeypatch.delenv(key)
+        for name, value in running.services.config.raw.items():
+            monkeypatch.setenv(f"HFA_{name.upper()}", value)
+        filed, email = await file_and_mail(running)
+        await send(reply_to(email, "Approved."), running.smtp_port)
+        await running.wait_status(
+            filed, lambda t: any(turn["kind"] == "pending_decision" for turn in t["turns"])
+        )
+        code, out, _ = run(capsys, "requests", "show", filed["reference"])
+    finally:
+        await stop_running(running)
+    assert code == 0
+    assert f"human/pending_decision from {LAWYER} read_as=approval (takes effect 20" in out

@@ -473,27 +473,6 @@ async def test_bounce_address_keeps_no_stranger_mail(running: Running) -> None:
     assert inbound_rows(running) == []
 
 
-async def test_bounce_address_limits_each_sender(running: Running) -> None:
-    _filed, email = await filed_with_email(running)
-    codes = []
-    for i in range(40):
-        # Automatic and about our mail: what the bounce address takes, but not without end.
-        dsn = raw_reply(
-            BOUNCE,
-            str(email["Message-ID"]),
-            "Out of office.",
-            message_id=f"<{i}.{uuid.uuid4().hex}@e.test>",
-            extra="Auto-Submitted: auto-replied\r\n",
-        )
-        try:
-            await sendmail(running, dsn, [BOUNCE], sender="")
-            codes.append(250)
-        except aiosmtplib.SMTPResponseException as exc:
-            codes.append(exc.code)
-    assert codes.count(250) == 10 and codes[10:] == [450] * 30
-    assert len(inbound_rows(running)) == 10
-
-
 async def test_a_message_of_millions_of_lines_is_refused_while_it_arrives(
     running: Running, monkeypatch: pytest.MonkeyPatch
 ) -> None:

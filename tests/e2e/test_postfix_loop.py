@@ -12,6 +12,7 @@ recorded.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import re
 import shutil
@@ -54,6 +55,9 @@ from tests.mailkit import reply_to
 
 pytestmark = pytest.mark.skipif(why_not() is not None, reason=why_not() or "")
 
+BOUNCE = f"gateway@{REPLY_DOMAIN}"  # HFA_MAIL_FROM of make_config
+AUTHSERV_ID = f"mx.{REPLY_DOMAIN}"  # the private Postfix's myhostname
+
 
 @pytest.fixture(scope="module")
 def postfix() -> Iterator[PrivatePostfix]:
@@ -77,6 +81,8 @@ def postfix() -> Iterator[PrivatePostfix]:
                 f"127.0.0.1:{pf.submission_port}",
                 "--max-message-bytes",
                 str(MAX_MESSAGE_BYTES),
+                "--authserv-id",
+                AUTHSERV_ID,
             ],
             check=True,
             capture_output=True,
@@ -139,6 +145,26 @@ class Site:
 
 @pytest.fixture
 async def site(postfix: PrivatePostfix, tmp_path: Path) -> AsyncIterator[Site]:
+    async with running_site(postfix, tmp_path) as running:
+        yield running
+
+
+@pytest.fixture
+async def authenticating_site(postfix: PrivatePostfix, tmp_path: Path) -> AsyncIterator[Site]:
+    """A gateway that believes Postfix's Authentication-Results and requires a pass."""
+    async with running_site(
+        postfix,
+        tmp_path,
+        trusted_authserv_id=AUTHSERV_ID,
+        require_authenticated_sender="1",
+    ) as running:
+        yield running
+
+
+@contextlib.asynccontextmanager
+async def running_site(
+    postfix: PrivatePostfix, tmp_path: Path, **settings: str
+) -> AsyncIterator[Site]:
     key_file, record = write_dkim_key(tmp_path)
     config = make_config(
         tmp_path / "var",
@@ -147,6 +173,7 @@ async def site(postfix: PrivatePostfix, tmp_path: Path) -> AsyncIterator[Site]:
         max_message_bytes=str(MAX_MESSAGE_BYTES),
         dkim_selector=SELECTOR,
         dkim_private_key_file=str(key_file),
+        **settings,
     )
     services = build_services(config)
     gateway = Gateway(services)
@@ -322,3 +349,51 @@ async def test_while_the_gateway_is_down_postfix_answers_450_so_the_sender_retri
     code, text = await asyncio.to_thread(rcpt)
     assert code == 450 and b"4.1.1" in text, (code, text)
     assert postfix.queued() == []
+
+
+async def test_an_incoming_authentication_result_claiming_our_id_is_removed_and_never_counts(
+    authenticating_site: Site,
+) -> None:
+    site = authenticating_site
+    filed, email = await request_in_mailbox(site)
+    # Sent straight to the MX: the forgery would stand right under Postfix's own Received
+    # header, where a filter on the MX writes the real result. Postfix removes it.
+    forged = reply_to(email, "Approved, go ahead.")
+    raw = (
+        f"Authentication-Results: {AUTHSERV_ID}; dmarc=pass header.from=lawfirm.example\r\n"
+    ).encode() + forged.as_bytes()
+    await aiosmtplib.send(
+        raw,
+        hostname="127.0.0.1",
+        port=site.postfix.inbound_port,
+        sender=LAWYER,
+        recipients=[str(email["Reply-To"])],
+        timeout=60,
+    )
+    [stored] = await until(site.stored, "the reply at the gateway")
+    assert b"Authentication-Results" not in stored.raw
+    await until(lambda: site.stored()[0].outcome, "the reply processed")
+    (stored,) = site.stored()
+    assert stored.outcome == "unverified_sender", stored.outcome_detail
+    thread = await site.thread(filed)
+    assert [t for t in thread["turns"] if t["author"] == "human"] == []
+
+
+async def test_the_bounce_address_takes_only_the_null_sender_at_rcpt(site: Site) -> None:
+    _filed, email = await request_in_mailbox(site)
+    # A person's mail (or a forger's, naming a victim as sender): refused in the session,
+    # so Postfix never queues it and never bounces to the victim.
+    person = reply_to(email, "Hello, is anyone there?", to=BOUNCE, sender=VICTIM)
+    with pytest.raises(aiosmtplib.SMTPRecipientsRefused) as refused:
+        await send_to_mx(site, person, sender=VICTIM)
+    (answer,) = refused.value.recipients
+    assert answer.code >= 500 and "delivery reports" in answer.message, answer
+    # A delivery report (null sender) is taken and reaches the gateway.
+    report = reply_to(email, "Out of office.", to=BOUNCE, sender="mailer-daemon@lawfirm.example")
+    report["Auto-Submitted"] = "auto-replied"
+    await send_to_mx(site, report, sender="")
+    stored = await until(site.stored, "the report at the gateway")
+    assert [row.mail_from for row in stored] in (["<>"], [""])
+    await asyncio.sleep(2)
+    assert site.postfix.queued() == []
+    assert site.postfix.mailbox("victim") == []

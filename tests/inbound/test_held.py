@@ -8,7 +8,7 @@ import pytest
 
 from gateway.inbound.held import explain, notice_address
 from gateway.inbound.record import Outcome
-from gateway.store.models import InboundMessage
+from gateway.store.models import InboundMessage, Recipient
 
 
 def _row(mail_from: str) -> InboundMessage:
@@ -38,6 +38,10 @@ def _row(mail_from: str) -> InboundMessage:
         ("gateway@hfa.example", False, None),  # our own domain: a loop
         ("x@bounces.hfa.example", False, None),
         ("not-an-address", False, None),
+        # Mailing lists' administrative senders (RFC 3834 section 2).
+        ("owner-legal@lists.test", False, None),
+        ("legal-request@lists.test", False, None),
+        ("legal-bounces@lists.test", False, None),
     ],
 )
 def test_notices_go_only_to_a_person(mail_from: str, automatic: bool, expected: str | None) -> None:
@@ -67,3 +71,17 @@ def test_the_thread_is_told_without_content(outcome: Outcome, words: str) -> Non
 def test_a_message_for_no_request_adds_no_turn() -> None:
     explanation = explain(Outcome("no_thread", "no valid reply token"))
     assert explanation.turn_body == "" and "Reply button" in explanation.what_to_do
+
+
+def test_a_colleague_is_told_who_the_request_went_to() -> None:
+    outcome = Outcome(
+        "unverified_sender",
+        "From partner@lawfirm.test is not the recipient of this token",
+        recipient=Recipient(address="counsel@lawfirm.test"),
+    )
+    explanation = explain(outcome, "partner@lawfirm.test")
+    assert "counsel@lawfirm.test" in explanation.reason
+    assert "operator to accept" in explanation.what_to_do
+    # A stranger from elsewhere learns nothing about who the request went to.
+    stranger = explain(outcome, "someone@else.test")
+    assert "counsel@lawfirm.test" not in stranger.reason + stranger.what_to_do

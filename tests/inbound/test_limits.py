@@ -147,8 +147,10 @@ def test_mail_to_the_bounce_address_never_records_a_human_turn(services: Service
 
 
 def message(headers: str) -> EmailMessage:
+    # The trusted server's headers stand on top, above the message's own.
     msg = message_from_bytes(
-        (f"From: {LAWYER}\n{headers}\nSubject: x\n\nbody\n").encode(), policy=default
+        (f"{headers}\n" * bool(headers) + f"From: {LAWYER}\nSubject: x\n\nbody\n").encode(),
+        policy=default,
     )
     assert isinstance(msg, EmailMessage)
     return msg

@@ -8,8 +8,9 @@ import pytest
 
 from gateway.inbound import reading
 from gateway.inbound.mailparse import ParsedMail, Unparseable
-from gateway.inbound.reading import MailReader
+from gateway.inbound.reading import MailReader, parse_stored
 from gateway.replies import Decision, DecisionKind, ReplyText
+from gateway.replies.bounces import DeliveryReport
 
 
 def decided(parsed: object) -> DecisionKind | None:
@@ -95,3 +96,24 @@ async def test_a_reading_process_that_died_is_replaced() -> None:
         assert isinstance(again, ParsedMail)
     finally:
         reader.close()
+
+
+def test_a_delivery_report_is_read_with_the_message_off_the_event_loop() -> None:
+    raw = (
+        b"From: MAILER-DAEMON@mx.example\r\nSubject: Delivery Status Notification (delay)\r\n"
+        b"MIME-Version: 1.0\r\n"
+        b'Content-Type: multipart/report; report-type=delivery-status; boundary="B"\r\n\r\n'
+        b"--B\r\nContent-Type: text/plain\r\n\r\nStill trying.\r\n"
+        b"--B\r\nContent-Type: message/delivery-status\r\n\r\nReporting-MTA: dns; mx.example\r\n"
+        b"\r\nFinal-Recipient: rfc822; a@x.example\r\nAction: delayed\r\nStatus: 4.4.7\r\n"
+        b"--B\r\nContent-Type: text/rfc822-headers\r\n\r\nMessage-ID: <ours@reply.example>\r\n"
+        b"--B--\r\n"
+    )
+    mail = parse_stored(raw)
+    assert not isinstance(mail, Exception)
+    assert isinstance(mail.report, DeliveryReport)
+    assert mail.report.action_for("a@x.example") == "delayed"
+    assert mail.report.message_ids == ["<ours@reply.example>"]
+    # An ordinary reply is not read as a report.
+    reply = parse_stored(b"From: a@x.example\r\nSubject: Re: x\r\n\r\nApproved.\r\n")
+    assert not isinstance(reply, Exception) and reply.report is None

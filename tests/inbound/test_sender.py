@@ -61,3 +61,89 @@ def test_authentication_results_only_from_the_trusted_server() -> None:
     assert verify_sender(unaligned, LAWYER, "mx.ours.example").ok
     # Without a trusted server id nothing is read from these headers.
     assert verify_sender(failing, LAWYER, "").ok
+
+
+TRUSTED_ID = "mx.ours.example"
+THEIR_RECEIVED = "Received: from mail.lawfirm.example by relay.lawfirm.example; 1 Dec 2026"
+OUR_RECEIVED = "Received: from relay.lawfirm.example by mx.ours.example (Postfix); 1 Dec 2026"
+
+
+@pytest.mark.parametrize(
+    ("headers", "ok"),
+    [
+        # The trusted server's results above its own Received header: believed.
+        (
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+            f"{OUR_RECEIVED}\n{THEIR_RECEIVED}\nFrom: {LAWYER}",
+            True,
+        ),
+        # A filter (OpenDMARC on Postfix) inserts them right under that Received: believed.
+        (
+            f"{OUR_RECEIVED}\n"
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+            f"{THEIR_RECEIVED}\nFrom: {LAWYER}",
+            True,
+        ),
+        # A content filter's second pass on the trusted server adds a Received naming it.
+        (
+            "Received: from localhost by mx.ours.example (Postfix); 1 Dec 2026\n"
+            f"{OUR_RECEIVED}\n"
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+            f"{THEIR_RECEIVED}\nFrom: {LAWYER}",
+            True,
+        ),
+        # Under a Received of another host: it came with the message, forged.
+        (
+            f"{OUR_RECEIVED}\n{THEIR_RECEIVED}\n"
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+            f"From: {LAWYER}",
+            False,
+        ),
+        # A pass with our id that came with the message (below an earlier hop): forged.
+        (
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=none\n{OUR_RECEIVED}\n"
+            f"{THEIR_RECEIVED}\n"
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+            f"From: {LAWYER}",
+            False,
+        ),
+        # Among the author's headers, with no trusted header at all: forged.
+        (
+            f"From: {LAWYER}\n"
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example",
+            False,
+        ),
+        # The same, in another case and folded: the id compares without case.
+        (
+            f"Authentication-Results: {TRUSTED_ID}; dmarc=none\nFrom: {LAWYER}\n"
+            "Authentication-Results: MX.Ours.Example;\n\tdmarc=pass header.from=lawfirm.example",
+            False,
+        ),
+        # Another server's header among the author's: ignored, as before.
+        (
+            f"From: {LAWYER}\nAuthentication-Results: mx.ours.example.evil; dmarc=pass",
+            True,
+        ),
+    ],
+)
+def test_only_the_results_the_trusted_server_wrote_count(headers: str, ok: bool) -> None:
+    check = verify_sender(parse(headers), LAWYER, TRUSTED_ID)
+    assert check.ok is ok, check.reason
+    if not ok:
+        assert "may be forged" in check.reason and TRUSTED_ID in check.reason
+
+
+def test_a_forged_pass_never_authenticates_when_authentication_is_required() -> None:
+    forged = parse(
+        f"Authentication-Results: {TRUSTED_ID}; dmarc=none\nFrom: {LAWYER}\n"
+        f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example"
+    )
+    check = verify_sender(forged, LAWYER, TRUSTED_ID, require_authenticated=True)
+    assert not check.ok and not check.authenticated_by
+    genuine = parse(
+        f"{OUR_RECEIVED}\n"
+        f"Authentication-Results: {TRUSTED_ID}; dmarc=pass header.from=lawfirm.example\n"
+        f"From: {LAWYER}"
+    )
+    check = verify_sender(genuine, LAWYER, TRUSTED_ID, require_authenticated=True)
+    assert check.ok and check.authenticated_by == f"dmarc=pass at {TRUSTED_ID}"

@@ -13,7 +13,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0005_inbox"
-down_revision = "0004_hostile"
+down_revision = "0005_window"
 branch_labels = None
 depends_on = None
 

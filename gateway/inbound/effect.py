@@ -1,0 +1,93 @@
+"""A decision taking effect: the status moved, reminders settled, the thread told, the push.
+
+A reply whose decision acts at once takes effect as it is recorded; one read
+from typed text takes effect when its correction window ends (``pending``).
+Both go through here, so the agent hears of a decision exactly when it counts.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from gateway.outbound import push
+from gateway.outbound.receipts import recorded_as
+from gateway.outbound.tell import tell_thread
+from gateway.replies import DecisionKind
+from gateway.services import Services
+from gateway.store.models import Recipient, Request, Turn
+from gateway.store.thread import change_status
+
+# decision -> (turn kind, new status)
+DECISION_EFFECT: dict[DecisionKind | None, tuple[str, str]] = {
+    None: ("reply", "answered"),
+    DecisionKind.APPROVAL: ("approval", "answered"),
+    DecisionKind.REJECTION: ("rejection", "answered"),
+    DecisionKind.DECLINE: ("decline", "declined"),
+    DecisionKind.QUESTION: ("question", "reviewed"),
+    DecisionKind.CLOSE: ("close", "closed"),
+    # "I'M ON IT": read but not answered; reminders pause for a while.
+    DecisionKind.ACKNOWLEDGE: ("acknowledgement", "reviewed"),
+}
+# How long an "I'M ON IT" holds reminders back (never past the deadline).
+ACKNOWLEDGE_PAUSE = timedelta(days=1)
+
+
+def put_into_effect(
+    services: Services,
+    session: Session,
+    request: Request,
+    turn: Turn,
+    new_status: str,
+    *,
+    actor: str,
+    now: datetime,
+) -> None:
+    """The request moves as the human turn says: reminders, first answer, status."""
+    if turn.kind == "acknowledgement":
+        pause_reminders(request, now)
+    elif request.first_human_reply_at is None:
+        request.first_human_reply_at = now
+    if turn.data.get("late"):
+        # A late answer on a closed thread is kept, marked, and does not reopen it.
+        return
+    change_status(
+        session,
+        services.audit,
+        request,
+        new_status,
+        at=now,
+        reason=f"{turn.kind} from {actor}",
+        actor=actor,
+        audit_reason=turn.kind,
+    )
+
+
+def tell_and_push(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    turn: Turn,
+    now: datetime,
+) -> None:
+    """The thread's other humans hear of it (so two people do not answer the same
+    request), and the agent's reply_to gets the push."""
+    tell_thread(
+        services,
+        session,
+        request,
+        "answered_by_other",
+        {"who": turn.data["from"], "decision_label": recorded_as(turn), "body": turn.body},
+        at=now,
+        skip=frozenset({recipient.id}),
+    )
+    push.enqueue_for_turn(services, session, request, turn)
+
+
+def pause_reminders(request: Request, now: datetime) -> None:
+    pause = now + ACKNOWLEDGE_PAUSE
+    if request.deadline_at is not None and now < request.deadline_at < pause:
+        pause = request.deadline_at
+    request.next_reminder_at = max(request.next_reminder_at or pause, pause)

@@ -1,0 +1,326 @@
+"""The correction window: a decision read from typed text waits before the agent hears of it.
+
+A lawyer who sees in the receipt that their words were read wrongly can still
+correct them: until ``HFA_CORRECTION_WINDOW`` has passed, the reply is on the
+record as a ``human/pending_decision`` turn (what was read under
+``pending.read_as``, with ``decision`` empty), the status does not move, nothing is pushed and the
+other lawyers are not told, so every agent interface still reads "waiting".
+An answer link tapped with nothing typed under it is the structured channel
+and acts at once.
+
+When the window ends, the decision takes effect as a new human turn of its
+own kind (an ``approval``, a ``rejection``...) that names the pending turn it
+comes from; the status moves and the push goes out, once. A new answer from
+the same lawyer inside the window replaces the pending reading instead: a
+``system/reading_replaced`` turn says so, and the held decision never takes
+effect. Nothing is edited: both readings stay on the record.
+
+Each pending reading is a ``pending_readings`` row, settled exactly once by a
+guarded UPDATE in the same transaction as what it settles, so a restart loses
+none and two workers never both act on one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from datetime import datetime, timedelta
+from typing import Any, cast
+
+from sqlalchemy import CursorResult, select, update
+from sqlalchemy.orm import Session
+
+from gateway.contract import iso
+from gateway.errors import StorageError
+from gateway.inbound.effect import put_into_effect, tell_and_push
+from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
+from gateway.replies import Ask, Decision, DecisionKind
+from gateway.services import Services
+from gateway.store.models import PendingReading, Recipient, Request, Turn
+from gateway.store.thread import add_turn
+
+log = logging.getLogger(__name__)
+
+PENDING_KIND = "pending_decision"
+REPLACED_KIND = "reading_replaced"
+TOOK_EFFECT = "took_effect"
+REPLACED = "replaced"
+# How many due readings one pass settles; the rest wait for the next pass.
+BATCH = 50
+
+# What each answer link's keyword decides.
+_LINK_DECIDES = {
+    "approve": DecisionKind.APPROVAL,
+    "approve_with_conditions": DecisionKind.APPROVAL,
+    "reject": DecisionKind.REJECTION,
+    "question": DecisionKind.QUESTION,
+    "decline": DecisionKind.DECLINE,
+    "acknowledge": DecisionKind.ACKNOWLEDGE,
+}
+
+
+def ask_of(request: Request) -> Ask:
+    """What the lawyer was asked, for reading a yes or no against it."""
+    action = request.fields.get("proposed_action")
+    return Ask(str(request.fields.get("request") or ""), str(action) if action else None)
+
+
+def untouched_link(
+    decision: Decision, subject: str, text: str, reference: str
+) -> QuickReply | None:
+    """The answer link this reply is, when it was sent with nothing typed under it.
+
+    ``text`` is the new text without the link's unanswered prompt. The subject
+    must be the link's own (keyword and this request's reference), the text
+    nothing but the keyword line, and the decision read the one the link
+    stands for; anything else is typed text and waits out the window.
+    """
+    if (
+        decision.kind is None
+        or decision.ambiguous
+        or decision.read_from
+        not in (
+            None,
+            "quick_reply",
+        )
+    ):
+        return None
+    wanted = " ".join(subject.split()).casefold()
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    for link in QUICK_REPLIES:
+        if quick_subject(link.keyword, reference).casefold() != wanted:
+            continue
+        if lines == [link.keyword] and _LINK_DECIDES[link.key] is decision.kind:
+            return link
+    return None
+
+
+def source_of(decision: Decision, link: QuickReply | None) -> dict[str, Any]:
+    """``read_from``, ``because`` and ``answer`` for the turn: where the decision came from."""
+    read_from = decision.read_from
+    because = decision.because
+    if link is not None and read_from is None:
+        read_from, because = "quick_reply", link.keyword
+    if because is None and decision.kind is not None:
+        # The words that triggered the decision, as the reader reported them.
+        because = decision.trigger
+    out: dict[str, Any] = {"read_from": read_from, "because": because}
+    if decision.answer is not None:
+        out["answer"] = decision.answer
+    return out
+
+
+def due_at(
+    services: Services,
+    decision: Decision,
+    link: QuickReply | None,
+    *,
+    late: bool,
+    now: datetime,
+) -> datetime | None:
+    """When a decision read from typed text takes effect; None when it acts at once."""
+    window = services.config.lawyer.correction_window_seconds
+    if window <= 0 or late or link is not None:
+        return None
+    if decision.kind is None or decision.ambiguous:
+        # No decision read: nothing to take effect.
+        return None
+    return now + timedelta(seconds=window)
+
+
+def held_data(data: dict[str, Any], kind: str, status: str, due: datetime) -> dict[str, Any]:
+    """The turn data of a held reading: the decision kept apart, under ``pending``."""
+    held = dict(data)
+    held["pending"] = {
+        "read_as": data["decision"],
+        "kind": kind,
+        "status": status,
+        "takes_effect_at": iso(due),
+    }
+    # No reader of the thread may take a held reading for a decision in effect.
+    held["decision"] = None
+    held["notice"] = (
+        f"Not in effect: what was read from this reply takes effect at {iso(due)} unless the "
+        "lawyer corrects it before then. Until then the request is still waiting; do not act "
+        "on this reply."
+    )
+    return held
+
+
+def hold(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    turn: Turn,
+    due: datetime,
+) -> None:
+    session.add(
+        PendingReading(
+            request_id=request.id, recipient_id=recipient.id, turn_id=turn.id, due_at=due
+        )
+    )
+    services.audit.append(
+        session,
+        "reply.pending",
+        at=turn.at,
+        actor=str(turn.data.get("from", "")),
+        reference=request.reference,
+        details={"turn": turn.seq, "takes_effect_at": iso(due), **_reading(turn)},
+    )
+
+
+def settle_earlier(
+    services: Services, session: Session, request: Request, recipient: Recipient, now: datetime
+) -> list[dict[str, Any]]:
+    """Settle this lawyer's held readings before their new answer is recorded.
+
+    One whose window has ended takes effect first (the new answer is then a
+    correction after the fact, a turn of its own); one still inside it is
+    replaced. Returns what was replaced, for the receipt.
+    """
+    rows = session.scalars(
+        select(PendingReading)
+        .where(
+            PendingReading.request_id == request.id,
+            PendingReading.recipient_id == recipient.id,
+            PendingReading.settled_at.is_(None),
+        )
+        .order_by(PendingReading.id)
+    ).all()
+    replaced = []
+    for row in rows:
+        if row.due_at <= now:
+            take_effect(services, session, row.id, now)
+        elif _claim(session, row.id, REPLACED, now):
+            replaced.append(_replace(services, session, request, row, now))
+    return replaced
+
+
+def _replace(
+    services: Services, session: Session, request: Request, row: PendingReading, now: datetime
+) -> dict[str, Any]:
+    turn = session.get(Turn, row.turn_id)
+    assert turn is not None
+    reading = _reading(turn)
+    label = str(reading["read_as"] or "reply").upper()
+    add_turn(
+        session,
+        request,
+        author="system",
+        kind=REPLACED_KIND,
+        at=now,
+        body=f"The reading of the reply of {iso(turn.at)} from {turn.data.get('from')} "
+        f"({label}, not yet in effect) was replaced by their new answer; it never took "
+        "effect.",
+        data={"replaced_turn": turn.seq, "from": turn.data.get("from"), **reading},
+    )
+    services.audit.append(
+        session,
+        "reply.pending_replaced",
+        at=now,
+        actor=str(turn.data.get("from", "")),
+        reference=request.reference,
+        details={"turn": turn.seq, **reading},
+    )
+    return {"decision": reading["read_as"], "at": turn.at}
+
+
+def take_effect(services: Services, session: Session, pending_id: int, now: datetime) -> bool:
+    """The held decision becomes a turn in effect, once; False if it was settled already."""
+    if not _claim(session, pending_id, TOOK_EFFECT, now):
+        return False
+    row = session.get(PendingReading, pending_id)
+    assert row is not None
+    held = session.get(Turn, row.turn_id)
+    request = session.get(Request, row.request_id)
+    recipient = session.get(Recipient, row.recipient_id)
+    assert held is not None and request is not None and recipient is not None
+    pending = held.data["pending"]
+    data = {k: v for k, v in held.data.items() if k not in ("pending", "notice")}
+    data |= {"decision": pending["read_as"], "held_turn": held.seq, "read_at": iso(held.at)}
+    if request.status == "closed":
+        data["late"] = True
+    actor = str(data.get("from", ""))
+    turn = add_turn(
+        session, request, author="human", kind=pending["kind"], at=now, body=held.body, data=data
+    )
+    put_into_effect(services, session, request, turn, pending["status"], actor=actor, now=now)
+    session.flush()
+    services.audit.append(
+        session,
+        "reply.took_effect",
+        at=now,
+        actor=actor,
+        reference=request.reference,
+        details={"turn": turn.seq, "held_turn": held.seq, "status": request.status},
+    )
+    tell_and_push(services, session, request, recipient, turn, now)
+    return True
+
+
+def _claim(session: Session, pending_id: int, outcome: str, now: datetime) -> bool:
+    """Settle the row if nobody has: True for the one transaction that does."""
+    claim = (
+        update(PendingReading)
+        .where(PendingReading.id == pending_id, PendingReading.settled_at.is_(None))
+        .values(settled_at=now, outcome=outcome)
+        .execution_options(synchronize_session=False)
+    )
+    result = cast(CursorResult[Any], session.execute(claim))
+    return result.rowcount == 1
+
+
+def _reading(turn: Turn) -> dict[str, Any]:
+    pending = turn.data.get("pending") or {}
+    # "read_as", never "decision": no reader of the thread may take it for one in effect.
+    return {
+        "read_as": pending.get("read_as"),
+        "read_from": turn.data.get("read_from"),
+        "because": turn.data.get("because"),
+    }
+
+
+def settle_due(services: Services) -> int:
+    """Put every reading whose window has ended into effect; returns how many did."""
+    now = services.clock.now()
+    with services.db.reading() as session:
+        due = list(
+            session.scalars(
+                select(PendingReading.id)
+                .where(PendingReading.settled_at.is_(None), PendingReading.due_at <= now)
+                .order_by(PendingReading.due_at)
+                .limit(BATCH)
+            )
+        )
+    settled = 0
+    # One transaction each, so one bad row never holds back the rest.
+    for pending_id in due:
+        try:
+            with services.db.transaction() as session:
+                settled += take_effect(services, session, pending_id, now)
+        except StorageError:
+            log.exception("pending reading %s did not take effect; retried", pending_id)
+    return settled
+
+
+def start(services: Services, stop: asyncio.Event) -> asyncio.Task[None]:
+    """The job that ends correction windows: polled, since readings fall due by the clock."""
+    # A window of minutes is kept to about a second, whatever the workers' own poll.
+    poll = min(max(services.config.worker_poll_seconds, 0.25), 1.0)
+
+    async def run() -> None:
+        while not stop.is_set():
+            try:
+                settled = await services.db.run(settle_due, services)
+            except Exception:
+                log.exception("ending correction windows failed; retrying")
+                settled = 0
+            if settled:
+                services.outbox_ready.set()
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=poll)
+
+    return asyncio.create_task(run())

@@ -1,0 +1,90 @@
+"""The receipt's restatement: what was read, why, when it takes effect, what it replaced."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from gateway.outbound.receipts import receipt_view
+from gateway.render import Renderer
+from gateway.store.models import Request, Turn
+
+AT = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
+BERLIN = ZoneInfo("Europe/Berlin")
+
+
+def request() -> Request:
+    return Request(
+        id=1,
+        fields={"request": "May we sign?", "proposed_action": "Sign the ACME NDA."},
+        status="recorded",
+    )
+
+
+def human(kind: str, body: str, **data: Any) -> Turn:
+    return Turn(seq=2, author="human", kind=kind, at=AT, body=body, data={"from": "a@x"} | data)
+
+
+def test_a_held_reading_says_why_and_when_it_takes_effect() -> None:
+    turn = human(
+        "pending_decision",
+        "Approved.",
+        decision=None,
+        read_from="keyword",
+        because="Approved",
+        pending={"read_as": "approval", "takes_effect_at": "2026-12-01T09:02:00.000000Z"},
+    )
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    assert view["headline"] == "You APPROVED"
+    assert view["effect"] == ""  # the agent is told nothing yet
+    reading = view["reading"]
+    assert reading["pending"] and not reading["at_once"]
+    assert reading["takes_effect"] == "Tue 1 Dec 2026, 10:02:00 CET"
+    assert reading["because"] == "Approved" and reading["rule"] == "a decision word"
+    assert reading["then"].startswith("The agent is told that you approved")
+
+
+def test_an_untouched_link_took_effect_at_once() -> None:
+    turn = human(
+        "approval", "APPROVE", decision="approval", read_from="quick_reply", because="APPROVE"
+    )
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    assert view["reading"]["at_once"] and not view["reading"]["pending"]
+    assert view["effect"].startswith("The agent is told that you approved")
+
+
+def test_a_correction_names_the_reading_it_replaced() -> None:
+    turn = human(
+        "rejection", "REJECT", decision="rejection", read_from="quick_reply", because="REJECT"
+    )
+    payload = {
+        "turn_seq": 2,
+        "replaced": [{"decision": "approval", "at": "2026-12-01T08:59:45.000000Z"}],
+    }
+    view = receipt_view(request(), [turn], payload, BERLIN)
+    assert view["reading"]["replaced"] == ["your APPROVAL of Tue 1 Dec 2026, 09:59:45 CET"]
+    text, html = Renderer().render(
+        "receipt",
+        subject="s",
+        reference="HFA-00001",
+        kind_label="rejection",
+        status="answered",
+        body=turn.body,
+        sent_local="now",
+        links=[],
+        r=view,
+    )
+    assert "It replaces your APPROVAL of Tue 1 Dec 2026, 09:59:45 CET, which never" in text
+    assert 'because you wrote: "REJECT" (the keyword of the answer link you used)' in " ".join(
+        text.split()
+    )
+    assert "which never took effect" in html
+
+
+def test_a_reply_with_no_new_text_is_said_to_be_no_answer() -> None:
+    turn = human("no_answer", "Thanks!", decision=None, no_answer=True)
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    assert view["headline"] == "No decision was read from your reply"
+    assert "no new text of yours" in view["why"]
+    assert not view["reading"]["decided"]
