@@ -49,6 +49,12 @@ LATE_REPLY_NOTICE = (
     "answer). It is kept on the record; it does not reopen or answer the request."
 )
 
+# Named optional properties of request_human_assistance beyond tools.json (whose input
+# schema allows additional properties): for whom the agent asks. An API key may set
+# them (``hfa keys create --client ... --matter ...``); the lawyer's emails show them
+# as "For: <client> · Matter: <matter>", the agent's own values marked as its claim.
+PARTY_FIELDS = ("client", "matter")
+
 
 @cache
 def tools() -> list[dict[str, Any]]:

@@ -6,10 +6,11 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gateway.errors import ConfigError
+from gateway.i18n import LANGUAGES
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,31 @@ class LawyerSettings:
     reminder_cap: int  # HFA_REMINDER_CAP: the most reminders one request gets
     # HFA_CORRECTION_WINDOW in seconds: how long a typed decision waits (0: not at all).
     correction_window_seconds: float = 0.0
+    language: str = "en"  # HFA_LANGUAGE: the language of a lawyer's emails by default
+    # HFA_LAWYER_LANGUAGES: a lawyer's address (lower case) -> the language of their emails
+    languages: Mapping[str, str] = field(default_factory=dict)
+
+
+def _language(value: str, setting: str) -> str:
+    base = value.strip().replace("_", "-").split("-", 1)[0].lower()
+    if base not in LANGUAGES:
+        raise ConfigError(
+            f"{setting}: unknown language {value.strip()!r} (one of {', '.join(LANGUAGES)})"
+        )
+    return base
+
+
+def parse_languages(value: str) -> dict[str, str]:
+    """``a@x=de,b@y=fr`` -> {"a@x": "de", "b@y": "fr"}."""
+    table: dict[str, str] = {}
+    for entry in (e.strip() for e in value.split(",")):
+        if not entry:
+            continue
+        address, sep, language = entry.rpartition("=")
+        if not sep or "@" not in address:
+            raise ConfigError(f"HFA_LAWYER_LANGUAGES: expected address=language,..., got {entry!r}")
+        table[address.strip().lower()] = _language(language, "HFA_LAWYER_LANGUAGES")
+    return table
 
 
 def lawyer_settings(values: Mapping[str, str]) -> LawyerSettings:
@@ -36,7 +62,14 @@ def lawyer_settings(values: Mapping[str, str]) -> LawyerSettings:
             f"HFA_REMINDER_CAP: expected a whole number, got {values['reminder_cap']!r}"
         ) from None
     window = correction_window(values["correction_window"])
-    return LawyerSettings(" ".join(values["mail_from_name"].split()), zone, cap, window)
+    return LawyerSettings(
+        " ".join(values["mail_from_name"].split()),
+        zone,
+        cap,
+        window,
+        _language(values.get("language", "en") or "en", "HFA_LANGUAGE"),
+        parse_languages(values.get("lawyer_languages", "")),
+    )
 
 
 _UNITS = {"s": 1, "m": 60, "h": 3600}

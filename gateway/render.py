@@ -24,7 +24,9 @@ from jinja2 import (
 from jinja2 import TemplateError as JinjaTemplateError
 from jinja2.filters import do_wordwrap
 
+from gateway import i18n
 from gateway.errors import GatewayError
+from gateway.i18n import N_
 
 
 class TemplateError(GatewayError):
@@ -39,8 +41,40 @@ def templates_dir() -> Path:
     raise TemplateError("email templates not found (templates/email or gateway/_templates)")
 
 
-def _label(category: str) -> str:
-    return category.replace("_", " ").capitalize()
+# The words for the contract's categories, statuses and turn kinds, as a lawyer reads them.
+_WORDS = {
+    "legal_review": N_("Legal review"),
+    "human_confirmation": N_("Human confirmation"),
+    "physical_action": N_("Physical action"),
+    "operator_escalation": N_("Operator escalation"),
+    "recorded": N_("recorded"),
+    "reviewed": N_("reviewed"),
+    "answered": N_("answered"),
+    "declined": N_("declined"),
+    "closed": N_("closed"),
+    "reply": N_("reply"),
+    "approval": N_("approval"),
+    "conditional_approval": N_("conditional approval"),
+    "rejection": N_("rejection"),
+    "question": N_("question"),
+    "decline": N_("decline"),
+    "close": N_("close"),
+    "acknowledgement": N_("acknowledgement"),
+}
+
+
+def _label(word: str) -> str:
+    """A category, status or turn kind in the lawyer's language (``Legal review``)."""
+    key = str(word).replace(" ", "_")
+    if key in _WORDS:
+        return i18n.gettext(_WORDS[key])
+    return str(word).replace("_", " ").capitalize()
+
+
+def _word(word: str) -> str:
+    """Like ``label``, in lower case where the language writes it so (a status)."""
+    key = str(word).replace(" ", "_")
+    return i18n.gettext(_WORDS[key]) if key in _WORDS else str(word).replace("_", " ")
 
 
 # Characters that change how text around them reads: bidi embeddings, overrides and
@@ -102,6 +136,12 @@ def _wordwrap(
     return _wrapped(environment, s, width, break_long_words, wrapstring, break_on_hyphens)
 
 
+def _translated(message: str, **variables: Any) -> str:
+    """``message`` in the language being written, with ``%(name)s`` filled in."""
+    text = i18n.gettext(message)
+    return text % variables if variables else text
+
+
 class Renderer:
     """Renders ``NAME.txt`` and ``NAME.html`` with the same variables."""
 
@@ -115,14 +155,27 @@ class Renderer:
             keep_trailing_newline=True,
             # Each template is compiled once per process: no stat of its file per email.
             auto_reload=False,
+            extensions=["jinja2.ext.i18n"],
         )
+        # Translated at render time, in the language i18n.speaking() set for this email.
+        self.env.install_gettext_callables(  # type: ignore[attr-defined]
+            i18n.gettext, i18n.ngettext, newstyle=True
+        )
+        # {% trans %} blocks are message ids without their line breaks and indentation.
+        self.env.policies["ext.i18n.trimmed"] = True
+        # {{ _("...", name=value) }}: one plain call (the extension's goes through the
+        # context twice per sentence). It returns text, which autoescape then escapes whole
+        # in HTML; the {% trans %} blocks, whose ids hold markup, keep the extension's.
+        self.env.globals["_"] = _translated
         self.env.filters["label"] = _label
+        self.env.filters["word"] = _word
         self.env.filters["shown"] = shown
         self.env.filters["barred"] = barred
         self.env.filters["wordwrap"] = _wordwrap
 
     def render(self, name: str, **context: Any) -> tuple[str, str]:
-        """(text, html) for the template pair NAME."""
+        """(text, html) for the template pair NAME, in the language being spoken."""
+        context.setdefault("lang", i18n.current())
         try:
             text = self.env.get_template(f"{name}.txt").render(**context)
             html = self.env.get_template(f"{name}.html").render(**context)

@@ -53,6 +53,17 @@ SETTINGS: tuple[Setting, ...] = (
         "IANA time zone in which lawyers' emails show times and deadlines (e.g. Europe/Berlin).",
     ),
     Setting(
+        "language",
+        "en",
+        "Language of lawyers' emails by default: en, de, fr, es, it or nl. A lawyer with no "
+        "language in HFA_LAWYER_LANGUAGES gets the language of their last reply, else this one.",
+    ),
+    Setting(
+        "lawyer_languages",
+        "",
+        "Each lawyer's language: address=language,... (e.g. counsel@firm.test=de).",
+    ),
+    Setting(
         "smtp_relay",
         "",
         "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir.",

@@ -8,6 +8,7 @@ functions that send it. Used by the rendering and wording tests.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import timedelta
 from email import message_from_bytes
 from email.message import EmailMessage
@@ -19,7 +20,7 @@ from sqlalchemy import select
 from gateway.intake.filing import file_request
 from gateway.outbound import outbox, push
 from gateway.outbound.compose import compose_lawyer_email
-from gateway.outbound.view import MailSettings
+from gateway.outbound.lawyer_mail import mail_settings
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import add_turn, change_status
@@ -131,7 +132,7 @@ PAYLOADS: dict[str, dict[str, Any]] = {
     "escalated_notice": {"to": ["gc@lawfirm.example"], "reminders": 2},
     "answered_by_other": {
         "who": "gc@lawfirm.example",
-        "decision_label": "a REJECTION",
+        "decision_label": "REJECTION",
         "body": "REJECT\n\nDo not pay before the supplier is called. " + LONG_URL,
     },
 }
@@ -150,7 +151,8 @@ def compose_item(services: Services, item_id: int, zone: str = "Europe/Berlin") 
             mail_from=services.config.mail_from,
             reply_address=services.tokens.reply_address(recipient.id, services.config.reply_domain),
             loop_marker=services.config.reply_domain,
-            settings=MailSettings(zone=zone),
+            # The gateway's own settings (language per lawyer included), in a fixed zone.
+            settings=replace(mail_settings(services.config.lawyer), zone=zone),
         )
     # Read back the way a mail client reads the bytes that are sent.
     parsed = message_from_bytes(mail.as_bytes(), policy=default_policy)

@@ -306,7 +306,8 @@ async def test_reminders_back_off_stop_at_the_cap_and_say_when_the_deadline_pass
             "Reminder 2 (overdue)",
             "Reminder 3 (overdue)",
         ]
-        assert "The deadline passed 1 hour 0 min ago" in body(reminders[1])
+        overdue = " ".join(body(reminders[1]).split())
+        assert "The deadline passed: " in overdue and "(1 hour ago)" in overdue, overdue
         assert "last reminder" in body(reminders[2]) and "last reminder" not in body(reminders[1])
         [notice] = [m for m in messages if m["X-HFA-Kind"] == "deadline_passed"]
         assert notice["To"] == LAWYER

@@ -16,7 +16,9 @@ def cmd_create(args: argparse.Namespace) -> int:
     services = open_services(args)
     try:
         with services.db.transaction() as session:
-            key = apikeys.create_key(services, session, args.name)
+            key = apikeys.create_key(
+                services, session, args.name, client=args.client, matter=args.matter
+            )
     finally:
         services.close()
     print(key)
@@ -38,6 +40,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             "source": k.source,
             "created_at": iso(k.created_at) if k.created_at else None,
             "revoked_at": iso(k.revoked_at) if k.revoked_at else None,
+            "client": k.client,
+            "matter": k.matter,
         }
         for k in keys
     ]
@@ -46,7 +50,15 @@ def cmd_list(args: argparse.Namespace) -> int:
         return 0
     for row in rows:
         state = f"revoked {row['revoked_at']}" if row["revoked_at"] else "live"
-        print(f"{row['name']}\t{row['source']}\t{row['created_at'] or '-'}\t{state}")
+        party = " · ".join(
+            f"{label}: {row[key]}"
+            for key, label in (("client", "For"), ("matter", "Matter"))
+            if row[key]
+        )
+        print(
+            f"{row['name']}\t{row['source']}\t{row['created_at'] or '-'}\t{state}"
+            + (f"\t{party}" if party else "")
+        )
     if not any(r["revoked_at"] is None for r in rows):
         print(state_line)
     return 0
@@ -108,6 +120,8 @@ def register(sub: Any) -> None:
     ksub = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
     p = ksub.add_parser("create", help="create an agent API key (printed once)")
     p.add_argument("name", help="the agent's name, recorded on each request it files")
+    p.add_argument("--client", help="the client the key's agent works for (shown to the lawyer)")
+    p.add_argument("--matter", help="the matter the key's agent works on (shown to the lawyer)")
     p.set_defaults(handler=cmd_create)
     p = ksub.add_parser("list", help="list agent API keys (names only)")
     p.add_argument("--json", action="store_true")

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
+from gateway.contract import AWAITING_ANSWER, CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound import pending
 from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
@@ -225,7 +225,13 @@ def _tell_everyone(
     replaced: list[dict[str, Any]],
 ) -> None:
     """The lawyer's receipt at once; the thread's other humans and the agent only once
-    the answer is in effect (a held reading tells them when its window ends)."""
+    the answer is in effect (a held reading tells them when its window ends).
+
+    A reply that is only thanks or a greeting once the request is answered (a "Thanks!"
+    to a receipt) is recorded and sets off nothing: no receipt, no notice, no push.
+    """
+    if turn.kind == NO_ANSWER_KIND and request.status not in AWAITING_ANSWER:
+        return
     if services.config.receipts:
         _queue_receipt(services, session, request, recipient, turn, now, replaced)
     if turn.kind not in (pending.PENDING_KIND, NO_ANSWER_KIND):

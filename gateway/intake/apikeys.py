@@ -27,6 +27,8 @@ from gateway.tokens import hash_secret, new_secret
 
 KEY_PREFIX = "hfak_"
 MAX_NAME = 128
+# A key's client or matter, as shown to the lawyer.
+MAX_PARTY = 200
 # How long the live keys read from the database are trusted: a key revoked (or created)
 # by ``hfa keys`` in another process takes effect within this many seconds.
 KEY_CACHE_SECONDS = 0.5
@@ -38,6 +40,8 @@ class KeyInfo:
     source: str  # "env" or "stored"
     created_at: datetime | None
     revoked_at: datetime | None
+    client: str | None = None
+    matter: str | None = None
 
 
 def live_keys(services: Services, session: Session) -> int:
@@ -168,9 +172,38 @@ def _check_name(name: str) -> str:
     return name
 
 
-def create_key(services: Services, session: Session, name: str) -> str:
-    """Store a new key's hash under ``name``; returns the key (shown once)."""
+def _check_party(field: str, value: str | None) -> str | None:
+    """A key's client or matter: one line of readable text, or None when not given."""
+    if value is None or not value.strip():
+        return None
+    text = " ".join(value.split())
+    if len(text) > MAX_PARTY or any(ord(c) < 32 or 127 <= ord(c) < 160 for c in text):
+        raise InvalidRequest(
+            f"{field} {value!r} is not valid",
+            [
+                FieldProblem(
+                    field, f"1 to {MAX_PARTY} characters of one line, no control characters"
+                )
+            ],
+        )
+    return text
+
+
+def create_key(
+    services: Services,
+    session: Session,
+    name: str,
+    *,
+    client: str | None = None,
+    matter: str | None = None,
+) -> str:
+    """Store a new key's hash under ``name``; returns the key (shown once).
+
+    ``client`` and ``matter`` say for whom the key's agent works; every request filed
+    with the key is shown to the lawyer as being for them.
+    """
     name = _check_name(name)
+    client, matter = _check_party("client", client), _check_party("matter", matter)
     if (
         any(n == name for n, _ in services.config.api_keys)
         or session.scalars(select(ApiKey.id).where(ApiKey.name == name)).first()
@@ -181,9 +214,19 @@ def create_key(services: Services, session: Session, name: str) -> str:
         )
     key = new_secret(KEY_PREFIX)
     now = services.clock.now()
-    session.add(ApiKey(name=name, key_hash=hash_secret(key), created_at=now, revoked_at=None))
+    session.add(
+        ApiKey(
+            name=name,
+            key_hash=hash_secret(key),
+            created_at=now,
+            revoked_at=None,
+            client=client,
+            matter=matter,
+        )
+    )
     note_keys_exist(services, session)
-    services.audit.append(session, "api_key.created", at=now, actor="ops", details={"name": name})
+    details = {"name": name} | {k: v for k, v in (("client", client), ("matter", matter)) if v}
+    services.audit.append(session, "api_key.created", at=now, actor="ops", details=details)
     key_cache(services).forget()
     return key
 
@@ -201,5 +244,7 @@ def revoke_key(services: Services, session: Session, name: str) -> None:
 def list_keys(services: Services, session: Session) -> list[KeyInfo]:
     listed = [KeyInfo(name, "env", None, None) for name, _ in services.config.api_keys]
     for row in session.scalars(select(ApiKey).order_by(ApiKey.id)):
-        listed.append(KeyInfo(row.name, "stored", row.created_at, row.revoked_at))
+        listed.append(
+            KeyInfo(row.name, "stored", row.created_at, row.revoked_at, row.client, row.matter)
+        )
     return listed

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from gateway.i18n import _
 from gateway.outbound import when
 from gateway.store.models import Request
 
@@ -27,52 +28,73 @@ def notice_view(
         "decision_label": "",
         "reason": None,
         "reason_by_agent": False,
+        # The request is still open and waits for this lawyer's answer too.
+        "open": False,
     }
     if purpose == "closed":
-        by = str(payload.get("by", "ops"))
-        view["tag"] = "closed, no answer needed"
-        view["headline"] = "Closed: no answer is needed"
-        view["text"] = (
-            f"This request was closed by {by.removeprefix('ops:')} (operations). No answer is "
-            "needed; if you reply anyway, your reply is kept on the record but not acted on."
-        )
+        by = str(payload.get("by", "ops")).removeprefix("ops:")
+        view["tag"] = _("closed, no answer needed")
+        view["headline"] = _("Closed: no answer is needed")
+        view["text"] = _(
+            "This request was closed by %(by)s (operations). No answer is needed; if you "
+            "reply anyway, your reply is kept on the record but not acted on."
+        ) % {"by": by}
         view["reason"] = str(payload.get("reason") or "") or None
     elif purpose == "deadline_passed":
-        deadline = when.local(request.deadline_at, tz) if request.deadline_at else "the deadline"
-        closes = bool(payload.get("closes"))
-        view["tag"] = "deadline passed"
-        view["headline"] = (
-            "The deadline passed without an answer: the request is closed"
-            if closes
-            else "The deadline passed without an answer"
-        )
-        view["text"] = f"The deadline ({deadline}) passed and no human has answered. " + (
-            "The request is closed; no answer is needed, and a reply is kept on the record "
-            "but not acted on."
-            if closes
-            else "The agent has been told. The request stays open: your answer is still "
-            "recorded and sent to the agent if you reply."
-        )
+        _deadline_passed(view, request, payload, tz)
     elif purpose == "escalated_notice":
-        to = ", ".join(str(a) for a in payload.get("to") or []) or "the escalation contact"
-        view["tag"] = "escalated"
-        view["headline"] = f"Escalated to {to}"
-        view["text"] = (
-            f"This request had no answer after {payload.get('reminders', 'several')} "
-            f"reminder(s), so it was also sent to {to}. Whoever answers first is recorded "
-            "and the others are told; you can still answer it."
-        )
+        to = ", ".join(str(a) for a in payload.get("to") or []) or _("the escalation contact")
+        view["tag"] = _("escalated")
+        view["headline"] = _("Escalated to %(to)s") % {"to": to}
+        # The request is still open and this lawyer may still answer: the email keeps the
+        # buttons and says so, and never says that no answer is needed.
+        view["text"] = _(
+            "This request had no answer after %(reminders)s reminder(s), so it was also "
+            "sent to %(to)s. It is still open and your answer is still wanted: whoever "
+            "answers first is recorded and the others are told."
+        ) % {"reminders": payload.get("reminders", "?"), "to": to}
+        view["open"] = True
     elif purpose == "answered_by_other":
-        who = str(payload.get("who") or "another lawyer")
+        who = str(payload.get("who") or _("another lawyer"))
         label = str(payload.get("decision_label") or "")
-        view["tag"] = "answered by someone else"
-        view["headline"] = f"Answered by {who}"
+        # Stored in English when queued; a label the catalogue knows reads in this language.
+        label = _(label) if label else ""
+        view["tag"] = _("answered by someone else")
+        view["headline"] = _("Answered by %(who)s") % {"who": who}
         view["who"] = who
         view["decision_label"] = label
         view["other_text"] = str(payload.get("body") or "")
-        view["text"] = (
-            f"{who} has answered this request{f' ({label})' if label else ''}, and the agent "
-            "has been told. You do not need to answer; if you reply, your reply is recorded "
-            "as well and the agent is told of it too."
-        )
+        view["text"] = _(
+            "%(who)s has answered this request (%(what)s), and the agent has been told. You "
+            "do not need to answer; if you reply, your reply is recorded as well and the "
+            "agent is told of it too."
+        ) % {"who": who, "what": label or _("a reply")}
     return view
+
+
+def _deadline_passed(
+    view: dict[str, Any], request: Request, payload: dict[str, Any], tz: ZoneInfo
+) -> None:
+    raw = request.fields.get("deadline")
+    on = when.date_only(raw)
+    if on is not None:
+        deadline = when.day(on)
+    elif request.deadline_at:
+        deadline = when.local(request.deadline_at, tz)
+    else:
+        deadline = _("the deadline")
+    closes = bool(payload.get("closes"))
+    view["tag"] = _("deadline passed")
+    if closes:
+        view["headline"] = _("The deadline passed without an answer: the request is closed")
+        view["text"] = _(
+            "The deadline (%(when)s) passed and no human has answered. The request is "
+            "closed; no answer is needed, and a reply is kept on the record but not acted on."
+        ) % {"when": deadline}
+        return
+    view["headline"] = _("The deadline passed without an answer")
+    view["text"] = _(
+        "The deadline (%(when)s) passed and no human has answered, and the agent has been "
+        "told. The request is still open and your answer is still wanted."
+    ) % {"when": deadline}
+    view["open"] = True

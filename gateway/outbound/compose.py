@@ -12,18 +12,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from email.utils import format_datetime, formataddr
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway import contract
+from gateway import contract, i18n
 from gateway.outbound import when
-from gateway.outbound.mime import OutgoingMail
+from gateway.outbound.mime import OutgoingMail, display_address
 from gateway.outbound.view import MailSettings, lawyer_context, subject_of
-from gateway.store.models import OutboxItem, Recipient, Request, Turn
+from gateway.render import shown
+from gateway.store.models import ApiKey, OutboxItem, Recipient, Request, Turn
 from gateway.store.thread import load_turns
 
 KNOWN_FIELDS = contract.request_fields()
@@ -71,6 +72,8 @@ class MailThread:
     turns: list[Turn]
     # Message-IDs already sent to this recipient for this request, oldest first.
     earlier: list[str]
+    # What the request's API key says of its client and matter ({} when nothing).
+    key_party: dict[str, str] = field(default_factory=dict)
 
 
 def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, MailThread]:
@@ -96,6 +99,7 @@ def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, Mai
     ):
         turns.setdefault(turn.request_id, []).append(turn)
     sent = _sent_before(session, [i for i in emails if i.purpose != "request"])
+    parties = key_parties(session, [r.api_key_name for r in requests.values() if r.api_key_name])
     threads: dict[int, MailThread] = {}
     for item in emails:
         request, recipient = (
@@ -109,8 +113,44 @@ def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, Mai
             for item_id, message_id in sent.get((request.id, recipient.id), [])
             if item_id < item.id
         ]
-        threads[item.id] = MailThread(request, recipient, turns.get(request.id, []), earlier)
+        threads[item.id] = MailThread(
+            request,
+            recipient,
+            turns.get(request.id, []),
+            earlier,
+            parties.get(request.api_key_name or "", {}),
+        )
     return threads
+
+
+def key_parties(session: Session, names: list[str]) -> dict[str, dict[str, str]]:
+    """{key name: {"client": ..., "matter": ...}}: what each stored key says it works for."""
+    if not names:
+        return {}
+    rows = session.execute(
+        select(ApiKey.name, ApiKey.client, ApiKey.matter).where(ApiKey.name.in_(sorted(set(names))))
+    )
+    return {
+        name: {k: v for k, v in (("client", client), ("matter", matter)) if v}
+        for name, client, matter in rows
+    }
+
+
+def list_id(reply_domain: str) -> str:
+    """``List-Id`` (RFC 2919), one per gateway, so a lawyer can filter its mail."""
+    label = re.sub(r"[^A-Za-z0-9.-]", "-", reply_domain.strip().strip(".")) or "localhost"
+    return f"Human for AI requests <hfa.{label}>"
+
+
+def sender_name(request: Request, from_name: str) -> str:
+    """``HFA-00008 · contracts-bot via Human for AI``: the reference and the agent.
+
+    The agent's name is its own words: hidden controls are shown escaped, line breaks
+    flattened and the length bounded, so nothing it writes can add a header.
+    """
+    agent = header_safe(shown(request.fields.get("agent_name") or ""), 40)
+    who = f"{request.reference} · {agent}" if agent else request.reference
+    return f"{who} via {from_name}" if from_name else who
 
 
 def _sent_before(
@@ -210,13 +250,20 @@ def compose_from_thread(
     settings = settings or MailSettings()
     request, recipient = thread.request, thread.recipient
     tz = when.zone(settings.zone)
-    context = lawyer_context(
-        item, request, recipient, thread.turns, reply_address=reply_address, tz=tz
-    )
-    text, html = renderer.render(PURPOSE_TEMPLATE[item.purpose], **context)
-    sender = formataddr((settings.from_name, mail_from)) if settings.from_name else mail_from
+    language = settings.language_for(recipient.address, thread.turns)
+    with i18n.speaking(language):
+        context = lawyer_context(
+            item,
+            request,
+            recipient,
+            thread.turns,
+            reply_address=reply_address,
+            tz=tz,
+            key_party=thread.key_party,
+        )
+        text, html = renderer.render(PURPOSE_TEMPLATE[item.purpose], **context)
     headers: list[tuple[str, str]] = [
-        ("From", sender),
+        ("From", display_address(sender_name(request, settings.from_name), mail_from)),
         ("To", recipient.address),
         ("Reply-To", formataddr((f"{request.reference} answers", reply_address))),
         ("Subject", context["subject"]),
@@ -227,6 +274,8 @@ def compose_from_thread(
         ("X-Auto-Response-Suppress", "All"),
         ("X-HFA-Reference", request.reference),
         ("X-HFA-Kind", item.purpose),
+        ("List-Id", list_id(loop_marker)),
+        ("Content-Language", language),
         (LOOP_HEADER, loop_marker),
     ]
     # Parts go quoted-printable whenever a line or a character needs it, never base64.

@@ -9,11 +9,16 @@ from functools import partial
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from gateway.lawyer_settings import LawyerSettings
 from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
 from gateway.outbound.transports import MailTransport, before_data
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.store.models import OutboxItem
+
+
+def mail_settings(lawyer: LawyerSettings) -> MailSettings:
+    return MailSettings(lawyer.from_name, lawyer.timezone, lawyer.language, lawyer.languages)
 
 
 class EmailDeliverer:
@@ -49,7 +54,7 @@ class EmailDeliverer:
             mail_from=config.mail_from,
             reply_address=services.tokens.reply_address(thread.recipient.id, config.reply_domain),
             loop_marker=config.reply_domain,
-            settings=MailSettings(config.lawyer.from_name, config.lawyer.timezone),
+            settings=mail_settings(config.lawyer),
         )
         token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
         try:

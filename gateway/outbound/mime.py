@@ -15,6 +15,7 @@ import binascii
 import secrets
 from collections.abc import Iterable
 from email.message import EmailMessage
+from email.utils import formataddr
 
 MAX_LINE = 78
 # Headers holding addresses: RFC 2047 words are not allowed in an address, so a
@@ -45,6 +46,19 @@ def header_line(name: str, value: str) -> str:
     if value.isascii():
         return _fold(name, value)
     return f"{name}: " + "\n ".join(_encoded_words(value))
+
+
+def display_address(name: str, address: str) -> str:
+    """``Name <address>`` for a From header, ASCII only, whatever the name holds.
+
+    An ASCII name is quoted where it needs to be; any other name is written as RFC 2047
+    encoded words, so the message still takes the fast path. Line breaks never get in.
+    """
+    flat = " ".join(name.replace("\r", " ").replace("\n", " ").split())
+    if not flat:
+        return address
+    # One RFC 2047 word for a non-ASCII name: readers join words split mid-name with a space.
+    return formataddr((flat, address), charset="utf-8")
 
 
 def _encoded_words(value: str) -> list[str]:

@@ -20,8 +20,11 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from gateway.outbound import outbox
-from gateway.outbound.compose import LOOP_HEADER, header_safe
+from gateway import i18n
+from gateway.i18n import N_, _
+from gateway.outbound import outbox, when
+from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
+from gateway.outbound.mime import display_address
 from gateway.outbound.outbox import Deliverer
 from gateway.outbound.transports import mail_transport
 from gateway.services import Services
@@ -29,7 +32,32 @@ from gateway.store.models import OutboxItem
 
 CHANNEL = "notice"
 PURPOSE = "held_notice"
-SUBJECT = "Your email was not recorded"
+SUBJECT = N_("Your email was not recorded")
+# The reasons and advice gateway.inbound.held gives, as message ids of the catalogues
+# (one with a detail in parentheses stays in English).
+_HELD_WORDS = (
+    N_("it did not come from the address the request was sent to."),
+    N_(
+        "if you are the lawyer the request was sent to, reply from that address, or ask "
+        "the gateway's operator to accept this message. If you are not, nothing is needed."
+    ),
+    N_(
+        "reply again from your usual mail program with a single From address, or ask "
+        "the gateway's operator to accept this message."
+    ),
+    N_(
+        "it does not answer a request this gateway knows: the reply address or the "
+        "references of the original email were missing or no longer valid."
+    ),
+    N_(
+        "answer with your mail program's Reply button on the original email, without "
+        "changing the address it replies to."
+    ),
+    N_(
+        "send your answer again as an ordinary email (plain text or simple formatting), "
+        "or ask the gateway's operator to look at this message."
+    ),
+)
 
 
 def notices_since(
@@ -77,14 +105,29 @@ def enqueue_notice(
     )
 
 
+def _received_local(value: object, zone: str) -> str:
+    """The held message's time as the reader's clock shows it, never an ISO timestamp."""
+    try:
+        at = datetime.fromisoformat(str(value))
+    except (TypeError, ValueError):
+        return _("(time unknown)")
+    return when.local(at, when.zone(zone))
+
+
 def compose_notice(services: Services, item: OutboxItem) -> EmailMessage:
     config = services.config
-    payload = item.payload
-    text, html = services.renderer.render("held_notice", subject=SUBJECT, **payload)
+    payload = dict(item.payload)
+    lawyer = config.lawyer
+    language = lawyer.languages.get(item.target.strip().lower()) or lawyer.language
+    # No reference: the sender of a held message may not be on the thread.
+    with i18n.speaking(language) as spoken:
+        subject = _(SUBJECT)
+        payload["received_local"] = _received_local(payload.get("received_at"), lawyer.timezone)
+        text, html = services.renderer.render("held_notice", subject=subject, **payload)
     msg = EmailMessage()
-    msg["From"] = config.mail_from
+    msg["From"] = display_address(lawyer.from_name, config.mail_from)
     msg["To"] = item.target
-    msg["Subject"] = SUBJECT
+    msg["Subject"] = subject
     msg["Date"] = format_datetime(item.created_at)
     msg["Message-ID"] = item.message_id
     their_id = header_safe(str(payload.get("their_message_id") or ""), 900)
@@ -93,9 +136,12 @@ def compose_notice(services: Services, item: OutboxItem) -> EmailMessage:
         msg["References"] = their_id
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Auto-Response-Suppress"] = "All"
+    msg["List-Id"] = list_id(config.reply_domain)
     msg[LOOP_HEADER] = config.reply_domain
     msg.set_content(text)
     msg.add_alternative(html, subtype="html")
+    # After the parts: set_content() replaces the Content-* headers.
+    msg["Content-Language"] = spoken
     return msg
 
 

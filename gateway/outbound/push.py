@@ -24,16 +24,17 @@ import secrets
 import uuid
 from datetime import timedelta
 from email.message import EmailMessage
-from email.utils import format_datetime, formataddr
+from email.utils import format_datetime
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway import contract
+from gateway import contract, i18n
 from gateway.errors import PermanentDelivery
-from gateway.outbound import outbox
-from gateway.outbound.compose import LOOP_HEADER, header_safe
+from gateway.outbound import outbox, when
+from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
+from gateway.outbound.mime import display_address
 from gateway.outbound.outbox import Deliverer
 from gateway.outbound.transports import mail_transport
 from gateway.outbound.webhooks import WebhookSender, load_or_create_secrets
@@ -224,12 +225,12 @@ def webhook_deliverer(services: Services) -> Deliverer:
 
 
 _HUMAN_SAID = {
-    "approval": "APPROVED",
-    "rejection": "REJECTED",
-    "decline": "DECLINED",
-    "question": "asked a QUESTION",
-    "acknowledgement": "is on it (read, not answered yet)",
-    "close": "CLOSED the request",
+    "approval": "approved the proposed action",
+    "rejection": "rejected the proposed action",
+    "decline": "declined the request",
+    "question": "asked a question",
+    "acknowledgement": "is on it (has read it; no answer yet)",
+    "close": "closed the request",
 }
 _SYSTEM_NEWS = {
     "deadline_passed": "Deadline passed, no answer yet",
@@ -238,17 +239,29 @@ _SYSTEM_NEWS = {
 
 
 def _said(turn: dict[str, Any]) -> str:
+    """What the human did, in plain words: ``approved the proposed action``."""
     key = turn.get("decision") or ("acknowledgement" if turn["kind"] == "acknowledgement" else "")
     said = _HUMAN_SAID.get(str(key), "replied (no decision read)")
     if key == "approval" and turn.get("conditions"):
-        said = "APPROVED WITH CONDITIONS"
+        said = "approved the proposed action WITH CONDITIONS (a conditional approval)"
+    if turn.get("late"):
+        said = f"replied after the request was closed ({said}): kept on the record, not acted on"
     return said
+
+
+def _who(turn: dict[str, Any]) -> str:
+    """``Counsel (counsel@firm.test)``, or the address alone when no name came with it."""
+    address = str(turn.get("from") or "").strip()
+    name = " ".join(str(turn.get("from_name") or "").split())
+    if name and address:
+        return f"{name} ({address})"
+    return address or name or "The lawyer"
 
 
 def _push_headline(data: dict[str, Any]) -> str:
     human = [t for t in data["turns"] if t["author"] == "human"]
     if human:
-        return f"The lawyer {_said(human[-1])}"
+        return f"{_who(human[-1])} {_said(human[-1])}"
     kinds = [t["kind"] for t in data["turns"]]
     for kind, news in _SYSTEM_NEWS.items():
         if kind in kinds:
@@ -259,28 +272,33 @@ def _push_headline(data: dict[str, Any]) -> str:
 def compose_push_email(services: Services, item: OutboxItem, event: dict[str, Any]) -> EmailMessage:
     config = services.config
     data = event["data"]
+    tz = when.zone(config.lawyer.timezone)
     headline = _push_headline(data)
     subject = header_safe(f"{headline} [{data['reference']}]", 78)
     turns = [
-        t | {"label": f"The lawyer {_said(t)} ({t['kind'].replace('_', ' ')})"}
-        if t["author"] == "human"
-        else t
+        t
+        | {"at_local": when.local_iso(t["at"], tz)}
+        | ({"label": f"{_who(t)} {_said(t)}"} if t["author"] == "human" else {})
         for t in data["turns"]
     ]
     notice = data["notice"]
-    text, html = services.renderer.render(
-        "push",
-        subject=subject,
-        headline=headline,
-        reference=data["reference"],
-        status=data["status"],
-        notice=notice,
-        turns=turns,
-        thread_url=data["thread_url"],
-        preheader=f"{headline}. {notice}",
-    )
+    # The push goes to the agent, which reads the contract's English.
+    with i18n.speaking(i18n.DEFAULT_LANGUAGE):
+        text, html = services.renderer.render(
+            "push",
+            subject=subject,
+            headline=headline,
+            reference=data["reference"],
+            status=data["status"],
+            notice=notice,
+            turns=turns,
+            thread_url=data["thread_url"],
+            preheader=f"{headline}. {notice}",
+        )
     msg = EmailMessage()
-    msg["From"] = formataddr((config.lawyer.from_name, config.mail_from))
+    msg["From"] = display_address(
+        " · ".join(n for n in (data["reference"], config.lawyer.from_name) if n), config.mail_from
+    )
     msg["To"] = item.target
     msg["Subject"] = subject
     msg["Date"] = format_datetime(item.created_at)
@@ -289,6 +307,7 @@ def compose_push_email(services: Services, item: OutboxItem, event: dict[str, An
     msg["X-Auto-Response-Suppress"] = "All"
     msg["X-HFA-Reference"] = data["reference"]
     msg["X-HFA-Kind"] = "push"
+    msg["List-Id"] = list_id(config.reply_domain)
     msg[LOOP_HEADER] = config.reply_domain
     msg.set_content(text, cte="quoted-printable")
     msg.add_alternative(html, subtype="html", cte="quoted-printable")

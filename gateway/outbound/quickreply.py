@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote
 
+from gateway.i18n import N_
+
 # Characters RFC 6068 allows unencoded in the address part ("some-delims" and "@").
 _ADDRESS_SAFE = "@!$'()*+,;:"
 
@@ -41,42 +43,42 @@ QUICK_REPLIES: tuple[QuickReply, ...] = (
         "approve",
         "APPROVE",
         "Notes (optional):",
-        "you approve the proposed action as it stands",
+        N_("you approve the proposed action as it stands"),
         "#166534",
     ),
     QuickReply(
         "approve_with_conditions",
         "APPROVE WITH CONDITIONS",
         "Conditions (one per line, each starting with -):\n- \n- ",
-        "you approve it only within the conditions you list",
+        N_("you approve it only within the conditions you list"),
         "#166534",
     ),
     QuickReply(
         "reject",
         "REJECT",
         "Reasons, or what to do instead:",
-        "you do not approve it",
+        N_("you do not approve it"),
         "#991b1b",
     ),
     QuickReply(
         "question",
         "QUESTION",
         "What I need to know first:",
-        "you need more before you can answer",
+        N_("you need more before you can answer"),
         "#1e3a8a",
     ),
     QuickReply(
         "decline",
         "DECLINE",
         "Why (optional):",
-        "you will not take this request on",
+        N_("you will not take this request on"),
         "#374151",
     ),
     QuickReply(
         "acknowledge",
         "I'M ON IT",
         "I have read this and expect to answer by:",
-        "you have read it and are working on it; reminders pause",
+        N_("you have read it and are working on it; reminders pause"),
         "#374151",
     ),
 )

@@ -13,39 +13,73 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from gateway.contract import LATE_REPLY_NOTICE
+from gateway.i18n import _
 from gateway.outbound import when
 from gateway.store.models import Request, Turn
 
-_RECORDED_AS = {
-    "approval": ("You APPROVED", "your APPROVAL"),
-    "conditional": ("You APPROVED, with conditions", "your APPROVAL WITH CONDITIONS"),
-    "rejection": ("You REJECTED", "your REJECTION"),
-    "decline": ("You DECLINED this request", "your DECLINE"),
-    "question": ("You asked a QUESTION", "your QUESTION"),
-    "acknowledgement": ("You said I'M ON IT", "your I'M ON IT"),
-    "close": ("You CLOSED this request", "your CLOSE"),
-}
-_EFFECT = {
-    "approval": "The agent is told it may go ahead with the proposed action.",
-    "conditional": "The agent is told it may go ahead only within these conditions.",
-    "rejection": "The agent is told not to go ahead.",
-    "decline": "The agent is told you will not take this request on.",
-    "question": "The agent is asked to answer your question; the request stays open and "
-    "waits for your decision.",
-    "acknowledgement": "The request is marked as read (reviewed) and reminders pause. Reply "
-    "APPROVE, REJECT, QUESTION or DECLINE when you are ready.",
-    "close": "The request is closed.",
-}
+
+def _recorded_as(key: str) -> tuple[str, str]:
+    """(headline, label) of a decision, in the language of the email being written."""
+    return {
+        "approval": (_("You APPROVED"), _("your APPROVAL")),
+        "conditional": (_("You APPROVED, with conditions"), _("your APPROVAL WITH CONDITIONS")),
+        "rejection": (_("You REJECTED"), _("your REJECTION")),
+        "decline": (_("You DECLINED this request"), _("your DECLINE")),
+        "question": (_("You asked a QUESTION"), _("your QUESTION")),
+        "acknowledgement": (_("You said I'M ON IT"), _("your I'M ON IT")),
+        "close": (_("You CLOSED this request"), _("your CLOSE")),
+    }.get(key, (_("Recorded: %(what)s") % {"what": key}, key))
+
+
+def _label(key: str) -> str:
+    """``APPROVAL``, ``REJECTION``, ...: the decision without "your"."""
+    return {
+        "approval": _("APPROVAL"),
+        "conditional": _("APPROVAL WITH CONDITIONS"),
+        "rejection": _("REJECTION"),
+        "decline": _("DECLINE"),
+        "question": _("QUESTION"),
+        "acknowledgement": _("I'M ON IT"),
+        "close": _("CLOSE"),
+    }.get(key, key)
+
+
+def _effect(key: str) -> str:
+    return {
+        # The same story as the push the agent gets: what the lawyer decided, in words.
+        "approval": _("The agent is told that you approved the proposed action."),
+        "conditional": _(
+            "The agent is told that you approved the proposed action only within these conditions."
+        ),
+        "rejection": _("The agent is told that you rejected the proposed action."),
+        "decline": _("The agent is told you will not take this request on."),
+        "question": _(
+            "The agent is asked to answer your question; the request stays open and "
+            "waits for your decision."
+        ),
+        "acknowledgement": _(
+            "The request is marked as read (reviewed) and reminders pause. Reply "
+            "APPROVE, REJECT, QUESTION or DECLINE when you are ready."
+        ),
+        "close": _("The request is closed."),
+    }.get(key, "")
 
 
 # Decisions about the proposed action; a question or an I'M ON IT decides nothing.
 _ON_RECORD = ("approval", "rejection", "decline", "close")
 
 
+def late_notice() -> str:
+    """The contract's LATE_REPLY_NOTICE, in the language of the email being written."""
+    return _(
+        "This reply arrived after the request was closed (withdrawn, or closed without an "
+        "answer). It is kept on the record; it does not reopen or answer the request."
+    )
+
+
 def human_size(size: int) -> str:
     if size < 1024:
-        return f"{size} bytes"
+        return _("%(n)s bytes") % {"n": size}
     if size < 1024 * 1024:
         return f"{size / 1024:.1f} KB"
     return f"{size / 1048576:.1f} MB"
@@ -77,15 +111,20 @@ def recorded_as(turn: Turn) -> str:
     """``APPROVAL WITH CONDITIONS``, ``REJECTION``, ... or ``a reply (no decision)``."""
     key = decision_key(turn)
     if key is None:
-        return "a reply (no decision)"
-    return _RECORDED_AS.get(key, ("", f"your {key}"))[1].removeprefix("your ")
+        return _("a reply (no decision)")
+    return _label(key)
 
 
 def _closed_before(turns: list[Turn], turn: Turn, tz: ZoneInfo) -> str:
     for earlier in reversed([t for t in turns if t.seq < turn.seq]):
         if earlier.kind == "status_changed" and earlier.data.get("to_status") == "closed":
-            how = "withdrawn by the agent" if "withdrawn" in earlier.body else "closed"
-            return f"This request was {how} on {when.local(earlier.at, tz)}. {LATE_REPLY_NOTICE}"
+            at = when.local(earlier.at, tz)
+            how = (
+                _("This request was withdrawn by the agent on %(when)s.")
+                if "withdrawn" in earlier.body
+                else _("This request was closed on %(when)s.")
+            )
+            return f"{how % {'when': at}} {late_notice()}"
         if earlier.kind == "status_changed":
             return ""
     return ""
@@ -98,15 +137,26 @@ def _standing(turns: list[Turn], turn: Turn, tz: ZoneInfo, decided: str | None) 
         if t.author == "human" and t.seq < turn.seq and t.data.get("decision") in _ON_RECORD
     ]
     if not previous:
-        return "" if decided else "No decision is on record yet."
+        return "" if decided else _("No decision is on record yet.")
     last = previous[-1]
-    key = decision_key(last) or "approval"
-    label = _RECORDED_AS.get(key, ("", "a decision"))[1].removeprefix("your ")
-    who = "your" if last.data.get("from") == turn.data.get("from") else f"{last.data.get('from')}'s"
-    at = when.local(last.at, tz)
+    said = {"what": _label(decision_key(last) or "approval"), "when": when.local(last.at, tz)}
+    if last.data.get("from") == turn.data.get("from"):
+        if decided:
+            return (
+                _("It follows your %(what)s of %(when)s on the record; nothing is overwritten.")
+                % said
+            )
+        return _("The decision on record is still your %(what)s of %(when)s.") % said
+    said["who"] = str(last.data.get("from"))
     if decided:
-        return f"It follows {who} {label} of {at} on the record; nothing is overwritten."
-    return f"The decision on record is still {who} {label} of {at}."
+        return (
+            _(
+                "It follows the %(what)s of %(who)s of %(when)s on the record; nothing is "
+                "overwritten."
+            )
+            % said
+        )
+    return _("The decision on record is still the %(what)s of %(who)s of %(when)s.") % said
 
 
 def receipt_view(
@@ -114,8 +164,8 @@ def receipt_view(
 ) -> dict[str, Any]:
     turn = _this_turn(turns, payload)
     view: dict[str, Any] = {
-        "headline": "Your reply was recorded",
-        "recorded_as": "your reply",
+        "headline": _("Your reply was recorded"),
+        "recorded_as": _("your reply"),
         "target": None,
         "target_is_action": False,
         "conditions": [],
@@ -133,11 +183,11 @@ def receipt_view(
     key = decision_key(turn)
     view["kind"] = turn.kind.replace("_", " ")
     view["late"] = _closed_before(turns, turn, tz) or (
-        LATE_REPLY_NOTICE if turn.data.get("late") else ""
+        late_notice() if turn.data.get("late") else ""
     )
     view["attachments"] = [
         {
-            "name": str(a.get("name", "attachment")),
+            "name": str(a.get("name") or _("attachment")),
             "size": human_size(int(a.get("size", 0))),
             "sha": str(a.get("sha256", ""))[:12],
             "stored": a.get("stored", True) is not False,
@@ -147,13 +197,13 @@ def receipt_view(
     view["standing"] = _standing(turns, turn, tz, key)
     view["reading"] = reading_view(turn, payload, tz, key)
     if key is None:
-        view["headline"] = "No decision was read from your reply"
-        view["recorded_as"] = "your reply (no decision)"
+        view["headline"] = _("No decision was read from your reply")
+        view["recorded_as"] = _("your reply (no decision)")
         view["why"] = _why_none(turn)
         view["unsettled"] = True
         return view
-    view["headline"], view["recorded_as"] = _RECORDED_AS.get(key, (f"Recorded: {key}", key))
-    view["effect"] = "" if view["late"] or view["reading"]["pending"] else _EFFECT.get(key, "")
+    view["headline"], view["recorded_as"] = _recorded_as(key)
+    view["effect"] = "" if view["late"] or view["reading"]["pending"] else _effect(key)
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")
@@ -164,25 +214,28 @@ def receipt_view(
 
 def _why_none(turn: Turn) -> str:
     if turn.data.get("no_answer"):
-        return (
+        return _(
             "it has no new text of yours, only a greeting, thanks or a signature. Nothing "
             "changes: the request still waits for your answer, and its reminders go on."
         )
     words = turn.data.get("decision_words")
-    return (
-        f"it has words for more than one decision, or a negated one ({words})."
+    why = (
+        _("it has words for more than one decision, or a negated one (%(words)s).")
+        % {"words": words}
         if turn.data.get("decision_unclear")
-        else "it does not start with APPROVE, REJECT, QUESTION, DECLINE or I'M ON IT."
-    ) + " The agent sees only your text."
+        else _("it does not start with APPROVE, REJECT, QUESTION, DECLINE or I'M ON IT.")
+    )
+    return f"{why} {_('The agent sees only your text.')}"
 
 
-# The rule each kind of reading follows, as the receipt names it.
-_RULE = {
-    "quick_reply": "the keyword of the answer link you used",
-    "keyword": "a decision word",
-    "phrase": "a statement that decides",
-    "yes_no": "a yes or no to whether to carry out the proposed action",
-}
+def _rule(read_from: str) -> str:
+    """The rule each kind of reading follows, as the receipt names it."""
+    return {
+        "quick_reply": _("the keyword of the answer link you used"),
+        "keyword": _("a decision word"),
+        "phrase": _("a statement that decides"),
+        "yes_no": _("a yes or no to whether to carry out the proposed action"),
+    }.get(read_from, _("the words that decided it"))
 
 
 def reading_view(
@@ -195,13 +248,17 @@ def reading_view(
     return {
         "decided": key is not None,
         "because": str(turn.data.get("because") or ""),
-        "rule": _RULE.get(str(read_from), "the words that decided it"),
+        "rule": _rule(str(read_from)),
         "at_once": read_from == "quick_reply" and not due,
         "pending": bool(due),
         "takes_effect": _to_the_second(due, tz) if due else "",
-        "then": _EFFECT.get(key or "", ""),
+        "then": _effect(key or ""),
         "replaced": [
-            f"{_label(str(r.get('decision') or ''))} of {_to_the_second(str(r['at']), tz)}"
+            _("%(what)s of %(when)s")
+            % {
+                "what": _yours(str(r.get("decision") or "")),
+                "when": _to_the_second(str(r["at"]), tz),
+            }
             for r in payload.get("replaced") or []
         ],
     }
@@ -209,9 +266,9 @@ def reading_view(
 
 def _to_the_second(at: str, tz: ZoneInfo) -> str:
     """``Wed 2 Dec 2026, 09:14:05 UTC``: a window of minutes needs its seconds."""
-    moment = datetime.fromisoformat(at).astimezone(tz)
-    return f"{moment:%a} {moment.day} {moment:%b %Y}, {moment:%H:%M:%S} {moment.tzname()}"
+    return when.local(datetime.fromisoformat(at), tz, seconds=True)
 
 
-def _label(decision: str) -> str:
-    return _RECORDED_AS.get(decision, ("", "your reading"))[1]
+def _yours(decision: str) -> str:
+    """``your APPROVAL``: a decision as the receipt names it."""
+    return _recorded_as(decision)[1] if decision else _("your reading")

@@ -9,13 +9,19 @@ the email was queued, so every retry of one email is the same email.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 from zoneinfo import ZoneInfo
 
-from gateway import contract
+from babel.numbers import format_decimal
+
+from gateway import contract, i18n
+from gateway.i18n import _, ngettext
 from gateway.outbound import quickreply, subjects, when
 from gateway.outbound.changes import notice_view
 from gateway.outbound.receipts import receipt_view
@@ -23,17 +29,41 @@ from gateway.store.models import OutboxItem, Recipient, Request, Turn
 
 # Purposes that expect the lawyer's answer, and so carry the quick-reply links.
 ANSWERABLE = frozenset({"request", "follow_up", "reminder", "escalation"})
-_ASK_CHARS = 160
-# Extra properties an agent may send that say whom the request is for.
-_FOR_KEYS = ("on_behalf_of", "principal", "client", "client_name", "matter", "matter_number")
+# The ask is shown whole on a phone's first screen up to this length, then "continues below".
+_ASK_CHARS = 700
+_NEW_MESSAGE_CHARS = 300
+# Named extra properties of request_human_assistance: for whom the request is asked.
+PARTY_FIELDS = contract.PARTY_FIELDS
+# Other extra properties an agent may send that say whom the request is for.
+_FOR_KEYS = ("on_behalf_of", "principal", "client_name", "matter_number")
 
 
 @dataclass(frozen=True)
 class MailSettings:
-    """Settings that shape every lawyer email (HFA_MAIL_FROM_NAME, HFA_DISPLAY_TIMEZONE)."""
+    """Settings that shape every lawyer email.
+
+    HFA_MAIL_FROM_NAME, HFA_DISPLAY_TIMEZONE, HFA_LANGUAGE and HFA_LAWYER_LANGUAGES.
+    """
 
     from_name: str = "Human for AI"
     zone: str = "UTC"
+    language: str = i18n.DEFAULT_LANGUAGE
+    # A lawyer's address (lower case) -> the language their emails are written in.
+    languages: Mapping[str, str] = field(default_factory=dict)
+
+    def language_for(self, address: str, turns: list[Turn]) -> str:
+        """The lawyer's set language, else that of their last reply, else the default."""
+        address = address.strip().lower()
+        chosen = i18n.supported(self.languages.get(address))
+        if chosen:
+            return chosen
+        for turn in reversed(turns):
+            sender = str(turn.data.get("from") or "").strip().lower()
+            if turn.author == "human" and sender == address:
+                read = i18n.supported(turn.data.get("language"))
+                if read:
+                    return read
+        return i18n.supported(self.language) or i18n.DEFAULT_LANGUAGE
 
 
 def redact_url(value: str) -> str:
@@ -50,69 +80,126 @@ def redact_url(value: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, "", "")) + tail
 
 
+def _count(number: int) -> str:
+    return format_decimal(number, locale=i18n.locale())
+
+
 def size_of(text: str) -> str:
     words = len(text.split())
-    return f"{words:,} word{'s' if words != 1 else ''}, {len(text):,} characters"
+    return _("%(words)s, %(chars)s") % {
+        "words": ngettext("%(n)s word", "%(n)s words", words) % {"n": _count(words)},
+        "chars": ngettext("%(n)s character", "%(n)s characters", len(text))
+        % {"n": _count(len(text))},
+    }
 
 
-def short_ask(text: str) -> tuple[str, bool]:
-    """The ask in one or two lines for the summary, and whether it was cut."""
-    flat = " ".join(str(text).split())
-    if len(flat) <= _ASK_CHARS and "\n" not in str(text).strip():
-        return flat, False
-    return subjects.shorten(flat, _ASK_CHARS), True
+def context_note(fields: dict[str, Any]) -> str:
+    """The line above the buttons that says there is context to read, and how much."""
+    context = str(fields.get("context") or "")
+    files = fields.get("attachments")
+    count = len(files) if isinstance(files, list) else 0
+    if not context.strip() and not count:
+        return ""
+    parts = []
+    if context.strip():
+        words = len(context.split())
+        parts.append(ngettext("%(n)s word", "%(n)s words", words) % {"n": _count(words)})
+    if count:
+        parts.append(ngettext("%(n)s attachment", "%(n)s attachments", count) % {"n": count})
+    return _("Read the context below before answering: %(size)s") % {"size": ", ".join(parts)}
+
+
+def short_ask(text: str, limit: int = _ASK_CHARS) -> tuple[str, bool]:
+    """The ask whole, its line breaks kept, up to a phone screen's worth; whether it was cut."""
+    whole = "\n".join(line.rstrip() for line in str(text).strip().splitlines())
+    whole = re.sub(r"\n{3,}", "\n\n", whole)
+    if len(whole) <= limit:
+        return whole, False
+    cut = whole[:limit]
+    space = max(cut.rfind(" "), cut.rfind("\n"))
+    return (cut[:space] if space > limit // 2 else cut).rstrip() + "\u2026", True
+
+
+def _party_value(value: object) -> str:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        return str(value).strip()
+    return json.dumps(value, ensure_ascii=False, sort_keys=True) if value else ""
+
+
+def party(fields: dict[str, Any], key_party: dict[str, str]) -> list[dict[str, Any]]:
+    """ "For: <client> · Matter: <matter>": set by the API key, or the agent's claim."""
+    labels = {"client": _("For"), "matter": _("Matter")}
+    out: list[dict[str, Any]] = []
+    for name in PARTY_FIELDS:
+        by_key = (key_party.get(name) or "").strip()
+        claim = _party_value(fields.get(name))
+        if by_key:
+            other = claim if claim and claim != by_key else ""
+            out.append({"label": labels[name], "value": by_key, "by_key": True, "claim": other})
+        elif claim:
+            out.append({"label": labels[name], "value": claim, "by_key": False, "claim": ""})
+    return out
 
 
 def _claims(fields: dict[str, Any], deadline_parsed: bool) -> list[tuple[str, str]]:
     """What the agent says about itself, whom it acts for, and a deadline in words."""
-    out = [("Agent", str(fields.get("agent_name") or "(no name given)"))]
+    out = [(_("Agent"), str(fields.get("agent_name") or _("(no name given)")))]
     if fields.get("model"):
-        out.append(("Model", str(fields["model"])))
-    out.append(("Operator", str(fields.get("operator") or "(not given)")))
+        out.append((_("Model"), str(fields["model"])))
+    out.append((_("Operator"), str(fields.get("operator") or _("(not given)"))))
     for key in _FOR_KEYS:
         if fields.get(key):
-            out.append((f"For ({key.replace('_', ' ')})", str(fields[key])))
+            out.append((_("For (%(what)s)") % {"what": key.replace("_", " ")}, str(fields[key])))
     if fields.get("deadline") and not deadline_parsed:
-        out.append(("Deadline, in its words", str(fields["deadline"])))
+        out.append((_("Deadline, in its words"), str(fields["deadline"])))
     return out
 
 
-_URGENCY_TEXT = {
-    "blocking": "BLOCKING: the agent has stopped and waits for you",
-    "soon": "soon: an answer is needed within days",
-    "routine": "routine",
-}
+def _urgency_text(urgency: str) -> str:
+    return {
+        "blocking": _("BLOCKING: the agent has stopped and waits for you"),
+        "soon": _("soon: an answer is needed within days"),
+        "routine": _("routine"),
+    }.get(urgency, urgency)
 
 
-def summary(request: Request, now: datetime, tz: ZoneInfo) -> dict[str, Any]:
+def summary(
+    request: Request, now: datetime, tz: ZoneInfo, key_party: dict[str, str] | None = None
+) -> dict[str, Any]:
     fields = request.fields
     ask, cut = short_ask(str(fields.get("request", "")))
-    deadline = request.deadline_at
-    passed = deadline is not None and when.left(deadline, now).startswith("passed")
+    at = request.deadline_at
+    due = when.deadline(fields.get("deadline"), at, now, tz) if at else None
     return {
         "ask": ask,
         "ask_cut": cut,
-        "claims": _claims(fields, deadline is not None),
+        "ask_long": len(ask) > 200,
+        "claims": _claims(fields, at is not None),
+        "party": party(fields, key_party or {}),
         "api_key": request.api_key_name,
         "category": request.category,
         "urgency": request.urgency,
-        "urgency_text": _URGENCY_TEXT.get(request.urgency, request.urgency),
-        "deadline": when.local(deadline, tz) if deadline else None,
-        "deadline_left": when.left(deadline, now) if deadline else "",
-        "deadline_ago": (
-            when.left(deadline, now).removeprefix("passed ") if deadline and passed else ""
-        ),
-        "deadline_passed": passed,
-        "deadline_words": bool(fields.get("deadline")) and deadline is None,
+        "urgency_text": _urgency_text(request.urgency),
+        "deadline": due.shown if due else None,
+        "deadline_left": due.left if due else "",
+        "deadline_passed": bool(due and due.passed),
+        "deadline_words": bool(fields.get("deadline")) and at is None,
         "reply_to": redact_url(request.reply_to) if request.reply_to else None,
         "received": when.local(request.received_at, tz),
+        "context_note": context_note(fields),
     }
 
 
-def _tags(request: Request, now: datetime, tz: ZoneInfo) -> subjects.Tags:
-    urgent = "BLOCKING" if request.urgency == "blocking" else ""
-    due = when.due_tag(request.deadline_at, now, tz) if request.deadline_at else ""
-    return subjects.Tags(urgent, due)
+def _tags(request: Request, now: datetime, tz: ZoneInfo, *, left: bool = False) -> subjects.Tags:
+    urgent = _("BLOCKING") if request.urgency == "blocking" else ""
+    at = request.deadline_at
+    if at is None:
+        return subjects.Tags(urgent)
+    due = when.deadline(request.fields.get("deadline"), at, now, tz)
+    if left and not due.passed:
+        # A reminder says how much time is left, not only the day.
+        return subjects.Tags(urgent, _("due %(left)s") % {"left": due.left})
+    return subjects.Tags(urgent, due.tag)
 
 
 def subject_of(
@@ -125,22 +212,25 @@ def subject_of(
     if purpose == "request":
         return subjects.subject("", ask, ref, _tags(request, now, tz))
     if purpose == "reminder":
-        overdue = request.deadline_at is not None and request.deadline_at <= now
         number = payload.get("reminder_number", "")
-        prefix = f"Reminder {number} (overdue): " if overdue else f"Reminder {number}: "
-        return subjects.subject(prefix, ask, ref)
+        overdue = request.deadline_at is not None and request.deadline_at <= now
+        prefix = (
+            _("Reminder %(number)s (overdue): ") if overdue else _("Reminder %(number)s: ")
+        ) % {"number": number}
+        return subjects.subject(prefix, ask, ref, _tags(request, now, tz, left=True))
     if purpose == "escalation":
-        tags = subjects.Tags("BLOCKING" if request.urgency == "blocking" else "")
-        return subjects.subject("Escalated to you: ", ask, ref, tags)
+        return subjects.subject(_("Escalated to you: "), ask, ref, _tags(request, now, tz))
+    if purpose == "follow_up":
+        return subjects.subject(_("Follow-up from the agent: "), ask, ref, _tags(request, now, tz))
     if purpose == "receipt":
-        return subjects.subject(f"Recorded: {payload.get('recorded_as', 'your reply')}: ", ask, ref)
+        recorded = payload.get("recorded_as") or _("your reply")
+        return subjects.subject(_("Recorded: %(what)s: ") % {"what": recorded}, ask, ref)
     prefixes = {
-        "follow_up": "Follow-up from the agent: ",
-        "withdrawal": "Withdrawn - no answer needed: ",
-        "closed": "Request closed - no answer needed: ",
-        "deadline_passed": "Deadline passed: ",
-        "escalated_notice": "Also sent to escalation: ",
-        "answered_by_other": "Answered by another lawyer: ",
+        "withdrawal": _("Withdrawn, no answer needed: "),
+        "closed": _("Closed, no answer needed: "),
+        "deadline_passed": _("Deadline passed: "),
+        "escalated_notice": _("Also sent to escalation: "),
+        "answered_by_other": _("Answered by another lawyer: "),
     }
     return subjects.subject(prefixes.get(purpose, ""), ask, ref)
 
@@ -157,14 +247,15 @@ def lawyer_context(
     *,
     reply_address: str,
     tz: ZoneInfo,
+    key_party: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """Everything the template of ``item.purpose`` needs."""
     now = item.created_at
     payload = dict(item.payload)
     fields = request.fields
-    known = set(_contract_fields() + _FOR_KEYS)
+    known = set(_contract_fields() + _FOR_KEYS + PARTY_FIELDS)
     extra = sorted((k, str(v)) for k, v in fields.items() if k not in known)
-    s = summary(request, now, tz)
+    s = summary(request, now, tz, key_party)
     receipt = receipt_view(request, turns, payload, tz) if item.purpose == "receipt" else None
     if receipt is not None:
         payload["recorded_as"] = receipt["recorded_as"]
@@ -185,6 +276,11 @@ def lawyer_context(
         "withdrawn": item.purpose == "withdrawal",
         **payload,
     }
+    if "message" in payload:
+        # A follow-up opens with its new message: a phone's worth, the rest further down.
+        context["new_message"], context["new_message_cut"] = short_ask(
+            str(payload["message"]), _NEW_MESSAGE_CHARS
+        )
     if receipt is not None:
         context["r"] = receipt
         context.setdefault("status", request.status)
@@ -198,24 +294,25 @@ def lawyer_context(
     context.setdefault("escalated_to", ", ".join(escalated))
     context.setdefault("last_reminder", False)
     context["n"] = notice_view(item.purpose, request, payload, tz)
+    if context["n"]["open"] and request.status != "closed" and not context["links"]:
+        # A notice about a request that still waits for this lawyer keeps the buttons.
+        context["links"] = quick_links(request, reply_address)
     context["preheader"] = preheader(item.purpose, s, request)
     return context
 
 
 def preheader(purpose: str, s: dict[str, Any], request: Request) -> str:
-    """The inbox preview line: the ask and the deadline, never boilerplate."""
+    """The inbox preview line: the ask, for whom and the deadline; the subject names the kind."""
     ask = subjects.gist(str(request.fields.get("request", "")))
-    due = f"Due {s['deadline']} ({s['deadline_left']})." if s["deadline"] else "No deadline given."
-    lead = {
-        "request": "Your answer is asked:",
-        "reminder": "Still waiting for your answer:",
-        "escalation": "Escalated to you:",
-        "follow_up": "The agent added to:",
-        "withdrawal": "Withdrawn, no answer needed:",
-        "closed": "Closed, no answer needed:",
-        "receipt": "Recorded:",
-    }.get(purpose, "News on:")
-    return f"{lead} “{subjects.shorten(ask, 90)}” {due}"
+    parts = [f"“{subjects.shorten(ask, 120)}”"]
+    parts += [f"{p['label']}: {p['value']}" for p in s["party"]]
+    if s["deadline"]:
+        parts.append(
+            _("Due %(when)s (%(left)s).") % {"when": s["deadline"], "left": s["deadline_left"]}
+        )
+    elif purpose in ANSWERABLE:
+        parts.append(_("No deadline given."))
+    return " · ".join(parts)
 
 
 def _contract_fields() -> tuple[str, ...]:

@@ -318,6 +318,9 @@ class ApiKey(Base):
     key_hash: Mapped[str] = mapped_column(String(64), unique=True)
     created_at: Mapped[datetime]
     revoked_at: Mapped[datetime | None]
+    # For whom the key's agent works: shown to the lawyer as set by the key, not claimed.
+    client: Mapped[str | None] = mapped_column(Text, nullable=True)
+    matter: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class CompatCall(Base):

@@ -87,6 +87,11 @@ def test_summary_and_answers_are_on_the_first_phone_screen(
         got = browser.measure()
         _shot(browser, f"contract-{kind}-phone")
         assert got["height"] > 5000, (kind, got)  # the whole contract is there, below
+        if kind == "follow_up":
+            # A follow-up opens with its new message (a phone's worth), then the summary.
+            box = _box(browser, ".hfa-new-message")
+            assert box["top"] < 200 and box["bottom"] < _box(browser, ".hfa-answers")["top"]
+            continue
         assert got["summaryBottom"] is not None and got["summaryBottom"] <= 900, (kind, got)
         assert got["answersBottom"] is not None and got["answersBottom"] <= 900, (kind, got)
     browser.load(html_of(mails["request"]), width=DESKTOP, mobile=False)
@@ -118,3 +123,70 @@ def test_a_client_that_paints_dark_but_keeps_author_colours_stays_readable(
         browser.evaluate("window.__hfaCanvas = [30, 30, 30, 1]")
         got = browser.measure()
         assert got["minContrast"] >= MIN_CONTRAST, (kind, got)
+
+
+# The 3,003-word contract request of the trial: the ask runs to several lines.
+CONTRACT_ASK = (
+    "Please review the attached Master Services Agreement with Northwind Logistics GmbH "
+    "before I send our comments to their counsel on Friday. In particular:\n"
+    "- Is the limitation of liability in clause 7 (12 months' fees, excluding data loss) "
+    "acceptable for us as the supplier?\n"
+    "- May we accept the unlimited indemnity for IP claims in clause 9.2?\n"
+    "- Is the German governing law with Hamburg courts fine, or should I ask for "
+    "arbitration?\n"
+    "- Can we agree to the 30-day termination for convenience in clause 14.1, given our "
+    "setup costs?"
+)
+GERMAN_ASK = (
+    "Dürfen wir die Kundenliste (1.200 Datensätze mit Namen und privaten E-Mail-Adressen) "
+    "heute an unseren neuen CRM-Anbieter SalesNova GmbH übermitteln, obwohl der "
+    "Auftragsverarbeitungsvertrag (AVV) mit SalesNova noch nicht unterschrieben ist?"
+)
+
+
+def _box(browser: Chromium, selector: str) -> dict[str, float]:
+    box: dict[str, float] = browser.evaluate(
+        f"(() => {{ const r = document.querySelector({selector!r}).getBoundingClientRect();"
+        " return {top: r.top + window.scrollY, bottom: r.bottom + window.scrollY}; })()"
+    )
+    return box
+
+
+@pytest.mark.parametrize("ask", [CONTRACT_ASK, GERMAN_ASK], ids=["contract", "german"])
+def test_the_whole_ask_and_the_context_line_are_above_the_buttons_on_a_phone(
+    browser: Chromium, sqlite_services: Services, ask: str
+) -> None:
+    mails = every_kind(
+        sqlite_services,
+        request=ask,
+        context=contract_context(3000),
+        urgency="soon",
+        deadline="2026-12-04",
+    )
+    browser.load(html_of(mails["request"]), width=PHONE, mobile=True)
+    _shot(browser, f"whole-ask-{len(ask)}")
+    got = browser.measure()
+    # The h1 holds the whole ask, word for word: nothing is cut before the buttons.
+    assert " ".join(got["h1"].split()) == " ".join(ask.split()), got["h1"]
+    answers = _box(browser, ".hfa-answers")
+    assert _box(browser, "h1")["bottom"] < answers["top"]
+    # The line that says there is context to read, and how much, is above the buttons,
+    # on the first screen.
+    note = _box(browser, ".hfa-context-note")
+    assert note["bottom"] <= answers["top"] and note["bottom"] <= 900, note
+    text = browser.evaluate("document.querySelector('.hfa-context-note').textContent")
+    assert text.startswith("Read the context below before answering: 3,0"), text
+    assert _box(browser, ".hfa-context")["top"] > answers["bottom"]  # the context itself
+
+
+def test_a_follow_ups_new_message_is_above_the_buttons(
+    browser: Chromium, sqlite_services: Services
+) -> None:
+    mails = every_kind(sqlite_services, context=contract_context(3000))
+    browser.load(html_of(mails["follow_up"]), width=PHONE, mobile=True)
+    _shot(browser, "follow-up-phone")
+    message = _box(browser, ".hfa-new-message")
+    assert message["top"] < _box(browser, ".hfa-summary")["top"]
+    assert message["bottom"] < _box(browser, ".hfa-answers")["top"]
+    shown = browser.evaluate("document.querySelector('.hfa-new-message').textContent")
+    assert "The supplier called to confirm." in shown

@@ -63,7 +63,7 @@ async def test_a_reply_after_a_withdrawal_is_kept_but_not_acted_on(running: Runn
     )
     assert response.status_code == 201
     withdrawal = (await running.sink.wait_for(2))[1]
-    assert str(withdrawal["Subject"]).startswith("Withdrawn - no answer needed: ")
+    assert str(withdrawal["Subject"]).startswith("Withdrawn, no answer needed: ")
     assert "no answer is needed" in plain(withdrawal)
     assert "mailto:" not in plain(withdrawal)  # nothing to click when nothing is asked
 
@@ -71,7 +71,7 @@ async def test_a_reply_after_a_withdrawal_is_kept_but_not_acted_on(running: Runn
     receipt = (await running.sink.wait_for(3))[2]
     text = plain(receipt)
     assert "KEPT, NOT ACTED ON" in text and "withdrawn by the agent" in text
-    assert "The agent is told it may go ahead" not in text
+    assert "The agent is told that you approved" not in text
     thread = await running.status(filed)
     assert thread["status"] == "closed"
 
@@ -118,7 +118,7 @@ async def test_an_ops_close_is_mailed_to_the_lawyers(
     ops.services.outbox_ready.set()
     notice = (await ops.sink.wait_for(2))[1]
     assert notice["To"] == LAWYER
-    assert str(notice["Subject"]).startswith("Request closed - no answer needed: ")
+    assert str(notice["Subject"]).startswith("Closed, no answer needed: ")
     text = plain(notice)
     assert "closed by " in text and "Handled by phone" in text
     assert "no answer is needed" in text.lower().replace("\n", " ")

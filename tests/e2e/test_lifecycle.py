@@ -184,9 +184,9 @@ async def test_follow_up_is_emailed_in_the_same_mail_thread(running: Running) ->
     assert follow_up["Reply-To"] == first["Reply-To"]
     plain = only_body(follow_up, "plain")
     assert "updated schedule B" in plain
-    # As in its HTML part, the one-click answers come before the agent's new message,
-    # however long that is: the lawyer need not scroll past it to answer.
-    assert plain.index("ANSWER IN ONE CLICK") < plain.index("THE NEW MESSAGE")
+    # As in its HTML part, the agent's new message (the reason for the email) comes
+    # first, then the summary and the one-click answers.
+    assert plain.index("THE NEW MESSAGE") < plain.index("WHAT IS ASKED")
     assert plain.index("WHAT IS ASKED") < plain.index("ANSWER IN ONE CLICK")
     thread = await running.status(filed)
     message = next(t for t in thread["turns"] if t["kind"] == "message")

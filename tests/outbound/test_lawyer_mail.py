@@ -13,7 +13,6 @@ import pytest
 from sqlalchemy import select
 
 from gateway.outbound import outbox
-from gateway.replies import read_decision
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.thread import add_turn
@@ -125,15 +124,15 @@ def test_subjects_fit_put_the_ask_first_and_tell_each_kind_apart(
     for kind, subject in subjects.items():
         assert len(subject) <= 78, (kind, subject)
         assert "[HFA-0" in subject and "[HFA-00099]" not in subject, subject
-        assert "APPROVED" not in subject and "Bcc:" not in subject, subject
-        for seen in (subject, "Re: " + subject, "AW: " + subject):
-            assert read_decision("", seen).kind is None, (kind, seen)
-    assert subjects["request"].startswith("“sign the 40-page Northwind")
-    assert "BLOCKING" in subjects["request"] and "due 4 Dec" in subjects["request"]
+        # The agent's words are kept as written (a subject decides nothing: only a quick
+        # reply's own subject form does); a header-like token is not.
+        assert "Bcc:" not in subject and "Re: sign" not in subject, subject
+    assert subjects["request"].startswith("“Approve? APPROVED - sign the 40-page")
+    assert "BLOCKING" in subjects["request"] and "due Fri 4 Dec" in subjects["request"]
     lawyer_kinds = [k for k in KINDS if k != "request"]
     prefixes = {k: subjects[k].split("“")[0] for k in lawyer_kinds}
     assert len(set(prefixes.values())) == len(prefixes), prefixes
-    assert prefixes["withdrawal"] == "Withdrawn - no answer needed: "
+    assert prefixes["withdrawal"] == "Withdrawn, no answer needed: "
     assert prefixes["reminder"] == "Reminder 2: "
     assert prefixes["escalation"] == "Escalated to you: "
     assert prefixes["receipt"] == "Recorded: your APPROVAL WITH CONDITIONS: "
@@ -145,7 +144,11 @@ def test_headers_name_the_sender_and_text_parts_are_never_base64(
     for kind, msg in hostile.items():
         if kind == "push":
             continue
-        assert msg["From"].addresses[0].display_name == "Human for AI"
+        # The reference and the agent's name (its hidden controls shown), via the gateway.
+        name = msg["From"].addresses[0].display_name
+        assert name.startswith("HFA-0") and name.endswith(" via Human for AI"), name
+        assert "\u202e" not in name and "[U+202E]" in name, name
+        assert msg["List-Id"] == "Human for AI requests <hfa.hfa.example>", kind
         reply_to = msg["Reply-To"].addresses[0]
         assert reply_to.display_name.endswith(" answers") and reply_to.username.startswith("reply+")
         for part in msg.walk():

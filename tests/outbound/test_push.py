@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -261,7 +262,10 @@ async def test_email_push_to_a_reply_to_address(gateway: Running) -> None:
     assert part is not None
     text = part.get_content()
     assert "No, use the 2025 template instead." in text
-    assert "decision: rejection" in text and "answered" in text
+    assert "rejected the proposed action" in text and "answered" in text
+    # Plain words and the local time, never an ISO timestamp.
+    assert not re.search(r"\d{4}-\d\d-\d\dT\d\d:\d\d", text), text
+    assert push["List-Id"] is not None
     assert "/v1/links/" in text
     assert filed["access_token"] not in push.as_string()
 

@@ -42,7 +42,7 @@ def test_a_held_reading_says_why_and_when_it_takes_effect() -> None:
     assert reading["pending"] and not reading["at_once"]
     assert reading["takes_effect"] == "Tue 1 Dec 2026, 10:02:00 CET"
     assert reading["because"] == "Approved" and reading["rule"] == "a decision word"
-    assert reading["then"].startswith("The agent is told it may go ahead")
+    assert reading["then"].startswith("The agent is told that you approved")
 
 
 def test_an_untouched_link_took_effect_at_once() -> None:
@@ -51,7 +51,7 @@ def test_an_untouched_link_took_effect_at_once() -> None:
     )
     view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
     assert view["reading"]["at_once"] and not view["reading"]["pending"]
-    assert view["effect"].startswith("The agent is told it may go ahead")
+    assert view["effect"].startswith("The agent is told that you approved")
 
 
 def test_a_correction_names_the_reading_it_replaced() -> None:

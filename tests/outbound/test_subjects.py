@@ -1,9 +1,8 @@
-"""No subject the gateway writes reads as a decision, whatever the agent's ask says.
+"""Subjects keep the agent's words; a quick-reply subject carries exactly its keyword.
 
-Every decision phrase of every language the reply parser knows is put into an
-agent's ask; the subjects of every kind of email, and the same subjects replied
-to ("Re: ..."), must carry no decision; a quick-reply subject carries exactly its
-own keyword's.
+An ask's verb is what says what is asked, so no word of it is cut out: the
+gist is only shortened at a word boundary. A quick-reply subject carries
+exactly its own keyword's decision.
 """
 
 from __future__ import annotations
@@ -14,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from gateway.outbound.quickreply import QUICK_REPLIES, quick_subject
-from gateway.outbound.subjects import MAX_SUBJECT, Tags, subject
+from gateway.outbound.subjects import MAX_SUBJECT, Tags, gist, shorten, subject
 from gateway.replies import DecisionKind, read_decision
 
 LEXICON = Path(__file__).resolve().parents[2] / "gateway" / "replies" / "lexicon"
@@ -23,8 +22,8 @@ PREFIXES = (
     "",
     "Reminder 3 (overdue): ",
     "Escalated to you: ",
-    "Withdrawn - no answer needed: ",
-    "Request closed - no answer needed: ",
+    "Withdrawn, no answer needed: ",
+    "Closed, no answer needed: ",
     "Deadline passed: ",
     "Answered by another lawyer: ",
     "Recorded: your reply (no decision): ",
@@ -79,16 +78,42 @@ def test_quick_reply_subjects_carry_only_the_keyword_and_the_reference() -> None
             assert not decision.ambiguous
 
 
-@pytest.mark.parametrize("start", range(0, 26))
-def test_no_gateway_subject_reads_as_a_decision(start: int) -> None:
-    every = phrases()
-    chunk = every[start * len(every) // 26 : (start + 1) * len(every) // 26]
-    for phrase in chunk:
-        for ask in asks(phrase):
-            for prefix in PREFIXES:
-                tags = Tags("BLOCKING", "due 4 Dec") if not prefix else None
-                line = subject(prefix, ask, "HFA-00001", tags)
-                assert len(line) <= MAX_SUBJECT
-                for seen in (line, "Re: " + line):
-                    decision = read_decision("", seen)
-                    assert decision.kind is None, (phrase, seen, decision)
+ISSUE_ASKS = {
+    "Is clause 7 (limitation of liability) acceptable for us as the supplier?": (
+        "acceptable for us"
+    ),
+    "Please confirm the payment of EUR 62,000.00 to Kraftwerk Logistics GmbH.": (
+        "Please confirm the payment"
+    ),
+    "May we accept Zoom's updated Terms of Service for the sales team?": "May we accept Zoom's",
+    "Please approve the payment of EUR 62,000.00": "Please approve the payment",
+    "Should I decline the settlement offer of EUR 20,000?": "Should I decline the settlement",
+}
+
+
+@pytest.mark.parametrize(("ask", "kept"), sorted(ISSUE_ASKS.items()))
+def test_a_subject_keeps_the_asks_words_and_its_verb(ask: str, kept: str) -> None:
+    for prefix in PREFIXES:
+        tags = Tags("BLOCKING", "due Fri 4 Dec") if not prefix else None
+        line = subject(prefix, ask, "HFA-00001", tags)
+        assert len(line) <= MAX_SUBJECT
+        quoted = line.split("“", 1)[1].split("”", 1)[0]
+        # The quoted words are the agent's, in order: an aside or the end may give way.
+        for part in quoted.removesuffix("…").split(" (…)"):
+            assert part in ask, (prefix, line)
+        if not prefix:
+            assert kept in line, line
+
+
+def test_a_gist_is_shortened_at_a_word_boundary_with_an_ellipsis() -> None:
+    ask = "Please confirm the payment of EUR 62,000.00 to Kraftwerk Logistics GmbH today"
+    assert shorten(ask, 30) == "Please confirm the payment of…"
+    assert gist("[HFA-00009] Re: May we sign?") == "May we sign?"
+    aside = "Is clause 7 (limitation of liability) acceptable for us as the supplier?"
+    assert shorten(aside, 50) == "Is clause 7 (…) acceptable for us as the supplier?"
+
+
+def test_a_preheader_keeps_the_asks_verb() -> None:
+    assert gist("Please approve the payment of EUR 62,000.00") == (
+        "Please approve the payment of EUR 62,000.00"
+    )
