@@ -4,7 +4,7 @@
 emails show them as set by the key, and an agent's own ``client`` or
 ``matter`` as its claim.
 
-Revision ID: 0005_inbox
+Revision ID: 0007_inbox
 """
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0005_inbox"
-down_revision = "0005_window"
+revision = "0007_inbox"
+down_revision = "0006_tlog"
 branch_labels = None
 depends_on = None
 
