@@ -9,8 +9,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from gateway.cli.terminal import json_text
 from gateway.config import Config, load_config, read_config_file
-from gateway.services import Services, build_services
 from gateway.settings import SETTINGS
 
 
@@ -56,12 +56,8 @@ def config_from(args: argparse.Namespace) -> Config:
     return load_config(file_values=file_values)
 
 
-def open_services(args: argparse.Namespace, *, migrate: bool = True) -> Services:
-    return build_services(config_from(args), migrate=migrate)
-
-
 def print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    print(json_text(value))
 
 
 def cmd_settings(args: argparse.Namespace) -> int:

@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from gateway.cli.common import config_from, open_services, print_json
-from gateway.cli.output import operator
+from gateway.cli.common import config_from, print_json
+from gateway.cli.output import open_database, operator
 from gateway.contract import iso
 from gateway.intake import apikeys
 from gateway.tokens import rotate_stored_keys
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.transaction() as session:
             key = apikeys.create_key(services, session, args.name)
@@ -25,7 +25,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.reading() as session:
             keys = apikeys.list_keys(services, session)
@@ -53,7 +53,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.transaction() as session:
             apikeys.revoke_key(services, session, args.name)
@@ -65,7 +65,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.transaction() as session:
             apikeys.open_gateway(services, session, operator(args))
@@ -83,8 +83,8 @@ def cmd_rotate(args: argparse.Namespace) -> int:
             "(the newest signs, all verify)"
         )
         return 1
+    services = open_database(args)
     count = rotate_stored_keys(config.data_dir)
-    services = open_services(args)
     try:
         with services.db.transaction() as session:
             services.audit.append(

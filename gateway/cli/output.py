@@ -22,9 +22,11 @@ from typing import Any
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
-from sqlalchemy import make_url
+from sqlalchemy import inspect, make_url
+from sqlalchemy.exc import SQLAlchemyError
 
 from gateway.cli.common import config_from
+from gateway.config import Config
 from gateway.contract import iso
 from gateway.errors import ConfigError, StorageError
 from gateway.render import shown
@@ -41,28 +43,48 @@ _REPLY_TOKEN = re.compile(r"(\breply\+)[^@\s<>\"',]+(@)", re.IGNORECASE)
 _MESSAGE_ID_TOKEN = re.compile(r"(<hfa\.)[^.@\s>]+(\.)", re.IGNORECASE)
 
 
-def open_database(args: argparse.Namespace) -> Services:
-    """Services over a database that already exists; never creates an empty one."""
+def _no_gateway(where: str, config: Config) -> ConfigError:
+    return ConfigError(
+        f"no gateway database at {where} (HFA_DATA_DIR {config.data_dir}): run 'hfa serve' or "
+        "'hfa db upgrade' first, or set HFA_DATA_DIR or HFA_DATABASE_URL (or --config) to "
+        "where the gateway keeps its data"
+    )
+
+
+def open_database(args: argparse.Namespace, *, signs: bool = False) -> Services:
+    """Services over a gateway database that already exists; never creates one.
+
+    Only ``hfa serve`` and ``hfa db upgrade`` make a database: every other command
+    refuses where there is none, so a mistyped data directory is never a new, empty
+    gateway that nobody serves. ``signs``: the command issues reply tokens or thread
+    links, so it needs the gateway's own keys, not a stand-in.
+    """
     config = config_from(args)
     url = config.database_url
+    shown_url = make_url(url).render_as_string(hide_password=True)
     if url.startswith("sqlite"):
         path = url.removeprefix("sqlite:///")
         if path in ("", ":memory:") or not Path(path).is_file():
-            raise ConfigError(
-                f"no database at {path or url}: nothing has run with this HFA_DATA_DIR "
-                f"({config.data_dir}) yet; start the gateway with 'hfa serve', or set "
-                "HFA_DATA_DIR or HFA_DATABASE_URL to where it keeps its data"
-            )
-    if not config.secret_keys and not (config.data_dir / "secret_keys").exists():
+            raise _no_gateway(path or url, config)
+    has_keys = bool(config.secret_keys) or (config.data_dir / "secret_keys").exists()
+    if signs and not has_keys:
+        raise ConfigError(
+            f"HFA_SECRET_KEYS is not set and {config.data_dir / 'secret_keys'} does not exist: "
+            "give this command the gateway's HFA_SECRET_KEYS (or its HFA_DATA_DIR)"
+        )
+    if not has_keys:
         # Nothing was ever signed with a key here; do not create one just to read.
         config = config.with_overrides(secret_keys=secrets.token_urlsafe(32))
     services = build_services(config, migrate=False)
     try:
         services.db.ping()
-    except StorageError as exc:
+        empty = not inspect(services.db.engine).has_table("alembic_version")
+    except (StorageError, SQLAlchemyError) as exc:
         services.close()
-        shown = make_url(url).render_as_string(hide_password=True)
-        raise ConfigError(f"cannot reach the database at {shown} ({exc})") from None
+        raise ConfigError(f"cannot reach the database at {shown_url} ({exc})") from None
+    if empty:
+        services.close()
+        raise _no_gateway(shown_url, config)
     return services
 
 
@@ -114,6 +136,44 @@ def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title:
         # Escaped twice over: rich markup ("[red]") and terminal controls are shown, not obeyed.
         table.add_row(*("" if v is None else escape(shown(v)) for v in row))
     console().print(table)
+
+
+def add_limit(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument(
+        "--limit",
+        type=_count,
+        default=200,
+        help=f"the newest this many {what} (default 200; 0: all of them)",
+    )
+
+
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected 0 (all) or a positive number, got {text!r}")
+    return value
+
+
+def limited(rows: list[Any], limit: int, what: str) -> list[Any]:
+    """The newest ``limit`` rows of ``rows`` (read with one more than the limit), oldest first.
+
+    When rows were left out, stderr says so: a list is never silently cut.
+    """
+    if limit and len(rows) > limit:
+        rows = rows[:limit]
+        print(
+            f"note: only the newest {limit} {what} are shown; --limit 0 shows all"
+            + (
+                ", and 'hfa export' writes every request with every turn"
+                if what == "requests"
+                else ""
+            ),
+            file=sys.stderr,
+        )
+    return rows[::-1]
 
 
 def fail(message: str, code: int) -> int:

@@ -14,8 +14,10 @@ from gateway.cli.output import (
     EXIT_FAILED,
     EXIT_NOT_FOUND,
     EXIT_OK,
+    add_limit,
     fail,
     hide_tokens,
+    limited,
     open_database,
     operator,
     print_table,
@@ -35,7 +37,7 @@ def _gist(request: Request, chars: int = 60) -> str:
     return text if len(text) <= chars else text[: chars - 1] + "…"
 
 
-def _summary(request: Request) -> dict[str, Any]:
+def summary(request: Request) -> dict[str, Any]:
     return {
         "reference": request.reference,
         "status": request.status,
@@ -62,7 +64,9 @@ def cmd_list(args: argparse.Namespace) -> int:
     try:
         now = services.clock.now()
         with services.db.reading() as session:
-            query = select(Request).order_by(Request.id.desc()).limit(args.limit)
+            query = select(Request).order_by(Request.id.desc())
+            if args.limit:
+                query = query.limit(args.limit + 1)
             if args.status:
                 query = query.where(Request.status == args.status)
             if args.category:
@@ -71,11 +75,11 @@ def cmd_list(args: argparse.Namespace) -> int:
                 query = query.where(
                     Request.status.in_(contract.AWAITING_ANSWER), Request.deadline_at < now
                 )
-            requests = list(session.scalars(query))[::-1]
+            requests = limited(list(session.scalars(query)), args.limit, "requests")
     finally:
         services.close()
     if args.json:
-        print_json([_summary(r) for r in requests])
+        print_json([summary(r) for r in requests])
         return EXIT_OK
     if not requests:
         print("no requests match")
@@ -115,7 +119,7 @@ def _find(session: Session, reference: str) -> Request | None:
     return session.get(Request, number) if number is not None else None
 
 
-def _emails(session: Session, request_id: int) -> list[dict[str, Any]]:
+def emails_of(session: Session, request_id: int) -> list[dict[str, Any]]:
     items = session.scalars(
         select(OutboxItem).where(OutboxItem.request_id == request_id).order_by(OutboxItem.id)
     )
@@ -214,7 +218,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             if request is None:
                 return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
             turns = [turn_as_json(t) for t in load_turns(session, request.id)]
-            emails = _emails(session, request.id)
+            emails = emails_of(session, request.id)
             held = _held(session, request.id)
             recipients = [
                 {"address": r.address, "role": r.role}
@@ -227,7 +231,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     if args.json:
         print_json(
             {
-                "request": _summary(request),
+                "request": summary(request),
                 "recipients": recipients,
                 "turns": turns,
                 "emails": emails,
@@ -322,7 +326,7 @@ def register(sub: Any) -> None:
     ls.add_argument("--status", choices=tuple(contract_statuses()))
     ls.add_argument("--category")
     ls.add_argument("--overdue", action="store_true", help="open requests past their deadline")
-    ls.add_argument("--limit", type=int, default=200)
+    add_limit(ls, "requests")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(handler=cmd_list)
     show = s.add_parser("show", help="the whole thread and the delivery of each email")
