@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import argparse
+import socket
+from datetime import datetime
 from typing import Any
 
 from gateway.cli.common import print_json
@@ -10,6 +12,7 @@ from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, open_database, 
 from gateway.contract import iso
 from gateway.errors import ConfigError
 from gateway.store import heartbeats
+from gateway.store.models import Heartbeat
 
 EXIT_NO_DATABASE = EXIT_USAGE
 
@@ -27,8 +30,12 @@ def cmd_health(args: argparse.Namespace) -> int:
     try:
         now = services.clock.now()
         with services.db.reading() as session:
-            roles = heartbeats.roles_health(session, now, config.ready_role_seconds)
+            roles = heartbeats.roles_health(
+                session, now, config.ready_role_seconds, here_only=args.here
+            )
             rows = heartbeats.all_rows(session)
+            if args.here:
+                rows = [p for p in rows if p.host == socket.gethostname()]
     finally:
         services.close()
     wanted = tuple(args.role) if args.role else heartbeats.ROLES
@@ -42,9 +49,7 @@ def cmd_health(args: argparse.Namespace) -> int:
                     r.role: {
                         "live": r.live,
                         "last_seen": iso(r.last_seen) if r.last_seen else None,
-                        "age_seconds": round((now - r.last_seen).total_seconds(), 1)
-                        if r.last_seen
-                        else None,
+                        "age_seconds": _age(now, r.last_seen) if r.last_seen else None,
                     }
                     for r in roles
                 },
@@ -65,14 +70,14 @@ def cmd_health(args: argparse.Namespace) -> int:
     else:
         for r in roles:
             seen = (
-                f"{(now - r.last_seen).total_seconds():.0f}s ago ({when(r.last_seen)})"
+                f"{_age(now, r.last_seen):.0f}s ago ({when(r.last_seen)})"
                 if r.last_seen
                 else "never"
             )
             state = f"{r.live} live" if r.live else "NONE LIVE"
             print(f"{r.role:7} {state:10} last seen {seen}")
         for p in rows[-20:]:
-            ended = f"stopped {when(p.stopped_at)}" if p.stopped_at else f"seen {when(p.seen_at)}"
+            ended = _state(p, now, config.ready_role_seconds)
             print(f"  {p.roles:18} {p.host}:{p.pid}  started {when(p.started_at)}, {ended}")
         if missing:
             print(
@@ -80,6 +85,20 @@ def cmd_health(args: argparse.Namespace) -> int:
                 + ", ".join(missing)
             )
     return EXIT_OK if not missing else EXIT_FAILED
+
+
+def _age(now: datetime, seen: datetime) -> float:
+    # A heartbeat written a moment after ``now`` was read (or by a host whose clock is a
+    # little ahead) is "0s ago", never "-0s ago".
+    return round(max((now - seen).total_seconds(), 0.0), 1)
+
+
+def _state(row: Heartbeat, now: datetime, within: float) -> str:
+    if row.stopped_at:
+        return f"stopped {when(row.stopped_at)}"
+    if heartbeats.process_exists(row.host, row.pid) is False:
+        return f"GONE (pid {row.pid} no longer runs; last seen {when(row.seen_at)})"
+    return f"seen {when(row.seen_at)}"
 
 
 def register(sub: Any) -> None:
@@ -90,5 +109,10 @@ def register(sub: Any) -> None:
         action="append",
         choices=heartbeats.ROLES,
         help="only this role must be live for exit 0 (repeatable); default: all",
+    )
+    p.add_argument(
+        "--here",
+        action="store_true",
+        help="only processes on this host (a container's own health check)",
     )
     p.set_defaults(handler=cmd_health)

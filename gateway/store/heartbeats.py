@@ -100,7 +100,8 @@ def live_rows(session: Session, now: datetime, within: float) -> list[Heartbeat]
         .where(Heartbeat.seen_at >= since, Heartbeat.stopped_at.is_(None))
         .order_by(Heartbeat.id)
     )
-    return list(session.scalars(query))
+    # A process killed without a word on this host holds no one back.
+    return [r for r in session.scalars(query) if process_exists(r.host, r.pid) is not False]
 
 
 def register(
@@ -151,14 +152,45 @@ class RoleHealth:
     last_seen: datetime | None
 
 
-def roles_health(session: Session, now: datetime, within: float) -> list[RoleHealth]:
-    """For each role: how many live processes run it, and when one was last seen."""
+def process_exists(host: str, pid: int) -> bool | None:
+    """Whether process ``pid`` runs, when it would run on this host; None: cannot tell here."""
+    if host != socket.gethostname():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True  # it exists, under another user
+    return True
+
+
+def is_live(row: Heartbeat, since: datetime) -> bool:
+    """Seen recently, not stopped, and, on this host, its process still there.
+
+    A SIGKILLed process writes no stopped mark; its row would look live until the
+    heartbeat ages out. On the host it ran on, its PID says at once that it is gone.
+    """
+    if row.stopped_at is not None or row.seen_at < since:
+        return False
+    return process_exists(row.host, row.pid) is not False
+
+
+def roles_health(
+    session: Session, now: datetime, within: float, *, here_only: bool = False
+) -> list[RoleHealth]:
+    """For each role: how many live processes run it, and when one was last seen.
+
+    ``here_only``: only the processes of this host (a container's own health check).
+    """
     rows = list(session.scalars(select(Heartbeat).order_by(Heartbeat.id)))
+    if here_only:
+        rows = [r for r in rows if r.host == socket.gethostname()]
     since = now - timedelta(seconds=within)
     out: list[RoleHealth] = []
     for role in ROLES:
         having = [r for r in rows if role in r.roles.split(",")]
-        live = [r for r in having if r.stopped_at is None and r.seen_at >= since]
+        live = [r for r in having if is_live(r, since)]
         last = max((r.seen_at for r in having), default=None)
         out.append(RoleHealth(role, len(live), last))
     return out

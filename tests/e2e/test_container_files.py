@@ -89,3 +89,14 @@ def test_the_image_has_pg_dump_of_the_servers_major_version() -> None:
     assert '"postgresql-client-$PG_MAJOR"' in final
     # The backups go where the documented command writes them, on a volume of their own.
     assert _covered("/var/backups/hfa", _mounted(_compose()["services"]["worker"]))  # type: ignore[index]
+
+
+def test_each_health_check_checks_its_own_containers_process() -> None:
+    services = _compose()["services"]
+    assert isinstance(services, dict)
+    for role in ("smtp", "worker"):
+        test = services[role]["healthcheck"]["test"]
+        assert test[:4] == ["CMD", "hfa", "health", "--role"] and test[4] == role
+        assert "--here" in test, role
+    # The http role answers for itself on its own loopback.
+    assert "127.0.0.1:8080/readyz" in " ".join(services["http"]["healthcheck"]["test"])
