@@ -141,6 +141,7 @@ async def test_hfa_keys_create_list_revoke_and_rotate(
 
     (tmp_path / "secret_keys").write_text("stored-key-0123456789abcdef\n")
     assert main(["keys", "rotate"]) == 0
+    assert main(["keys", "rotate", "--sign"]) == 0  # no process is running to restart
     assert len((tmp_path / "secret_keys").read_text().split()) == 2
     services = build_services(make_config(tmp_path))
     try:
