@@ -60,7 +60,10 @@ def _command_in(argv: Sequence[str]) -> str | None:
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The parser, with ``command``'s module fully registered (every one when None)."""
+    """The parser, with ``command``'s module fully registered; the others are named only.
+
+    Without a known command (``hfa --help``, a typo) no command module is loaded.
+    """
     parser = argparse.ArgumentParser(
         prog="hfa", description="hfa-gateway: agents ask a human lawyer by email."
     )
@@ -70,10 +73,10 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
         "--log-format", choices=("text", "json"), default="text", help="log line format"
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    wanted = {COMMANDS[command][0]} if command in COMMANDS else None
+    wanted = COMMANDS[command][0] if command in COMMANDS else None
     registered: set[str] = set()
     for name, (module, help_line) in COMMANDS.items():
-        if wanted is not None and module not in wanted:
+        if module != wanted:
             # Named in the help only; never chosen, since the command is another one.
             sub.add_parser(name, help=help_line)
         elif module not in registered:

@@ -19,7 +19,8 @@ from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.cli.output import EXIT_OK, EXIT_USAGE, fail, open_database
-from gateway.cli.requests import emails_of, summary
+from gateway.cli.request_rows import summary
+from gateway.cli.requests_thread import emails_of
 from gateway.cli.terminal import json_text
 from gateway.store.models import Recipient, Request
 from gateway.store.thread import load_turns, turn_as_json

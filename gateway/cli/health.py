@@ -8,8 +8,8 @@ from datetime import datetime
 from typing import Any
 
 from gateway.cli.common import print_json
-from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, open_database, when
-from gateway.contract import iso
+from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, open_reading, when
+from gateway.clock import iso
 from gateway.errors import ConfigError
 from gateway.store import heartbeats
 from gateway.store.models import Heartbeat
@@ -19,7 +19,7 @@ EXIT_NO_DATABASE = EXIT_USAGE
 
 def cmd_health(args: argparse.Namespace) -> int:
     try:
-        services = open_database(args)
+        services = open_reading(args)
     except ConfigError as exc:
         if args.json:
             print_json({"status": "unavailable", "error": str(exc)})

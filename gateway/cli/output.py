@@ -15,22 +15,25 @@ import secrets
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
 from sqlalchemy import inspect, make_url
 from sqlalchemy.exc import SQLAlchemyError
 
 from gateway.cli.common import config_from
+from gateway.cli.terminal import escape as shown
+from gateway.clock import Clock, iso
 from gateway.config import Config
-from gateway.contract import iso
 from gateway.errors import ConfigError, StorageError
-from gateway.render import shown
-from gateway.services import Services, build_services
+from gateway.store.db import Database
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from gateway.services import Services
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -51,8 +54,51 @@ def _no_gateway(where: str, config: Config) -> ConfigError:
     )
 
 
+@dataclass
+class Reading:
+    """What a command that only reads the record needs: no keys, templates or audit writer.
+
+    ``hfa health`` (a container's health check every 30 s) and the lists start
+    without loading the rest of the gateway.
+    """
+
+    config: Config
+    db: Database
+    clock: Clock
+
+    def close(self) -> None:
+        self.db.dispose()
+
+
+def _gateway_database(config: Config) -> Database:
+    """The gateway's database, checked to be there and to hold the gateway's schema."""
+    url = config.database_url
+    shown_url = make_url(url).render_as_string(hide_password=True)
+    if url.startswith("sqlite"):
+        path = url.removeprefix("sqlite:///")
+        if path in ("", ":memory:") or not Path(path).is_file():
+            raise _no_gateway(path or url, config)
+    db = Database(url)
+    try:
+        db.ping()
+        empty = not inspect(db.engine).has_table("alembic_version")
+    except (StorageError, SQLAlchemyError) as exc:
+        db.dispose()
+        raise ConfigError(f"cannot reach the database at {shown_url} ({exc})") from None
+    if empty:
+        db.dispose()
+        raise _no_gateway(shown_url, config)
+    return db
+
+
+def open_reading(args: argparse.Namespace) -> Reading:
+    """The record of a gateway that exists, to read; never creates a database."""
+    config = config_from(args)
+    return Reading(config, _gateway_database(config), Clock())
+
+
 def open_database(args: argparse.Namespace, *, signs: bool = False) -> Services:
-    """Services over a gateway database that already exists; never creates one.
+    """The whole gateway's services over a database that already exists; never creates one.
 
     Only ``hfa serve`` and ``hfa db upgrade`` make a database: every other command
     refuses where there is none, so a mistyped data directory is never a new, empty
@@ -60,12 +106,7 @@ def open_database(args: argparse.Namespace, *, signs: bool = False) -> Services:
     links, so it needs the gateway's own keys, not a stand-in.
     """
     config = config_from(args)
-    url = config.database_url
-    shown_url = make_url(url).render_as_string(hide_password=True)
-    if url.startswith("sqlite"):
-        path = url.removeprefix("sqlite:///")
-        if path in ("", ":memory:") or not Path(path).is_file():
-            raise _no_gateway(path or url, config)
+    _gateway_database(config).dispose()
     has_keys = bool(config.secret_keys) or (config.data_dir / "secret_keys").exists()
     if signs and not has_keys:
         raise ConfigError(
@@ -75,17 +116,10 @@ def open_database(args: argparse.Namespace, *, signs: bool = False) -> Services:
     if not has_keys:
         # Nothing was ever signed with a key here; do not create one just to read.
         config = config.with_overrides(secret_keys=secrets.token_urlsafe(32))
-    services = build_services(config, migrate=False)
-    try:
-        services.db.ping()
-        empty = not inspect(services.db.engine).has_table("alembic_version")
-    except (StorageError, SQLAlchemyError) as exc:
-        services.close()
-        raise ConfigError(f"cannot reach the database at {shown_url} ({exc})") from None
-    if empty:
-        services.close()
-        raise _no_gateway(shown_url, config)
-    return services
+    # The whole gateway, loaded only by the commands that act on it (not by the reads).
+    from gateway.services import build_services
+
+    return build_services(config, migrate=False)
 
 
 def operator(args: argparse.Namespace) -> str:
@@ -124,11 +158,24 @@ def parse_since(text: str, now: datetime) -> datetime:
 
 
 def console() -> Console:
+    from rich.console import Console  # only the commands that print a table load rich
+
     width = shutil.get_terminal_size((160, 24)).columns
-    return Console(file=sys.stdout, width=max(width, 100), highlight=False, soft_wrap=False)
+    # No colours or styles: every byte goes through the escaping stream, where an escape
+    # sequence of rich's own would show as text like any other.
+    return Console(
+        file=sys.stdout,
+        width=max(width, 100),
+        highlight=False,
+        soft_wrap=False,
+        color_system=None,
+    )
 
 
 def print_table(columns: Sequence[str], rows: Sequence[Sequence[Any]], *, title: str = "") -> None:
+    from rich.markup import escape
+    from rich.table import Table
+
     table = Table(title=title or None, show_edge=False, box=None, pad_edge=False)
     for column in columns:
         table.add_column(column, overflow="fold")

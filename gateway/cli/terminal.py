@@ -28,9 +28,9 @@ HIDDEN = re.compile(
 )
 
 
-def escape(text: str) -> str:
-    """``text`` with every hidden character shown as ``[U+XXXX]``."""
-    return HIDDEN.sub(lambda m: f"[U+{ord(m.group()):04X}]", text)
+def escape(text: object) -> str:
+    """``text`` with every hidden character shown as ``[U+XXXX]`` (None: empty)."""
+    return HIDDEN.sub(lambda m: f"[U+{ord(m.group()):04X}]", "" if text is None else str(text))
 
 
 def json_text(value: Any, *, indent: int | None = 2) -> str:
