@@ -1,4 +1,8 @@
-"""``hfa health``: every role's last heartbeat, for people, scripts and systemd."""
+"""``hfa health``: every role's last heartbeat, for people, scripts and systemd.
+
+It reads the heartbeat rows with the database's own driver (``store.liveness``), not
+the ORM: a container runs it every 30 s, and it starts in a fraction of the time.
+"""
 
 from __future__ import annotations
 
@@ -7,38 +11,30 @@ import socket
 from datetime import datetime
 from typing import Any
 
-from gateway.cli.common import print_json
-from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, open_reading, when
-from gateway.clock import iso
+from gateway.cli.common import config_from, print_json
+from gateway.clock import Clock, iso
 from gateway.errors import ConfigError
-from gateway.store import heartbeats
-from gateway.store.models import Heartbeat
+from gateway.store import liveness
+from gateway.store.liveness import Beat
 
-EXIT_NO_DATABASE = EXIT_USAGE
+EXIT_OK, EXIT_FAILED, EXIT_NO_DATABASE = 0, 1, 2
 
 
 def cmd_health(args: argparse.Namespace) -> int:
+    config = config_from(args)
+    now = Clock().now()
     try:
-        services = open_reading(args)
+        rows = liveness.read_beats(config.database_url, config.data_dir)
     except ConfigError as exc:
         if args.json:
             print_json({"status": "unavailable", "error": str(exc)})
         else:
             print(f"unavailable: {exc}")
         return EXIT_NO_DATABASE
-    config = services.config
-    try:
-        now = services.clock.now()
-        with services.db.reading() as session:
-            roles = heartbeats.roles_health(
-                session, now, config.ready_role_seconds, here_only=args.here
-            )
-            rows = heartbeats.all_rows(session)
-            if args.here:
-                rows = [p for p in rows if p.host == socket.gethostname()]
-    finally:
-        services.close()
-    wanted = tuple(args.role) if args.role else heartbeats.ROLES
+    roles = liveness.roles_health_of(rows, now, config.ready_role_seconds, here_only=args.here)
+    if args.here:
+        rows = [p for p in rows if p.host == socket.gethostname()]
+    wanted = tuple(args.role) if args.role else liveness.ROLES
     missing = [r.role for r in roles if r.role in wanted and r.live == 0]
     if args.json:
         print_json(
@@ -87,16 +83,20 @@ def cmd_health(args: argparse.Namespace) -> int:
     return EXIT_OK if not missing else EXIT_FAILED
 
 
+def when(moment: datetime | None) -> str:
+    return iso(moment)[:19].replace("T", " ") if moment is not None else ""
+
+
 def _age(now: datetime, seen: datetime) -> float:
     # A heartbeat written a moment after ``now`` was read (or by a host whose clock is a
     # little ahead) is "0s ago", never "-0s ago".
     return round(max((now - seen).total_seconds(), 0.0), 1)
 
 
-def _state(row: Heartbeat, now: datetime, within: float) -> str:
+def _state(row: Beat, now: datetime, within: float) -> str:
     if row.stopped_at:
         return f"stopped {when(row.stopped_at)}"
-    if heartbeats.process_exists(row.host, row.pid) is False:
+    if liveness.process_exists(row.host, row.pid) is False:
         return f"GONE (pid {row.pid} no longer runs; last seen {when(row.seen_at)})"
     return f"seen {when(row.seen_at)}"
 
@@ -107,7 +107,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--role",
         action="append",
-        choices=heartbeats.ROLES,
+        choices=liveness.ROLES,
         help="only this role must be live for exit 0 (repeatable); default: all",
     )
     p.add_argument(

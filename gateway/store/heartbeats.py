@@ -25,9 +25,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from gateway.errors import ConfigError
+from gateway.store.liveness import ROLES as ROLES
+from gateway.store.liveness import RoleHealth, process_exists, roles_health_of
+from gateway.store.liveness import is_live as is_live
 from gateway.store.models import Heartbeat
-
-ROLES = ("http", "smtp", "worker")
 
 
 class KeyMismatch(ConfigError):
@@ -145,55 +146,12 @@ def forget_older_than(session: Session, before: datetime) -> None:
     )
 
 
-@dataclass(frozen=True)
-class RoleHealth:
-    role: str
-    live: int
-    last_seen: datetime | None
-
-
-def process_exists(host: str, pid: int) -> bool | None:
-    """Whether process ``pid`` runs, when it would run on this host; None: cannot tell here."""
-    if host != socket.gethostname():
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True  # it exists, under another user
-    return True
-
-
-def is_live(row: Heartbeat, since: datetime) -> bool:
-    """Seen recently, not stopped, and, on this host, its process still there.
-
-    A SIGKILLed process writes no stopped mark; its row would look live until the
-    heartbeat ages out. On the host it ran on, its PID says at once that it is gone.
-    """
-    if row.stopped_at is not None or row.seen_at < since:
-        return False
-    return process_exists(row.host, row.pid) is not False
-
-
 def roles_health(
     session: Session, now: datetime, within: float, *, here_only: bool = False
 ) -> list[RoleHealth]:
-    """For each role: how many live processes run it, and when one was last seen.
-
-    ``here_only``: only the processes of this host (a container's own health check).
-    """
+    """For each role: how many live processes run it, and when one was last seen."""
     rows = list(session.scalars(select(Heartbeat).order_by(Heartbeat.id)))
-    if here_only:
-        rows = [r for r in rows if r.host == socket.gethostname()]
-    since = now - timedelta(seconds=within)
-    out: list[RoleHealth] = []
-    for role in ROLES:
-        having = [r for r in rows if role in r.roles.split(",")]
-        live = [r for r in having if is_live(r, since)]
-        last = max((r.seen_at for r in having), default=None)
-        out.append(RoleHealth(role, len(live), last))
-    return out
+    return roles_health_of(rows, now, within, here_only=here_only)
 
 
 def all_rows(session: Session) -> list[Heartbeat]:
