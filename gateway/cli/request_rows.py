@@ -2,12 +2,45 @@
 
 from __future__ import annotations
 
-from typing import Any
+from datetime import datetime
+from typing import Any, Protocol
 
 from gateway import contract
 from gateway.cli.terminal import escape as shown
 from gateway.outbound.targets import shown_target
-from gateway.store.models import Request
+
+
+class Request(Protocol):
+    """A request as both the ORM's row and ``store.listing``'s carry it."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def reference(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def category(self) -> str: ...
+    @property
+    def urgency(self) -> str: ...
+    @property
+    def fields(self) -> dict[str, Any]: ...
+    @property
+    def reply_to(self) -> str | None: ...
+    @property
+    def deadline_at(self) -> datetime | None: ...
+    @property
+    def api_key_name(self) -> str | None: ...
+    @property
+    def received_at(self) -> datetime: ...
+    @property
+    def updated_at(self) -> datetime: ...
+    @property
+    def first_human_reply_at(self) -> datetime | None: ...
+    @property
+    def reminders_sent(self) -> int: ...
+    @property
+    def escalated(self) -> int: ...
 
 
 def gist(request: Request, chars: int = 60) -> str:

@@ -5,42 +5,30 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sqlalchemy import select
-
 from gateway import contract
-from gateway.cli.common import print_json
-from gateway.cli.output import (
-    EXIT_OK,
-    add_limit,
-    limited,
-    open_reading,
-    print_table,
-    when,
-)
+from gateway.cli.common import config_from, print_json
 from gateway.cli.request_rows import gist, summary
+from gateway.cli.tables import EXIT_OK, add_limit, limited, print_table, when
 from gateway.cli.terminal import escape as shown
-from gateway.store.models import Request
+from gateway.clock import Clock
+from gateway.store.listing import list_requests
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    services = open_reading(args)
-    try:
-        now = services.clock.now()
-        with services.db.reading() as session:
-            query = select(Request).order_by(Request.id.desc())
-            if args.limit:
-                query = query.limit(args.limit + 1)
-            if args.status:
-                query = query.where(Request.status == args.status)
-            if args.category:
-                query = query.where(Request.category == args.category)
-            if args.overdue:
-                query = query.where(
-                    Request.status.in_(contract.AWAITING_ANSWER), Request.deadline_at < now
-                )
-            requests = limited(list(session.scalars(query)), args.limit, "requests")
-    finally:
-        services.close()
+    config = config_from(args)
+    now = Clock().now()
+    requests = limited(
+        list_requests(
+            config.database_url,
+            config.data_dir,
+            status=args.status,
+            category=args.category,
+            overdue_at=now if args.overdue else None,
+            limit=args.limit + 1 if args.limit else 0,
+        ),
+        args.limit,
+        "requests",
+    )
     if args.json:
         print_json([summary(r) for r in requests])
         return EXIT_OK

@@ -111,10 +111,11 @@ def test_a_database_missing_a_table_is_one_sentence_not_a_traceback(
     assert run(capsys, "db", "upgrade")[0] == 0
     with sqlite3.connect(env / "gateway.db") as db:
         db.execute("DROP TABLE requests")
-    code, _, err = run(capsys, "requests", "list")
-    assert code == 1
-    assert "Traceback" not in err and len(err.strip().splitlines()) == 1
-    assert "hfa db status" in err
+    for argv, exit_code in ((("requests", "show", "HFA-00001"), 1), (("requests", "list"), 2)):
+        code, _, err = run(capsys, *argv)
+        assert code == exit_code, (argv, err)
+        assert "Traceback" not in err and len(err.strip().splitlines()) == 1
+        assert "hfa db status" in err
 
 
 @pytest.mark.postgres

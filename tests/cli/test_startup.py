@@ -96,7 +96,8 @@ def test_health_reads_the_heartbeats_without_the_orm(data_dir: Path) -> None:
     assert not any(m.startswith(("sqlalchemy", "gateway.store.models")) for m in modules)
 
 
-def test_the_request_list_loads_the_record_only(data_dir: Path) -> None:
+def test_the_request_list_reads_without_the_orm(data_dir: Path) -> None:
     modules = loaded(data_dir, "requests", "list")
-    assert "gateway.store.models" in modules  # it did read the database
+    assert "gateway.store.listing" in modules and "sqlite3" in modules  # it did read
     assert heavy_in(modules) == []
+    assert not any(m.startswith(("sqlalchemy", "gateway.store.models")) for m in modules)
