@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from email.header import decode_header, make_header
 from typing import Any, TypeVar
 
 from sqlalchemy import select
@@ -43,6 +44,17 @@ OUTCOMES = (
     "unparseable",
     "failed",
 )
+
+
+def _decoded(value: object) -> str:
+    """A header as a person reads it: RFC 2047 words decoded (the raw text if they are bad)."""
+    text = str(value)
+    try:
+        return str(make_header(decode_header(text)))
+    except (ValueError, LookupError, UnicodeError):
+        return text
+
+
 SHOWN_HEADERS = (
     "From",
     "To",
@@ -116,7 +128,7 @@ def _captured(raw: bytes, turn: Turn | None) -> dict[str, Any]:
     for name in SHOWN_HEADERS:
         values = mail.message.get_all(name) or []
         if values:
-            out["headers"][name] = hide_tokens(" | ".join(str(v) for v in values))
+            out["headers"][name] = hide_tokens(" | ".join(_decoded(v) for v in values))
     if turn is not None:
         out["text"], out["elided"] = turn.body, turn.data.get("elided", "")
         return out

@@ -73,3 +73,19 @@ async def test_every_ops_view_escapes_what_agents_and_senders_wrote(
     code, out, _ = run(capsys, "requests", "show", reference, "--json")
     assert _clean(out)
     assert json.loads(out)["request"]["agent_name"] == f"bot{RLO}gnp{ZWSP}"
+
+
+async def test_inbound_show_decodes_encoded_words(
+    ops: Running,  # noqa: F811
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _filed, mail = await file_and_mail(ops)
+    answer = reply_to(mail, "Approved.", sender=LAWYER)
+    del answer["Subject"]
+    answer["Subject"] = "Re: “Is clause 7 acceptable?” – Müller"  # sent as RFC 2047 words
+    await send(answer, ops.smtp_port)
+    await wait_outcomes(ops, 1)
+    code, out, _ = run(capsys, "inbound", "show", "1")
+    assert code == 0
+    assert "Subject: Re: “Is clause 7 acceptable?” – Müller" in out
+    assert "=?utf-8?" not in out
