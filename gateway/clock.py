@@ -23,3 +23,8 @@ class FrozenClock(Clock):
 
     def advance(self, delta: timedelta) -> None:
         self._now += delta
+
+
+def iso(moment: datetime) -> str:
+    """RFC 3339 UTC with a Z, as the contract's date-time fields are written."""
+    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")

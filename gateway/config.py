@@ -226,9 +226,9 @@ class Config:
         return load_config(env={}, file_values=merged)
 
     def public_settings(self) -> dict[str, str]:
-        """Settings safe to log or audit: secrets are replaced by a marker."""
+        """Settings safe to log or audit: secrets are replaced by the audit log's marker."""
         return {
-            name: ("<set>" if _BY_NAME[name].secret and value else value)
+            name: ("[redacted]" if _BY_NAME[name].secret and value else value)
             for name, value in self.raw.items()
         }
 

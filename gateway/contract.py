@@ -11,16 +11,16 @@ import json
 import math
 import re
 from collections.abc import Callable
-from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import fastjsonschema
-from jsonschema import Draft202012Validator
-from jsonschema.exceptions import ValidationError
-
+from gateway.clock import iso as iso
 from gateway.errors import FieldProblem, InvalidRequest
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import ValidationError
 
 REQUEST_TOOL = "request_human_assistance"
 STATUS_TOOL = "check_request_status"
@@ -79,6 +79,10 @@ def tool(name: str) -> dict[str, Any]:
 
 @cache
 def _validator(name: str, which: str) -> Draft202012Validator:
+    # The schema libraries load on the first validation: the ops commands that only
+    # read the record (hfa health, a container's check every 30 s) never need them.
+    from jsonschema import Draft202012Validator
+
     return Draft202012Validator(tool(name)[which])
 
 
@@ -90,14 +94,19 @@ def _compiled(name: str, which: str) -> Callable[[Any], Any]:
     says what is wrong, field by field, so a refusal reads the same as ever.
     Defaults are not filled in: the arguments are kept exactly as sent.
     """
+    import fastjsonschema
+
     check: Callable[[Any], Any] = fastjsonschema.compile(tool(name)[which], use_default=False)
     return check
 
 
 def _fits(name: str, which: str, value: Any) -> bool:
+    check = _compiled(name, which)
+    from fastjsonschema import JsonSchemaException
+
     try:
-        _compiled(name, which)(value)
-    except fastjsonschema.JsonSchemaException:
+        check(value)
+    except JsonSchemaException:
         return False
     return True
 
@@ -188,11 +197,6 @@ def check_output(name: str, result: dict[str, Any]) -> dict[str, Any]:
     if not _fits(name, "outputSchema", result):
         _validator(name, "outputSchema").validate(result)
     return result
-
-
-def iso(moment: datetime) -> str:
-    """RFC 3339 UTC with a Z, as the contract's date-time fields are written."""
-    return moment.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
 
 
 def reference_for(number: int) -> str:

@@ -118,8 +118,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "secret_keys",
         "",
-        "Comma-separated secret keys for reply tokens, newest last. Empty: generated "
-        "once into DATA_DIR/secret_keys.",
+        "Comma-separated secret keys for reply tokens: the last one signs, every one "
+        "verifies. Rotate in two steps (new key first, restart all; then last, restart all). "
+        "Empty: generated once into DATA_DIR/secret_keys.",
         secret=True,
     ),
     Setting("max_request_bytes", "262144", "Largest JSON body the HTTP API accepts (413 above)."),

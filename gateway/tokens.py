@@ -21,6 +21,7 @@ import base64
 import hashlib
 import hmac
 import logging
+import os
 import re
 import secrets
 import struct
@@ -146,15 +147,34 @@ def secret_matches(secret: str, stored_hash: str) -> bool:
 DUMMY_HASH = hash_secret("hfa-no-such-request")
 
 
+# A key added by ``hfa keys rotate``: every process that starts accepts it, none signs with it
+# until ``hfa keys rotate --sign`` appends it to secret_keys.
+NEXT_KEY_FILE = "secret_keys.next"
+
+
+def _stored(path: Path) -> tuple[str, ...]:
+    if not path.exists():
+        return ()
+    return tuple(k.strip() for k in path.read_text(encoding="ascii").splitlines() if k.strip())
+
+
+def _write_keys(path: Path, keys: tuple[str, ...]) -> None:
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write("".join(k + "\n" for k in keys))
+
+
 def load_or_create_keys(configured: tuple[str, ...], data_dir: Path) -> tuple[str, ...]:
-    """The configured keys, or those stored in DATA_DIR/secret_keys (created on first start)."""
+    """The configured keys, or those stored in DATA_DIR/secret_keys (created on first start).
+
+    A key waiting in DATA_DIR/secret_keys.next comes first: it verifies, the last one signs.
+    """
     if configured:
         return configured
     path = data_dir / "secret_keys"
-    if path.exists():
-        keys = tuple(k.strip() for k in path.read_text().splitlines() if k.strip())
-        if keys:
-            return keys
+    keys = _stored(path)
+    if keys:
+        return _stored(data_dir / NEXT_KEY_FILE) + keys
     data_dir.mkdir(parents=True, exist_ok=True)
     key = secrets.token_urlsafe(32)
     fd = path.open("a", encoding="ascii")
@@ -171,13 +191,38 @@ def load_or_create_keys(configured: tuple[str, ...], data_dir: Path) -> tuple[st
     return (key,)
 
 
-def rotate_stored_keys(data_dir: Path) -> int:
-    """Append a new key to DATA_DIR/secret_keys; returns how many keys there are now."""
-    path = data_dir / "secret_keys"
-    existing = path.read_text().splitlines() if path.exists() else []
-    existing = [k for k in existing if k.strip()]
-    existing.append(secrets.token_urlsafe(32))
-    data_dir.mkdir(parents=True, exist_ok=True)
-    path.write_text("\n".join(existing) + "\n", encoding="ascii")
-    path.chmod(0o600)
-    return len(existing)
+def add_next_key(data_dir: Path) -> str:
+    """Step 1 of a rotation: a new key that every process started from now on accepts.
+
+    It signs nothing yet: a process still running on the old list could not verify it.
+    Returns the new key's fingerprint, to check the running processes against.
+    """
+    if not _stored(data_dir / "secret_keys"):
+        raise ConfigError(
+            f"no stored reply-token keys in {data_dir}: run this with the gateway's settings "
+            "(its HFA_DATA_DIR), or rotate HFA_SECRET_KEYS as the README says"
+        )
+    if _stored(data_dir / NEXT_KEY_FILE):
+        raise ConfigError(
+            f"a new key already waits in {data_dir / NEXT_KEY_FILE}: restart every gateway "
+            "process, then run 'hfa keys rotate --sign'"
+        )
+    key = secrets.token_urlsafe(32)
+    _write_keys(data_dir / NEXT_KEY_FILE, (key,))
+    return ReplyTokens((key,)).fingerprints()[0]
+
+
+def next_key_fingerprint(data_dir: Path) -> str | None:
+    waiting = _stored(data_dir / NEXT_KEY_FILE)
+    return ReplyTokens(waiting).fingerprints()[-1] if waiting else None
+
+
+def sign_with_next_key(data_dir: Path) -> int:
+    """Step 2: the waiting key goes to the end of secret_keys, where it signs; the key count."""
+    waiting = _stored(data_dir / NEXT_KEY_FILE)
+    if not waiting:
+        raise ConfigError("no new key waits to sign: run 'hfa keys rotate' first")
+    keys = _stored(data_dir / "secret_keys") + waiting
+    _write_keys(data_dir / "secret_keys", keys)
+    (data_dir / NEXT_KEY_FILE).unlink()
+    return len(keys)

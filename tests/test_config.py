@@ -73,7 +73,7 @@ def test_unknown_key_in_file_is_an_error(tmp_path: Path) -> None:
 def test_public_settings_hide_secrets() -> None:
     config = load_config(env={"HFA_SECRET_KEYS": "k1,k2", "HFA_SMTP_RELAY_PASSWORD": "pw"})
     shown = config.public_settings()
-    assert shown["secret_keys"] == "<set>" and shown["smtp_relay_password"] == "<set>"
+    assert shown["secret_keys"] == "[redacted]" and shown["smtp_relay_password"] == "[redacted]"
     assert "k1" not in repr(config) and "pw" not in repr(config)
 
 

@@ -4,14 +4,16 @@ from pathlib import Path
 
 import pytest
 
+from gateway.errors import ConfigError
 from gateway.tokens import (
     TOKEN_CHARS,
     ReplyTokens,
+    add_next_key,
     hash_secret,
     load_or_create_keys,
     new_secret,
-    rotate_stored_keys,
     secret_matches,
+    sign_with_next_key,
 )
 
 
@@ -84,6 +86,14 @@ def test_keys_generated_once_and_rotated(tmp_path: Path, caplog: pytest.LogCaptu
     assert first[0] not in caplog.text
     assert load_or_create_keys((), tmp_path) == first
     assert (tmp_path / "secret_keys").stat().st_mode & 0o077 == 0
-    assert rotate_stored_keys(tmp_path) == 2
+    # Step 1: the new key is accepted (first in the list) and signs nothing yet.
+    add_next_key(tmp_path)
+    accepting = load_or_create_keys((), tmp_path)
+    assert len(accepting) == 2 and accepting[-1] == first[0]
+    assert (tmp_path / "secret_keys.next").stat().st_mode & 0o077 == 0
+    # Step 2: it goes to the end, where it signs; the old key still verifies.
+    assert sign_with_next_key(tmp_path) == 2
     keys = load_or_create_keys((), tmp_path)
-    assert keys[0] == first[0] and len(keys) == 2
+    assert keys[0] == first[0] and keys[1] == accepting[0] and len(keys) == 2
+    with pytest.raises(ConfigError):
+        sign_with_next_key(tmp_path)

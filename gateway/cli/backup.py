@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import create_engine, make_url, text
+from sqlalchemy.exc import SQLAlchemyError
 
 from gateway import __version__
 from gateway.cli.common import config_from
@@ -207,6 +208,34 @@ def cmd_backup(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _not_loaded(url: str, manifest: dict[str, Any], source: Path) -> str | None:
+    """Why the PostgreSQL database does not hold this backup's dump yet (None: it does).
+
+    The files restored next to a database must be the ones dumped with it: restored
+    beside an empty database they would describe an audit chain that is not there.
+    """
+    shown = make_url(url).render_as_string(hide_password=True)
+    load = (
+        f"load the dump into it first (pg_restore --no-owner --dbname=<that database> "
+        f"{source / PG_DUMP_FILE}), then run 'hfa restore' again"
+    )
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            seq, _digest, _revision = _head_and_revision(_Exec(conn))
+    except SQLAlchemyError:
+        return f"the database at {shown} does not hold this backup (it is empty or another one): {load}"
+    finally:
+        engine.dispose()
+    head = manifest["audit_head"]
+    if seq < int(head["seq"]):
+        return (
+            f"the database at {shown} ends its audit chain at {seq}, before this backup's head "
+            f"{head['seq']}: it is not the database of this backup; {load}"
+        )
+    return None
+
+
 def cmd_restore(args: argparse.Namespace) -> int:
     config = config_from(args)
     source = Path(args.directory)
@@ -226,6 +255,10 @@ def cmd_restore(args: argparse.Namespace) -> int:
     sqlite_path = _sqlite_path(config)
     if manifest["database"] == "sqlite" and sqlite_path != target / SQLITE_FILE:
         return fail("this is a SQLite backup: restore it with HFA_DATABASE_URL unset", EXIT_USAGE)
+    if manifest["database"] == "postgresql":
+        problem = _not_loaded(config.database_url, manifest, source)
+        if problem:
+            return fail(problem, EXIT_USAGE)
     target.mkdir(mode=0o700, parents=True, exist_ok=True)
     for name in manifest["files"]:
         if name != PG_DUMP_FILE:

@@ -5,12 +5,13 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
+from gateway.cli.terminal import json_text
 from gateway.config import Config, load_config, read_config_file
-from gateway.services import Services, build_services
 from gateway.settings import SETTINGS
 from gateway.throttle import RepeatFilter
 
@@ -60,24 +61,42 @@ def config_from(args: argparse.Namespace) -> Config:
     return load_config(file_values=file_values)
 
 
-def open_services(args: argparse.Namespace, *, migrate: bool = True) -> Services:
-    return build_services(config_from(args), migrate=migrate)
-
-
 def print_json(value: Any) -> None:
-    print(json.dumps(value, indent=2, ensure_ascii=False, default=str))
+    print(json_text(value))
+
+
+def effective_settings(args: argparse.Namespace) -> list[dict[str, str]]:
+    """Each setting's value as this command would run with it, and where it came from.
+
+    The same reading as every command (environment over ``--config`` file over
+    default, each value checked); secrets are only said to be set or unset.
+    """
+    path = getattr(args, "config", None)
+    file_values = read_config_file(Path(path)) if path else {}
+    raw = load_config(env=os.environ, file_values=file_values).raw
+    rows = []
+    for s in SETTINGS:
+        source = (
+            "env" if s.env in os.environ else f"file {path}" if s.name in file_values else "default"
+        )
+        value = raw[s.name]
+        shown = ("set" if value else "unset") if s.secret else value
+        rows.append({"env": s.env, "value": shown, "source": source, "default": s.default})
+    return rows
 
 
 def cmd_settings(args: argparse.Namespace) -> int:
+    rows = effective_settings(args)
     if args.json:
-        print_json([{"env": s.env, "default": s.default, "help": s.help} for s in SETTINGS])
+        print_json([row | {"help": s.help} for row, s in zip(rows, SETTINGS, strict=True)])
         return 0
-    for s in SETTINGS:
-        print(f"{s.env}  (default: {s.default or '(empty)'})\n    {s.help}")
+    for row, s in zip(rows, SETTINGS, strict=True):
+        value = row["value"] if row["value"] != "" else "(empty)"
+        print(f"{row['env']} = {value}  ({row['source']})\n    {s.help}")
     return 0
 
 
 def register(sub: Any) -> None:
-    p = sub.add_parser("settings", help="list every setting with its default and meaning")
+    p = sub.add_parser("settings", help="every setting: its effective value and where it came from")
     p.add_argument("--json", action="store_true")
     p.set_defaults(handler=cmd_settings)

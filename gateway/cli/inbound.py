@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
+from email.header import decode_header, make_header
 from typing import Any, TypeVar
 
 from sqlalchemy import select
@@ -14,8 +15,10 @@ from gateway.cli.output import (
     EXIT_FAILED,
     EXIT_NOT_FOUND,
     EXIT_OK,
+    add_limit,
     fail,
     hide_tokens,
+    limited,
     open_database,
     operator,
     print_table,
@@ -27,6 +30,30 @@ from gateway.render import shown as escape_controls
 from gateway.replies import ReplyError, extract_reply
 from gateway.services import Services
 from gateway.store.models import Attachment, InboundMessage, Turn
+
+# Every outcome the inbound worker gives a message (README, "How it works"); a test keeps
+# this list equal to the outcomes the code can give.
+OUTCOMES = (
+    "recorded",
+    "duplicate",
+    "auto_reply",
+    "bounce",
+    "loop",
+    "unverified_sender",
+    "no_thread",
+    "unparseable",
+    "failed",
+)
+
+
+def _decoded(value: object) -> str:
+    """A header as a person reads it: RFC 2047 words decoded (the raw text if they are bad)."""
+    text = str(value)
+    try:
+        return str(make_header(decode_header(text)))
+    except (ValueError, LookupError, UnicodeError):
+        return text
+
 
 SHOWN_HEADERS = (
     "From",
@@ -59,10 +86,12 @@ def cmd_list(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
         with services.db.reading() as session:
-            query = select(InboundMessage).order_by(InboundMessage.id.desc()).limit(args.limit)
+            query = select(InboundMessage).order_by(InboundMessage.id.desc())
+            if args.limit:
+                query = query.limit(args.limit + 1)
             if args.outcome:
                 query = query.where(InboundMessage.outcome == args.outcome)
-            rows = [_row(m) for m in session.scalars(query)][::-1]
+            rows = limited([_row(m) for m in session.scalars(query)], args.limit, "messages")
     finally:
         services.close()
     if args.json:
@@ -99,7 +128,7 @@ def _captured(raw: bytes, turn: Turn | None) -> dict[str, Any]:
     for name in SHOWN_HEADERS:
         values = mail.message.get_all(name) or []
         if values:
-            out["headers"][name] = hide_tokens(" | ".join(str(v) for v in values))
+            out["headers"][name] = hide_tokens(" | ".join(_decoded(v) for v in values))
     if turn is not None:
         out["text"], out["elided"] = turn.body, turn.data.get("elided", "")
         return out
@@ -196,8 +225,8 @@ def register(sub: Any) -> None:
     p = sub.add_parser("inbound", help="messages the SMTP listener received, and their outcome")
     s = p.add_subparsers(dest="inbound_command", required=True, metavar="ACTION")
     ls = s.add_parser("list", help="messages, newest last")
-    ls.add_argument("--outcome", help="recorded, duplicate, auto_reply, bounce, unverified_sender…")
-    ls.add_argument("--limit", type=int, default=200)
+    ls.add_argument("--outcome", choices=OUTCOMES, help="only messages with this outcome")
+    add_limit(ls, "messages")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(handler=cmd_list)
     show = s.add_parser("show", help="headers, the text captured, what was elided, the outcome")

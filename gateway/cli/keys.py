@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from typing import Any
 
-from gateway.cli.common import config_from, open_services, print_json
-from gateway.cli.output import operator
+from gateway.cli.common import config_from, print_json
+from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail, open_database, operator
 from gateway.contract import iso
 from gateway.intake import apikeys
-from gateway.tokens import rotate_stored_keys
+from gateway.services import Services
+from gateway.store import heartbeats
+from gateway.tokens import NEXT_KEY_FILE, add_next_key, next_key_fingerprint, sign_with_next_key
 
 
 def cmd_create(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.transaction() as session:
             key = apikeys.create_key(
@@ -27,7 +30,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.reading() as session:
             keys = apikeys.list_keys(services, session)
@@ -65,7 +68,7 @@ def cmd_list(args: argparse.Namespace) -> int:
 
 
 def cmd_revoke(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.transaction() as session:
             apikeys.revoke_key(services, session, args.name)
@@ -77,7 +80,7 @@ def cmd_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_open(args: argparse.Namespace) -> int:
-    services = open_services(args)
+    services = open_database(args)
     try:
         with services.db.transaction() as session:
             apikeys.open_gateway(services, session, operator(args))
@@ -87,32 +90,69 @@ def cmd_open(args: argparse.Namespace) -> int:
     return 0
 
 
+ENV_ROTATION = (
+    "HFA_SECRET_KEYS is set: rotate it in two steps, so that no running process meets a "
+    "reply address it cannot verify: 1) put the new key FIRST in the list everywhere "
+    "(HFA_SECRET_KEYS=NEW,OLD) and restart every process: all accept it, none signs with it; "
+    "2) move it to the END (HFA_SECRET_KEYS=OLD,NEW) and restart every process again: it signs"
+)
+
+
 def cmd_rotate(args: argparse.Namespace) -> int:
     config = config_from(args)
     if config.secret_keys:
-        print(
-            "HFA_SECRET_KEYS is set: add a new key at the end of that list instead "
-            "(the newest signs, all verify)"
-        )
-        return 1
-    count = rotate_stored_keys(config.data_dir)
-    services = open_services(args)
+        print(ENV_ROTATION, file=sys.stderr)
+        return EXIT_FAILED
+    services = open_database(args)
     try:
-        with services.db.transaction() as session:
-            services.audit.append(
-                session,
-                "reply_key.rotated",
-                at=services.clock.now(),
-                actor="ops",
-                details={"keys": count},
-            )
+        if args.sign:
+            return _sign_with_the_new_key(services)
+        add_next_key(config.data_dir)
+        _audit_rotation(services, "accepted")
     finally:
         services.close()
     print(
-        f"added a new reply-token key to {config.data_dir / 'secret_keys'} ({count} keys); "
-        "restart the gateway to sign with it. Older keys still verify replies in flight."
+        f"step 1 of 2: added a new reply-token key to {config.data_dir / NEXT_KEY_FILE}; every "
+        "process accepts it once restarted, none signs with it yet. Restart every gateway "
+        "process (one at a time is fine), then run 'hfa keys rotate --sign'."
     )
-    return 0
+    return EXIT_OK
+
+
+def _sign_with_the_new_key(services: Services) -> int:
+    data_dir = services.config.data_dir
+    waiting = next_key_fingerprint(data_dir)
+    if waiting is None:
+        return fail("no new key waits to sign: run 'hfa keys rotate' first", EXIT_USAGE)
+    now = services.clock.now()
+    with services.db.reading() as session:
+        live = heartbeats.live_rows(session, now, services.config.ready_role_seconds)
+    for row in live:
+        if waiting not in heartbeats.ProcessKeys.from_json(row.keys).reply_verifying:
+            return fail(
+                f"the {row.roles} process on {row.host} (pid {row.pid}) does not accept the new "
+                "key yet: restart it (and every process started before 'hfa keys rotate'), "
+                "then run 'hfa keys rotate --sign' again",
+                EXIT_FAILED,
+            )
+    count = sign_with_next_key(data_dir)
+    _audit_rotation(services, "signing", keys=count)
+    print(
+        f"step 2 of 2: the new key signs from each process's next start ({count} keys; the "
+        "older ones still verify replies in flight). Restart every gateway process."
+    )
+    return EXIT_OK
+
+
+def _audit_rotation(services: Services, stage: str, **details: int) -> None:
+    with services.db.transaction() as session:
+        services.audit.append(
+            session,
+            "reply_key.rotated",
+            at=services.clock.now(),
+            actor="ops",
+            details={"stage": stage, **details},
+        )
 
 
 def register(sub: Any) -> None:
@@ -134,5 +174,13 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--by", help="who decided (default: $USER)")
     p.set_defaults(handler=cmd_open)
-    p = ksub.add_parser("rotate", help="add a new secret key for reply tokens")
+    p = ksub.add_parser(
+        "rotate",
+        help="add a new reply-token key that every process accepts; --sign: make it the signer",
+    )
+    p.add_argument(
+        "--sign",
+        action="store_true",
+        help="step 2, once every process was restarted after step 1: the new key signs",
+    )
     p.set_defaults(handler=cmd_rotate)

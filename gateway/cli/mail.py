@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import argparse
+import sys
 from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default as default_policy
 from typing import Any
 
 from gateway.cli.common import config_from, print_json
+from gateway.cli.output import EXIT_NOT_FOUND
 from gateway.outbound.transports import read_maildir
 
 
@@ -41,8 +43,12 @@ def cmd_list(args: argparse.Namespace) -> int:
 def cmd_show(args: argparse.Namespace) -> int:
     messages = _messages(args)
     if not 1 <= args.number <= len(messages):
-        print(f"hfa mail show: no message {args.number}; 'hfa mail list' shows 1..{len(messages)}")
-        return 1
+        print(
+            f"hfa: no message {args.number} in the Maildir; 'hfa mail list' shows "
+            + (f"1..{len(messages)}" if messages else "none yet"),
+            file=sys.stderr,
+        )
+        return EXIT_NOT_FOUND
     _key, msg = messages[args.number - 1]
     if args.raw:
         print(msg.as_string())

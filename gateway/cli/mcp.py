@@ -13,14 +13,15 @@ from typing import Any
 
 import anyio
 
-from gateway.cli.common import open_services
+from gateway.cli.output import open_database
 
 
 def cmd_mcp(args: argparse.Namespace) -> int:
     # Imported here: the MCP SDK is some 30 MB that every other command would carry.
     from gateway.mcp import serve_stdio
 
-    services = open_services(args)
+    # Filing needs the gateway the operator named: never a new, empty one nobody serves.
+    services = open_database(args, signs=True)
     try:
         anyio.run(serve_stdio, services)
     finally:

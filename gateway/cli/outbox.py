@@ -14,7 +14,9 @@ from gateway.cli.output import (
     EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
+    add_limit,
     fail,
+    limited,
     open_database,
     operator,
     print_table,
@@ -51,16 +53,21 @@ def cmd_list(args: argparse.Namespace) -> int:
                 select(OutboxItem, Request.id)
                 .outerjoin(Request, OutboxItem.request_id == Request.id)
                 .order_by(OutboxItem.id.desc())
-                .limit(args.limit)
             )
+            if args.limit:
+                query = query.limit(args.limit + 1)
             if args.failed:
                 query = query.where(OutboxItem.state == "dead")
             elif args.pending:
                 query = query.where(OutboxItem.state == "pending")
-            rows = [
-                _as_json(item, contract.reference_for(rid) if rid else None)
-                for item, rid in session.execute(query)
-            ][::-1]
+            rows = limited(
+                [
+                    _as_json(item, contract.reference_for(rid) if rid else None)
+                    for item, rid in session.execute(query)
+                ],
+                args.limit,
+                "deliveries",
+            )
     finally:
         services.close()
     if args.json:
@@ -148,7 +155,7 @@ def register(sub: Any) -> None:
     which = ls.add_mutually_exclusive_group()
     which.add_argument("--failed", action="store_true", help="only those that gave up (dead)")
     which.add_argument("--pending", action="store_true", help="only those not yet delivered")
-    ls.add_argument("--limit", type=int, default=200)
+    add_limit(ls, "deliveries")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(handler=cmd_list)
     retry = s.add_parser("retry", help="try a failed delivery again (audited)")

@@ -29,6 +29,8 @@ from dataclasses import dataclass
 
 from gateway.app import Gateway
 from gateway.config import Config
+from gateway.errors import ConfigError
+from gateway.outbound.dkim import load_signer
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import build_services
 
@@ -38,6 +40,7 @@ LISTENER_ROLES = ("http", "smtp")
 WORKER_ROLES = ("worker",)
 # The worker finishes the batch it holds; past this it is killed (its leases expire).
 WORKER_STOP_SECONDS = 20.0
+EXIT_CONFIG = 2  # the CLI's exit code for a setting that cannot be used
 _INBOUND, _OUTBOX = b"i", b"o"
 
 
@@ -63,6 +66,7 @@ class _Stop:
 
     event: asyncio.Event
     worker_died: bool = False
+    worker_code: int = 1
 
 
 def prepare(config: Config) -> None:
@@ -71,6 +75,10 @@ def prepare(config: Config) -> None:
     services = build_services(config)
     try:
         load_or_create_secrets(config.webhook_secrets, config.data_dir)
+        # What the worker process reads at its start, read here first: a setting it
+        # cannot use (a DKIM key not there yet) is one sentence and exit 2 before the
+        # fork, not a traceback after "running" was announced.
+        load_signer(config)
     finally:
         services.close()
 
@@ -87,6 +95,9 @@ def serve_split(config: Config) -> int:
         code = 1
         try:
             code = asyncio.run(_worker(config, read_end))
+        except ConfigError as exc:
+            log.error("the worker process cannot start: configuration error: %s", exc)
+            code = EXIT_CONFIG
         except BaseException:
             log.exception("the worker process failed")
         finally:
@@ -159,7 +170,7 @@ async def _listeners(config: Config, write_end: int, worker: int) -> int:
         watcher.cancel()
         services.close()
         await _stop_worker(worker)
-    return 1 if stop.worker_died else 0
+    return stop.worker_code if stop.worker_died else 0
 
 
 def _exited(pid: int) -> int | None:
@@ -177,6 +188,7 @@ async def _watch_worker(pid: int, stop: _Stop) -> None:
         if code is not None:
             log.error("the worker process %s exited (status %s); stopping the gateway", pid, code)
             stop.worker_died = True
+            stop.worker_code = EXIT_CONFIG if code == EXIT_CONFIG else 1
             stop.event.set()
             return
         await asyncio.sleep(0.5)

@@ -5,77 +5,32 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from sqlalchemy import select
-from sqlalchemy.orm import Session
-
 from gateway import contract
-from gateway.cli.common import print_json
-from gateway.cli.output import (
-    EXIT_FAILED,
-    EXIT_NOT_FOUND,
-    EXIT_OK,
-    fail,
-    hide_tokens,
-    open_database,
-    operator,
-    print_table,
-    when,
-)
-from gateway.inbound.held import HELD_OUTCOMES
-from gateway.outbound import push
-from gateway.outbound.outbox import shown_target
-from gateway.outbound.tell import tell_thread
-from gateway.render import shown
-from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
-from gateway.store.thread import change_status, load_turns, turn_as_json
-
-
-def _gist(request: Request, chars: int = 60) -> str:
-    text = " ".join(shown(request.fields.get("request", "")).split())
-    return text if len(text) <= chars else text[: chars - 1] + "…"
-
-
-def _summary(request: Request) -> dict[str, Any]:
-    return {
-        "reference": request.reference,
-        "status": request.status,
-        "category": request.category,
-        "urgency": request.urgency,
-        "received_at": contract.iso(request.received_at),
-        "updated_at": contract.iso(request.updated_at),
-        "deadline": request.fields.get("deadline"),
-        "deadline_at": contract.iso(request.deadline_at) if request.deadline_at else None,
-        "agent_name": request.fields.get("agent_name"),
-        "api_key_name": request.api_key_name,
-        "reply_to": shown_target(request.reply_to) if request.reply_to else None,
-        "reminders_sent": request.reminders_sent,
-        "escalated": bool(request.escalated),
-        "first_human_reply_at": (
-            contract.iso(request.first_human_reply_at) if request.first_human_reply_at else None
-        ),
-        "request": request.fields.get("request"),
-    }
+from gateway.cli.common import config_from, print_json
+from gateway.cli.request_rows import gist, summary
+from gateway.cli.tables import EXIT_OK, add_limit, limited, print_table, when
+from gateway.cli.terminal import escape as shown
+from gateway.clock import Clock
+from gateway.store.listing import list_requests
 
 
 def cmd_list(args: argparse.Namespace) -> int:
-    services = open_database(args)
-    try:
-        now = services.clock.now()
-        with services.db.reading() as session:
-            query = select(Request).order_by(Request.id.desc()).limit(args.limit)
-            if args.status:
-                query = query.where(Request.status == args.status)
-            if args.category:
-                query = query.where(Request.category == args.category)
-            if args.overdue:
-                query = query.where(
-                    Request.status.in_(contract.AWAITING_ANSWER), Request.deadline_at < now
-                )
-            requests = list(session.scalars(query))[::-1]
-    finally:
-        services.close()
+    config = config_from(args)
+    now = Clock().now()
+    requests = limited(
+        list_requests(
+            config.database_url,
+            config.data_dir,
+            status=args.status,
+            category=args.category,
+            overdue_at=now if args.overdue else None,
+            limit=args.limit + 1 if args.limit else 0,
+        ),
+        args.limit,
+        "requests",
+    )
     if args.json:
-        print_json([_summary(r) for r in requests])
+        print_json([summary(r) for r in requests])
         return EXIT_OK
     if not requests:
         print("no requests match")
@@ -102,7 +57,7 @@ def cmd_list(args: argparse.Namespace) -> int:
                 shown(r.fields.get("deadline") or ""),
                 r.reminders_sent,
                 shown(r.fields.get("agent_name") or r.api_key_name or ""),
-                _gist(r),
+                gist(r),
             )
             for r in requests
         ],
@@ -110,215 +65,17 @@ def cmd_list(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _find(session: Session, reference: str) -> Request | None:
-    number = contract.number_from_reference(reference)
-    return session.get(Request, number) if number is not None else None
+def _show(args: argparse.Namespace) -> int:
+    # Loaded only for show and close: the list starts without the gateway's services.
+    from gateway.cli import requests_thread
+
+    return requests_thread.cmd_show(args)
 
 
-def _emails(session: Session, request_id: int) -> list[dict[str, Any]]:
-    items = session.scalars(
-        select(OutboxItem).where(OutboxItem.request_id == request_id).order_by(OutboxItem.id)
-    )
-    return [
-        {
-            "id": i.id,
-            "channel": i.channel,
-            "purpose": i.purpose,
-            "to": i.target if i.channel == "email" else i.target.split("?")[0],
-            "state": i.state,
-            "attempts": i.attempts,
-            "queued_at": contract.iso(i.created_at),
-            "sent_at": contract.iso(i.sent_at) if i.sent_at else None,
-            "last_error": i.last_error,
-        }
-        for i in items
-    ]
+def _close(args: argparse.Namespace) -> int:
+    from gateway.cli import requests_thread
 
-
-def _held(session: Session, request_id: int) -> list[dict[str, Any]]:
-    """Messages held on this request (not recorded), with the command that accepts them."""
-    rows = session.scalars(
-        select(InboundMessage)
-        .where(InboundMessage.request_id == request_id, InboundMessage.outcome.in_(HELD_OUTCOMES))
-        .order_by(InboundMessage.id)
-    )
-    return [
-        {
-            "inbound_id": r.id,
-            "received_at": contract.iso(r.received_at),
-            "mail_from": r.mail_from,
-            "outcome": r.outcome,
-            "why": r.outcome_detail or "",
-            "accept_with": f"hfa inbound accept {r.id} --by NAME"
-            if r.outcome == "unverified_sender"
-            else f"hfa inbound show {r.id}",
-        }
-        for r in rows
-    ]
-
-
-def _print_held(held: list[dict[str, Any]]) -> None:
-    print("\nHELD MESSAGES (not on the record)")
-    if not held:
-        print("    none")
-    for h in held:
-        print(
-            f"    inbound {h['inbound_id']}  {h['received_at'][:19]}  from {shown(h['mail_from'])}"
-        )
-        print(f"        held: {h['outcome']} - {shown(h['why'][:200])}")
-        print(f"        to record it: {h['accept_with']}")
-
-
-def _print_head(request: Request, recipients: list[dict[str, str]]) -> None:
-    fields = request.fields
-    agent = shown(fields.get("agent_name") or "(agent)")
-    print(f"{request.reference}  {request.status.upper()}  {request.category} / {request.urgency}")
-    print(f"  filed      {when(request.received_at)}Z by {agent}")
-    if request.api_key_name:
-        print(f"  api key    {shown(request.api_key_name)}")
-    if fields.get("deadline"):
-        print(f"  deadline   {shown(fields['deadline'])}")
-    if request.reply_to:
-        print(f"  reply_to   {shown(request.reply_to).split('?')[0]}")
-    for r in recipients:
-        print(f"  {r['role']:<10} {r['address']}")
-    print(f"  reminders  {request.reminders_sent}{' (escalated)' if request.escalated else ''}")
-    if fields.get("proposed_action"):
-        print("\nPROPOSED ACTION")
-        for line in shown(fields["proposed_action"]).splitlines() or [""]:
-            print(f"    {line}")
-
-
-def _print_turn(turn: dict[str, Any]) -> None:
-    who = f" from {shown(turn['from'])}" if turn.get("from") else ""
-    decision = f" decision={turn['decision']}" if turn.get("decision") else ""
-    if turn.get("decision_unclear"):
-        decision += f" decision_unclear ({shown(turn.get('decision_words'))})"
-    held = turn.get("pending")
-    if isinstance(held, dict):
-        # Read from typed text and held for its correction window: not in effect yet.
-        decision += f" read_as={held.get('read_as')} (takes effect {held.get('takes_effect_at')})"
-    if turn.get("read_from"):
-        decision += f" read_from={turn['read_from']}"
-    print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
-    for line in hide_tokens(shown(turn["body"])).splitlines() or [""]:
-        print(f"    {line}")
-    for number, condition in enumerate(turn.get("conditions") or [], 1):
-        print(f"    condition {number}: {shown(condition)}")
-    for a in turn.get("attachments") or []:
-        print(
-            f"    attachment: {shown(a.get('name'))} ({a.get('size', 0)} bytes, "
-            f"sha256 {str(a.get('sha256', ''))[:12]}){'' if a.get('stored', True) else ' raw only'}"
-        )
-
-
-def cmd_show(args: argparse.Namespace) -> int:
-    services = open_database(args)
-    try:
-        with services.db.reading() as session:
-            request = _find(session, args.reference)
-            if request is None:
-                return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
-            turns = [turn_as_json(t) for t in load_turns(session, request.id)]
-            emails = _emails(session, request.id)
-            held = _held(session, request.id)
-            recipients = [
-                {"address": r.address, "role": r.role}
-                for r in session.scalars(
-                    select(Recipient).where(Recipient.request_id == request.id)
-                )
-            ]
-    finally:
-        services.close()
-    if args.json:
-        print_json(
-            {
-                "request": _summary(request),
-                "recipients": recipients,
-                "turns": turns,
-                "emails": emails,
-                "held": held,
-            }
-        )
-        return EXIT_OK
-    _print_head(request, recipients)
-    print("\nTHREAD")
-    for turn in turns:
-        _print_turn(turn)
-    _print_held(held)
-    _print_deliveries(emails)
-    return EXIT_OK
-
-
-def _print_deliveries(emails: list[dict[str, Any]]) -> None:
-    print("\nDELIVERIES")
-    print_table(
-        ("id", "channel", "purpose", "to", "state", "tries", "queued", "sent", "last error"),
-        [
-            (
-                e["id"],
-                e["channel"],
-                e["purpose"],
-                e["to"],
-                e["state"],
-                e["attempts"],
-                e["queued_at"][:19],
-                (e["sent_at"] or "")[:19],
-                e["last_error"] or "",
-            )
-            for e in emails
-        ],
-    )
-
-
-def cmd_close(args: argparse.Namespace) -> int:
-    services = open_database(args)
-    by = operator(args)
-    try:
-        with services.db.transaction() as session:
-            request = _find(session, args.reference)
-            if request is None:
-                return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
-            if request.status == "closed":
-                return fail(f"{request.reference} is already closed", EXIT_FAILED)
-            now = services.clock.now()
-            old = request.status
-            # The ops decision first, then the status change it causes.
-            services.audit.append(
-                session,
-                "request.closed",
-                at=now,
-                actor=f"ops:{by}",
-                reference=request.reference,
-                details={"reason": args.reason, "previous_status": old},
-            )
-            turn = change_status(
-                session,
-                services.audit,
-                request,
-                "closed",
-                at=now,
-                reason=f"closed by {by}: {args.reason}",
-                actor=f"ops:{by}",
-                audit_reason=args.reason,
-            )
-            assert turn is not None
-            session.flush()
-            push.enqueue_for_turn(services, session, request, turn)
-            # The lawyers hear of it too: nobody works on a closed request.
-            tell_thread(
-                services,
-                session,
-                request,
-                "closed",
-                {"by": f"ops:{by}", "reason": args.reason},
-                at=now,
-            )
-            reference = request.reference
-    finally:
-        services.close()
-    print(f"{reference} closed (was {old}); recorded as closed by {by}")
-    return EXIT_OK
+    return requests_thread.cmd_close(args)
 
 
 def register(sub: Any) -> None:
@@ -328,18 +85,18 @@ def register(sub: Any) -> None:
     ls.add_argument("--status", choices=tuple(contract_statuses()))
     ls.add_argument("--category")
     ls.add_argument("--overdue", action="store_true", help="open requests past their deadline")
-    ls.add_argument("--limit", type=int, default=200)
+    add_limit(ls, "requests")
     ls.add_argument("--json", action="store_true")
     ls.set_defaults(handler=cmd_list)
     show = s.add_parser("show", help="the whole thread and the delivery of each email")
     show.add_argument("reference")
     show.add_argument("--json", action="store_true")
-    show.set_defaults(handler=cmd_show)
+    show.set_defaults(handler=_show)
     close = s.add_parser("close", help="close a request without an answer (audited)")
     close.add_argument("reference")
     close.add_argument("--reason", required=True, help="why; recorded in the thread")
     close.add_argument("--by", help="who decided (default: $USER)")
-    close.set_defaults(handler=cmd_close)
+    close.set_defaults(handler=_close)
 
 
 def contract_statuses() -> tuple[str, ...]:

@@ -29,6 +29,24 @@ async def healthz(request: Request) -> JSONResponse:
     return JSONResponse({"status": "ok", "version": __version__})
 
 
+async def index(request: Request) -> JSONResponse:
+    """What answers here and where to go next: the first URL a newcomer opens."""
+    return JSONResponse(
+        {
+            "service": "hfa-gateway",
+            "version": __version__,
+            "about": "Agents ask a human (a lawyer) for help: POST /v1/requests files a request, "
+            "the lawyer answers by email, and the thread is read back with the access token.",
+            "links": {
+                "openapi": "/openapi.json",
+                "health": "/healthz",
+                "ready": "/readyz",
+                "file_a_request": "/v1/requests",
+            },
+        }
+    )
+
+
 async def openapi(request: Request) -> JSONResponse:
     return JSONResponse(build_openapi())
 
@@ -49,6 +67,7 @@ def build_app(
             yield
 
     routes: list[BaseRoute] = [
+        Route("/", index, methods=["GET"]),
         Route("/healthz", healthz, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         *AGENT_ROUTES,

@@ -57,6 +57,12 @@ def build_openapi() -> dict[str, Any]:
         "paths": {
             **_filing_paths(),
             **_reading_paths(),
+            "/": {
+                "get": {
+                    "operationId": "index",
+                    "responses": {"200": {"description": "what this is, and its links"}},
+                }
+            },
             "/healthz": {
                 "get": {"operationId": "health", "responses": {"200": {"description": "up"}}}
             },

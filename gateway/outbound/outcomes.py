@@ -66,6 +66,8 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
         row = marked.get(item.id)
         if row is not None and (row.delay_noticed_at is not None or row.revived_by):
             _notice_delivered(session, item, now)
+    if retry.release_waiting(services, session, [item for item, _detail in delivered]):
+        services.outbox_ready.set()
 
 
 def _notice_delivered(session: Session, item: OutboxItem, now: datetime) -> None:
@@ -127,6 +129,10 @@ def record_failure(
         return
     retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
     delay = retry.next_delay(config, item, retry_after)
+    if item.channel == "email":
+        retry.relay_state(services).failing = True
+    if retry_after is None:
+        delay = retry.probe_delay(session, item, now, delay)
     item.next_attempt_at = now + timedelta(seconds=delay)
     retry.notice_delay(services, session, item, request, shown_target(item.target), now)
     services.audit.append(

@@ -7,6 +7,11 @@ ops brought a dead one back. The wait doubles from
 ``HFA_OUTBOX_BACKOFF_SECONDS`` up to ``HFA_OUTBOX_MAX_BACKOFF_SECONDS``, so a
 relay that comes back is used again within that bound.
 
+A relay that answers again is used within ``PROBE_SECONDS``, not at the next
+backoff: among the emails waiting on a failure, one is always due within that
+time (the probe), and when a retried email goes out, every email waiting for
+the relay is released at once.
+
 An email still failing ``HFA_OUTBOX_DELAY_NOTICE_SECONDS`` after it was queued
 gets one ``email_delayed`` system turn; when a delayed (or ops-retried)
 delivery finally goes out, one ``email_delivered`` turn says so. Webhook
@@ -15,8 +20,10 @@ delays are not told on the thread: a turn there is what pushes carry.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 
+from sqlalchemy import ColumnElement, exists, select, update
 from sqlalchemy.orm import Session
 
 from gateway.config import Config
@@ -47,6 +54,78 @@ def next_delay(config: Config, item: OutboxItem, retry_after: float | None) -> f
     """Seconds until the next attempt: doubling, capped, and never before Retry-After."""
     doubling: float = config.outbox_backoff_seconds * 2.0 ** min(item.attempts - 1, 40)
     return max(min(doubling, config.outbox_max_backoff_seconds), retry_after or 0.0)
+
+
+# The longest a relay that answers again waits to be tried, whatever the backoff.
+PROBE_SECONDS = 60.0
+
+
+def _waiting_emails(now: datetime) -> tuple[ColumnElement[bool], ...]:
+    """Email deliveries that failed before, are waiting for their retry and not claimed."""
+    return (
+        OutboxItem.channel == "email",
+        OutboxItem.state == "pending",
+        OutboxItem.last_error.is_not(None),
+        OutboxItem.next_attempt_at > now,
+        (OutboxItem.lease_until.is_(None)) | (OutboxItem.lease_until < now),
+    )
+
+
+def probe_delay(session: Session, item: OutboxItem, now: datetime, delay: float) -> float:
+    """``delay``, or at most PROBE_SECONDS when no other waiting email is due that soon.
+
+    So one email always tries the relay within PROBE_SECONDS, and its success
+    releases the rest (``release_waiting``).
+    """
+    if item.channel != "email" or delay <= PROBE_SECONDS:
+        return delay
+    soon = now + timedelta(seconds=PROBE_SECONDS)
+    other_probe = session.scalar(
+        select(
+            exists().where(
+                OutboxItem.channel == "email",
+                OutboxItem.state == "pending",
+                OutboxItem.last_error.is_not(None),
+                OutboxItem.id != item.id,
+                OutboxItem.next_attempt_at <= soon,
+            )
+        )
+    )
+    return delay if other_probe else PROBE_SECONDS
+
+
+@dataclass
+class RelayState:
+    """What this process saw of the relay: a failure since the waiting mail was released."""
+
+    failing: bool = False
+
+
+def relay_state(services: Services) -> RelayState:
+    return services.shared(_new_relay_state)
+
+
+def _new_relay_state(_services: Services) -> RelayState:
+    return RelayState()
+
+
+def release_waiting(services: Services, session: Session, delivered: list[OutboxItem]) -> int:
+    """An email went out, so the relay answers again: retry the emails waiting for it now.
+
+    Looked for only after this process saw the relay fail, or when the email that went
+    out was itself a retry (the probe, perhaps another process's): a success on the first
+    try otherwise says nothing new, and the hot path stays one UPDATE.
+    """
+    emails = [i for i in delivered if i.channel == "email"]
+    state = relay_state(services)
+    if not emails or not (state.failing or any(i.attempts > 1 for i in emails)):
+        return 0
+    state.failing = False
+    now = services.clock.now()
+    released = session.execute(
+        update(OutboxItem).where(*_waiting_emails(now)).values(next_attempt_at=now)
+    )
+    return int(getattr(released, "rowcount", 0) or 0)
 
 
 def _span(seconds: float) -> str:

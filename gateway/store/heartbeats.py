@@ -25,9 +25,10 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
 from gateway.errors import ConfigError
+from gateway.store.liveness import ROLES as ROLES
+from gateway.store.liveness import RoleHealth, process_exists, roles_health_of
+from gateway.store.liveness import is_live as is_live
 from gateway.store.models import Heartbeat
-
-ROLES = ("http", "smtp", "worker")
 
 
 class KeyMismatch(ConfigError):
@@ -100,7 +101,8 @@ def live_rows(session: Session, now: datetime, within: float) -> list[Heartbeat]
         .where(Heartbeat.seen_at >= since, Heartbeat.stopped_at.is_(None))
         .order_by(Heartbeat.id)
     )
-    return list(session.scalars(query))
+    # A process killed without a word on this host holds no one back.
+    return [r for r in session.scalars(query) if process_exists(r.host, r.pid) is not False]
 
 
 def register(
@@ -144,24 +146,12 @@ def forget_older_than(session: Session, before: datetime) -> None:
     )
 
 
-@dataclass(frozen=True)
-class RoleHealth:
-    role: str
-    live: int
-    last_seen: datetime | None
-
-
-def roles_health(session: Session, now: datetime, within: float) -> list[RoleHealth]:
+def roles_health(
+    session: Session, now: datetime, within: float, *, here_only: bool = False
+) -> list[RoleHealth]:
     """For each role: how many live processes run it, and when one was last seen."""
     rows = list(session.scalars(select(Heartbeat).order_by(Heartbeat.id)))
-    since = now - timedelta(seconds=within)
-    out: list[RoleHealth] = []
-    for role in ROLES:
-        having = [r for r in rows if role in r.roles.split(",")]
-        live = [r for r in having if r.stopped_at is None and r.seen_at >= since]
-        last = max((r.seen_at for r in having), default=None)
-        out.append(RoleHealth(role, len(live), last))
-    return out
+    return roles_health_of(rows, now, within, here_only=here_only)
 
 
 def all_rows(session: Session) -> list[Heartbeat]:

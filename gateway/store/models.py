@@ -27,7 +27,7 @@ from sqlalchemy import (
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.types import TypeDecorator
 
-from gateway.contract import iso
+from gateway.clock import iso
 
 # SQLite's INTEGER PRIMARY KEY is its rowid only when spelled INTEGER, so the
 # 64-bit ids use BigInteger on PostgreSQL and Integer on SQLite.

@@ -105,8 +105,8 @@ def test_mail_list_and_show_read_the_maildir(
     assert main(["mail", "show", "1"]) == 0
     shown = capsys.readouterr().out
     assert "To: counsel@lawfirm.example" in shown and "Check the NDA." in shown
-    assert main(["mail", "show", "7"]) == 1
-    assert "hfa mail list" in capsys.readouterr().out
+    assert main(["mail", "show", "7"]) == 3  # the README's exit code for "no such id"
+    assert "hfa mail list" in capsys.readouterr().err
 
 
 def test_demo_shows_each_step_of_a_round_trip(tmp_path: Path) -> None:

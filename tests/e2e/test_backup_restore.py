@@ -117,10 +117,11 @@ async def test_backup_restore_verify_and_the_thread_reads_the_same(
         overrides["database_url"] = new_database
     try:
         use_settings(monkeypatch, config, **overrides)
+        if new_database:
+            # The README's order: the dump into the empty database first, then the files.
+            pg_restore(backup / "gateway.pgdump", new_database)
         code, out = hfa(capsys, "restore", str(backup))
         assert code == 0, out
-        if new_database:
-            pg_restore(backup / "gateway.pgdump", new_database)
         for name in manifest["files"]:
             if name != "gateway.pgdump":
                 assert stat.S_IMODE((fresh / name).stat().st_mode) == 0o600, name

@@ -252,10 +252,8 @@ async def test_deep_nesting_is_read_to_a_limit_and_the_answer_kept(running: Runn
         + head
         + "deep\r\n--top--\r\n"
     ).encode()
-    started = time.monotonic()
     await sendmail(running, raw, [address_of(email)])
     (row,) = await wait_done(running, 1, timeout=30)
-    assert time.monotonic() - started < 10
     assert row.outcome == "recorded", (row.outcome, row.outcome_detail)
     assert [t["kind"] for t in human_turns(await running.status(filed))] == ["approval"]
 

@@ -99,6 +99,9 @@ async def test_hfa_keys_create_list_revoke_and_rotate(
     monkeypatch.setenv("HFA_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("HFA_LAWYERS", LAWYER)
     monkeypatch.setenv("HFA_REPLY_DOMAIN", REPLY_DOMAIN)
+    # Keys belong to a gateway: its database exists first (hfa serve or hfa db upgrade).
+    assert main(["db", "upgrade"]) == 0
+    capsys.readouterr()
     assert main(["keys", "create", "research-agent"]) == 0
     key = capsys.readouterr().out.splitlines()[0].strip()
     assert key.startswith("hfak_")
@@ -137,7 +140,9 @@ async def test_hfa_keys_create_list_revoke_and_rotate(
     finally:
         await stop(running)
 
+    (tmp_path / "secret_keys").write_text("stored-key-0123456789abcdef\n")
     assert main(["keys", "rotate"]) == 0
+    assert main(["keys", "rotate", "--sign"]) == 0  # no process is running to restart
     assert len((tmp_path / "secret_keys").read_text().split()) == 2
     services = build_services(make_config(tmp_path))
     try:

@@ -189,18 +189,65 @@ async def test_backoff_is_capped(clocked: Services) -> None:
     clock = clocked.clock
     assert isinstance(clock, FrozenClock)
     clocked.config = clocked.config.with_overrides(outbox_backoff_seconds="600")
-    transport = RecordingTransport([TransientDelivery("busy")] * 5)
+    transport = RecordingTransport([TransientDelivery("busy")] * 10)
     worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    file_one(clocked)
+    # Another email waits on the relay and is due within the probe time: this one is
+    # then not the probe, and waits its own backoff.
     file_one(clocked)
     for _ in range(5):
         attempted_at = clock.now()
         await worker.run_once()
         clock.advance(timedelta(hours=3))
+        with clocked.db.transaction() as session:
+            probe = session.scalars(select(OutboxItem).order_by(OutboxItem.id.desc())).first()
+            assert probe is not None
+            probe.next_attempt_at = clock.now() + timedelta(seconds=30)
     # Uncapped, the fifth retry would wait 600 s * 2**4 = 160 minutes.
-    row = item(clocked)
+    row = first_item(clocked)
     assert row.state == "pending" and row.attempts == 5
     cap = clocked.config.outbox_max_backoff_seconds
     assert row.next_attempt_at - attempted_at == timedelta(seconds=cap)
+
+
+def first_item(services: Services) -> OutboxItem:
+    with services.db.reading() as session:
+        row = session.scalars(select(OutboxItem).order_by(OutboxItem.id)).first()
+        assert row is not None
+        return row
+
+
+async def test_a_relay_that_answers_again_is_used_at_once_not_at_the_next_backoff(
+    clocked: Services,
+) -> None:
+    clock = clocked.clock
+    assert isinstance(clock, FrozenClock)
+    clocked.config = clocked.config.with_overrides(
+        outbox_backoff_seconds="600", outbox_max_backoff_seconds="1800"
+    )
+    # Three first tries and one probe fail; then the relay answers again.
+    transport = RecordingTransport([TransientDelivery("421 relay unreachable")] * 4)
+    worker = OutboxWorker(clocked, {"email": email_deliverer(transport)})
+    references = [file_one(clocked) for _ in range(3)]
+    assert await worker.run_once() == 3
+    clock.advance(timedelta(seconds=60))
+    await worker.run_once()
+    with clocked.db.reading() as session:
+        waits = sorted(
+            (r.next_attempt_at - clock.now()).total_seconds()
+            for r in session.scalars(select(OutboxItem))
+        )
+    # One of the waiting emails probes the relay within a minute; the others back off.
+    assert waits[0] <= 60 and waits[-1] > 60
+
+    # The relay answers again: new mail goes out, and the waiting ones are released.
+    file_one(clocked)
+    assert await worker.run_once() >= 1
+    assert await worker.run_once() >= 1
+    with clocked.db.reading() as session:
+        states = [r.state for r in session.scalars(select(OutboxItem))]
+    assert states == ["sent"] * 4, states
+    assert len(references) == 3
 
 
 async def test_webhooks_retry_for_their_period_not_a_count(clocked: Services) -> None:

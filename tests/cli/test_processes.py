@@ -1,0 +1,30 @@
+"""``hfa serve`` on two processes: a worker setting that cannot be used stops it before it runs."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.cli.test_run import free_port, gateway_env
+
+
+def test_a_worker_configuration_error_is_one_sentence_before_running(tmp_path: Path) -> None:
+    """The example config's DKIM key, before INSTALL.md's step 4 made it."""
+    env = gateway_env(tmp_path, free_port(), free_port()) | {
+        "HFA_DKIM_SELECTOR": "hfa2026",
+        "HFA_DKIM_PRIVATE_KEY_FILE": str(tmp_path / "dkim" / "hfa2026.key"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway", "serve"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    said = done.stdout + done.stderr
+    assert done.returncode == 2, said
+    assert "HFA_DKIM_PRIVATE_KEY_FILE" in said and "hfa2026.key" in said
+    assert "Traceback" not in said
+    assert "running" not in said
