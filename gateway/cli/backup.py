@@ -212,7 +212,7 @@ def _not_loaded(url: str, manifest: dict[str, Any], source: Path) -> str | None:
     """Why the PostgreSQL database does not hold this backup's dump yet (None: it does).
 
     The files restored next to a database must be the ones dumped with it: restored
-    beside an empty database they would describe an audit chain that is not there.
+    beside an empty database they would describe an audit tree that is not there.
     """
     shown = make_url(url).render_as_string(hide_password=True)
     load = (
@@ -227,11 +227,11 @@ def _not_loaded(url: str, manifest: dict[str, Any], source: Path) -> str | None:
         return f"the database at {shown} does not hold this backup (it is empty or another one): {load}"
     finally:
         engine.dispose()
-    head = manifest["audit_head"]
-    if seq < int(head["seq"]):
+    size = int(manifest.get("audit_tree_size") or 0)
+    if seq < size:
         return (
-            f"the database at {shown} ends its audit chain at {seq}, before this backup's head "
-            f"{head['seq']}: it is not the database of this backup; {load}"
+            f"the database at {shown} has an audit tree of {seq} entries, fewer than this "
+            f"backup's {size}: it is not the database of this backup; {load}"
         )
     return None
 

@@ -38,6 +38,7 @@ OUTCOMES = (
     "duplicate",
     "auto_reply",
     "bounce",
+    "delivery_report",
     "loop",
     "unverified_sender",
     "no_thread",

@@ -26,6 +26,9 @@ async def test_a_keys_client_and_an_agents_matter_reach_the_lawyer(
     monkeypatch.setenv("HFA_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("HFA_LAWYERS", LAWYER)
     monkeypatch.setenv("HFA_REPLY_DOMAIN", REPLY_DOMAIN)
+    # Only serve and db upgrade make a gateway; the key commands need one.
+    assert main(["db", "upgrade"]) == 0
+    capsys.readouterr()
     assert main(["keys", "create", "contracts-bot", "--client", "Acme Robotics GmbH"]) == 0
     key = capsys.readouterr().out.splitlines()[0].strip()
     assert main(["keys", "list"]) == 0
