@@ -26,11 +26,10 @@ from gateway.contract import iso
 from gateway.intake.filing import file_request
 from gateway.services import Services, build_services
 from gateway.store import audit, audit_check, merkle, signing
-from gateway.store import checkpoint as notes
 from gateway.store.audit import entry_fields, leaf_hash_hex
 from gateway.store.audit_check import VERIFY_BATCH
-from gateway.store.models import AuditCheckpoint, AuditEntry
-from gateway.store.sequencer import latest_checkpoint
+from gateway.store.models import AuditEntry
+from gateway.store.sequencer import add_checkpoint, latest_checkpoint
 
 
 class _NoAudit(audit.AuditLog):
@@ -163,15 +162,5 @@ def generate(
     finally:
         if fh is not None:
             fh.close()
-    root = edge.root()
-    note = notes.sign(notes.Checkpoint(keys.origin, edge.size, root), keys.origin, keys.signer)
-    session.add(
-        AuditCheckpoint(
-            tree_size=edge.size,
-            root_hash=root.hex(),
-            at=start,
-            note=note,
-            edge=[h.hex() for h in edge.hashes],
-        )
-    )
+    add_checkpoint(session, edge, keys, start)
     return edge.size

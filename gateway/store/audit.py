@@ -99,9 +99,9 @@ def leaf_hash_hex(fields: dict[str, Any]) -> str:
     return hashlib.sha256(b"\x00" + leaf_data(fields)).hexdigest()
 
 
-def entry_as_json(entry: AuditEntry) -> dict[str, Any]:
-    """An entry as audit.jsonl and ``hfa audit tail --json`` print it."""
-    fields = entry_fields(
+def fields_of(entry: AuditEntry) -> dict[str, Any]:
+    """The fields of a stored entry that its leaf hash covers."""
+    return entry_fields(
         entry.seq,
         iso(entry.at),
         entry.event,
@@ -111,7 +111,11 @@ def entry_as_json(entry: AuditEntry) -> dict[str, Any]:
         entry.prev_hash,
         entry.hash,
     )
-    return {"leaf_index": entry.leaf_index, **fields}
+
+
+def entry_as_json(entry: AuditEntry) -> dict[str, Any]:
+    """An entry as audit.jsonl and ``hfa audit tail --json`` print it."""
+    return {"leaf_index": entry.leaf_index, **fields_of(entry)}
 
 
 class AuditLog:

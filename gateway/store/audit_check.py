@@ -26,11 +26,10 @@ from sqlalchemy.orm import Session
 
 from gateway.store import checkpoint as notes
 from gateway.store import merkle
-from gateway.store.audit import leaf_hash_hex
+from gateway.store.audit import fields_of, leaf_hash_hex
 from gateway.store.audit_faults import Problem
 from gateway.store.audit_mirror_check import MirrorCursor
 from gateway.store.models import AuditCheckpoint, AuditEntry
-from gateway.store.sequencer import fields_of
 
 VERIFY_BATCH = 5000
 Keys = Sequence[tuple[str, Ed25519PublicKey]]

@@ -16,9 +16,8 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.store import merkle
-from gateway.store.audit import leaf_data
+from gateway.store.audit import fields_of, leaf_data
 from gateway.store.models import AuditCheckpoint, AuditEntry
-from gateway.store.sequencer import fields_of
 
 
 class ProofUnavailable(LookupError):

@@ -49,10 +49,9 @@ from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
-from gateway.contract import iso
 from gateway.store import checkpoint as notes
 from gateway.store import merkle, mirror
-from gateway.store.audit import entry_fields, leaf_hash_hex
+from gateway.store.audit import fields_of, leaf_hash_hex
 from gateway.store.db import Database
 from gateway.store.models import AuditCheckpoint, AuditEntry
 from gateway.store.signing import LogKeys
@@ -89,19 +88,6 @@ def latest_checkpoint(session: Session) -> AuditCheckpoint | None:
     ).first()
 
 
-def fields_of(entry: AuditEntry) -> dict[str, Any]:
-    return entry_fields(
-        entry.seq,
-        iso(entry.at),
-        entry.event,
-        entry.reference,
-        entry.actor,
-        entry.details,
-        entry.prev_hash,
-        entry.hash,
-    )
-
-
 def _edge(session: Session) -> tuple[merkle.CompactRange, list[AuditEntry]]:
     """The tree's edge at its newest checkpoint, plus leaves integrated after it.
 
@@ -126,6 +112,25 @@ def _edge(session: Session) -> tuple[merkle.CompactRange, list[AuditEntry]]:
             raise RuntimeError(f"audit leaf {edge.size} is missing: run 'hfa audit verify'")
         edge.append(bytes.fromhex(entry.leaf_hash))
     return edge, after
+
+
+def add_checkpoint(
+    session: Session, edge: merkle.CompactRange, keys: LogKeys, at: datetime
+) -> tuple[bytes, str]:
+    """The signed checkpoint of the tree as ``edge`` ends it, with the edge kept beside it so
+    the next batch continues the tree without reading every leaf: its root and signed note."""
+    root = edge.root()
+    note = notes.sign(notes.Checkpoint(keys.origin, edge.size, root), keys.origin, keys.signer)
+    session.add(
+        AuditCheckpoint(
+            tree_size=edge.size,
+            root_hash=root.hex(),
+            at=at,
+            note=note,
+            edge=[h.hex() for h in edge.hashes],
+        )
+    )
+    return root, note
 
 
 def integrate(
@@ -165,17 +170,7 @@ def integrate(
         )
         if taken != len(changes):
             raise RuntimeError("another sequencer integrated some of these entries")
-    root = edge.root()
-    note = notes.sign(notes.Checkpoint(keys.origin, edge.size, root), keys.origin, keys.signer)
-    session.add(
-        AuditCheckpoint(
-            tree_size=edge.size,
-            root_hash=root.hex(),
-            at=now,
-            note=note,
-            edge=[h.hex() for h in edge.hashes],
-        )
-    )
+    root, note = add_checkpoint(session, edge, keys, now)
     session.flush()
     return Batch(start, edge.size, root, note, lines)
 

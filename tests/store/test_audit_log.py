@@ -23,9 +23,8 @@ from gateway.config import Config
 from gateway.services import Services, build_services
 from gateway.store import audit_check, merkle, signing
 from gateway.store import checkpoint as notes
-from gateway.store.audit import leaf_hash_hex
+from gateway.store.audit import fields_of, leaf_hash_hex
 from gateway.store.models import AuditEntry
-from gateway.store.sequencer import fields_of
 from tests import auditkit
 from tests.conftest import make_config
 
@@ -416,7 +415,7 @@ def test_reading_commands_refuse_a_missing_database(
     monkeypatch.setenv("HFA_DATA_DIR", str(empty))
     for argv in (["audit", "verify"], ["audit", "tail"], ["audit", "proof", "1"]):
         assert main(argv) == 2
-        assert "no database at" in capsys.readouterr().err
+        assert "no gateway database at" in capsys.readouterr().err
     assert not (empty / "gateway.db").exists()
 
 
