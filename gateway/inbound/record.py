@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.contract import CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
+from gateway.inbound.approvals import Counted, cast_vote
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, push
@@ -179,6 +180,7 @@ def record_reply(
     # link that they left empty is not part of what they wrote.
     body = without_unanswered_prompt(reply.new_text)
     turn = add_turn(session, request, author="human", kind=kind, at=now, body=body, data=data)
+    counted = cast_vote(services, session, request, recipient, turn, now)
     if decision.kind is DecisionKind.ACKNOWLEDGE:
         _pause_reminders(request, now)
     elif request.first_human_reply_at is None:
@@ -188,7 +190,7 @@ def record_reply(
             session,
             services.audit,
             request,
-            new_status,
+            counted.status(new_status, request.status),
             at=now,
             reason=f"{kind} from {check.address}",
             actor=check.address,
@@ -211,7 +213,7 @@ def record_reply(
             "late": late,
         },
     )
-    _tell_everyone(services, session, request, recipient, turn, now)
+    _tell_everyone(services, session, request, recipient, turn, now, counted)
     detail = _recorded_detail(kind, attachments)
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
@@ -265,21 +267,29 @@ def _tell_everyone(
     recipient: Recipient,
     turn: Turn,
     now: datetime,
+    counted: Counted,
 ) -> None:
     """The lawyer's receipt, a word to the thread's other humans, the push to the agent."""
     if services.config.receipts:
-        _queue_receipt(services, session, request, recipient, turn, now)
-    # The thread's other humans hear of it, so two people do not answer the same request.
-    tell_thread(
-        services,
-        session,
-        request,
-        "answered_by_other",
-        {"who": turn.data["from"], "decision_label": recorded_as(turn), "body": turn.body},
-        at=now,
-        skip=frozenset({recipient.id}),
-    )
-    push.enqueue_for_turn(services, session, request, turn)
+        _queue_receipt(services, session, request, recipient, turn, now, counted)
+    if counted.tells_others or turn.kind == "close":
+        # The others are stood down only by an outcome, never by a reply that decided nothing.
+        tell_thread(
+            services,
+            session,
+            request,
+            "answered_by_other",
+            {
+                "who": turn.data["from"],
+                "decision_label": recorded_as(turn),
+                "body": turn.body,
+                "outcome": counted.policy() if counted.tells_others else None,
+            },
+            at=now,
+            skip=frozenset({recipient.id}),
+        )
+    if counted.pushes:
+        push.enqueue_for_turn(services, session, request, turn, policy=counted.policy())
 
 
 def _pause_reminders(request: Request, now: datetime) -> None:
@@ -296,6 +306,7 @@ def _queue_receipt(
     recipient: Recipient,
     turn: Turn,
     now: datetime,
+    counted: Counted,
 ) -> None:
     """Tell the lawyer what was recorded from their reply, in reply to that message."""
     session.flush()
@@ -320,6 +331,9 @@ def _queue_receipt(
             "conditions": data.get("conditions", []),
             "late": bool(data.get("late")),
             "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
+            # Where the approval policy stands after this vote ("2 of 3 approvals ...").
+            "tally": counted.tally(),
+            "outcome": counted.cast.evaluation.outcome if counted.cast else None,
         },
     )
 

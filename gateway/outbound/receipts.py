@@ -105,6 +105,22 @@ def _standing(turns: list[Turn], turn: Turn, tz: ZoneInfo, decided: str | None) 
     return f"The decision on record is still {who} {label} of {at}."
 
 
+def _policy_effect(payload: dict[str, Any]) -> str:
+    """What a vote did under an approval policy that needs more than this one answer."""
+    tally = str(payload.get("tally") or "")
+    if not tally:
+        return ""
+    if tally.startswith("outcome:"):
+        return (
+            f"Under the request's approval policy, the {tally}. The agent is told the "
+            "outcome, not a single vote."
+        )
+    return (
+        f"Your vote is counted; the agent is told only once the policy is met or can no "
+        f"longer be met. {tally[0].upper()}{tally[1:]}."
+    )
+
+
 def receipt_view(
     request: Request, turns: list[Turn], payload: dict[str, Any], tz: ZoneInfo
 ) -> dict[str, Any]:
@@ -122,6 +138,7 @@ def receipt_view(
         "late": "",
         "unsettled": False,
         "kind": "reply",
+        "tally": str(payload.get("tally") or ""),
     }
     if turn is None:
         return view
@@ -152,7 +169,7 @@ def receipt_view(
         view["unsettled"] = True
         return view
     view["headline"], view["recorded_as"] = _RECORDED_AS.get(key, (f"Recorded: {key}", key))
-    view["effect"] = "" if view["late"] else _EFFECT.get(key, "")
+    view["effect"] = "" if view["late"] else _policy_effect(payload) or _EFFECT.get(key, "")
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")

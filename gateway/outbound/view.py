@@ -141,6 +141,7 @@ def subject_of(
         "deadline_passed": "Deadline passed: ",
         "escalated_notice": "Also sent to escalation: ",
         "answered_by_other": "Answered by another lawyer: ",
+        "approver_away": "An approver is away: ",
     }
     return subjects.subject(prefixes.get(purpose, ""), ask, ref)
 

@@ -364,3 +364,46 @@ class GatewayState(Base):
     name: Mapped[str] = mapped_column(String(64), primary_key=True)
     value: Mapped[dict[str, Any]]
     updated_at: Mapped[datetime]
+
+
+class RequestPolicy(Base):
+    """A request's approval policy as resolved when it was filed, and where it stands.
+
+    The row is locked (``SELECT ... FOR UPDATE``) by every vote on the request, so
+    the votes of one request are counted one at a time and its outcome is reached,
+    and pushed, once.
+    """
+
+    __tablename__ = "request_policies"
+
+    request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"), primary_key=True)
+    # The rule (``policy.to_json``): steps, groups, counts, veto or wait.
+    rule: Mapped[dict[str, Any]]
+    outcome: Mapped[str] = mapped_column(String(32))
+    # The ``policy`` object agents read, as last evaluated.
+    state: Mapped[dict[str, Any]]
+    # {delegate address: the approver they answer for}, added when one is asked.
+    delegates: Mapped[dict[str, Any]]
+    decided_at: Mapped[datetime | None]
+    updated_at: Mapped[datetime]
+
+
+class Vote(Base):
+    """One approval or rejection, in the order it was counted; never changed.
+
+    A changed answer is a new row: the person's latest row counts (until the
+    outcome is reached), and every row stays on the record.
+    """
+
+    __tablename__ = "votes"
+    __table_args__ = (Index("ix_votes_request", "request_id", "id"),)
+
+    id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
+    request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"))
+    # The approver it counts for; ``voter`` is who sent it (an alias, or a delegate).
+    person: Mapped[str] = mapped_column(String(320))
+    voter: Mapped[str] = mapped_column(String(320))
+    decision: Mapped[str] = mapped_column(String(16))  # approve | reject | expire
+    conditions: Mapped[list[str]] = mapped_column(JSON)
+    turn_id: Mapped[int | None] = mapped_column(ForeignKey("turns.id"))
+    at: Mapped[datetime]
