@@ -328,3 +328,44 @@ def from_json(data: Mapping[str, object]) -> Policy:
         ),
         bool(data.get("veto", True)),
     )
+
+
+_VOTE_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "required": ["who", "at", "conditions"],
+    "properties": {
+        "who": {"type": "string", "description": "The approver the vote counts for."},
+        "by": {
+            "type": "string",
+            "description": "Who sent it, when not the approver's own address (their delegate).",
+        },
+        "at": {"type": "string", "format": "date-time"},
+        "conditions": {"type": "array", "items": {"type": "string"}},
+    },
+}
+# The ``policy`` object on the opening request turn of check_request_status.
+POLICY_SCHEMA: dict[str, object] = {
+    "type": "object",
+    "description": "The approval policy of the request and where it stands. On the opening "
+    "`request` turn: the status object itself takes no other keys.",
+    "required": ["rule", "approvals", "rejections", "waiting_for", "outcome"],
+    "properties": {
+        "rule": {"type": "string", "description": "e.g. '2 of a@x,b@x,c@x veto'."},
+        "approvers": {"type": "array", "items": {"type": "string"}},
+        "step": {"type": "integer", "description": "The step being waited on (1-based)."},
+        "steps": {"type": "integer"},
+        "approvals": {"type": "array", "items": _VOTE_SCHEMA},
+        "rejections": {"type": "array", "items": _VOTE_SCHEMA},
+        "waiting_for": {"type": "array", "items": {"type": "string"}},
+        "conditions": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Every condition of the approvals that met the policy.",
+        },
+        "conflict": {
+            "type": "boolean",
+            "description": "Some votes disagree with the outcome; all are on the record.",
+        },
+        "outcome": {"type": "string", "enum": list(OUTCOMES)},
+    },
+}

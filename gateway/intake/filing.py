@@ -222,7 +222,7 @@ def extra_approvers(services: Services, value: Any) -> tuple[str, ...]:
     if not isinstance(listed, list) or not all(isinstance(a, str) for a in listed):
         raise InvalidRequest(
             "approvers must be a list of email addresses",
-            [FieldProblem("approvers", "a list of addresses, e.g. [\"gc@firm.test\"]")],
+            [FieldProblem("approvers", 'a list of addresses, e.g. ["gc@firm.test"]')],
         )
     addresses = tuple(dict.fromkeys(a.strip().lower() for a in listed if a.strip()))
     known = services.config.known_approvers()
