@@ -1,0 +1,208 @@
+"""Several humans, one decision, end to end over SMTP: 2 of 3, veto, a delegate, an
+approver who is away. Real sockets: the gateway's SMTP and HTTP listeners, an aiosmtpd
+relay sink, and a webhook receiver for the agent's pushes."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
+from tests.mailkit import reply_to, send
+from tests.outbound.test_push import Receiver, receiver
+
+__all__ = ["receiver"]
+
+COUNSEL = "counsel@firm.test"
+PARTNER = "partner@firm.test"
+GC = "gc@firm.test"
+DEPUTY = "deputy@firm.test"
+TWO_OF_THREE = f"legal_review=2 of {COUNSEL},{PARTNER},{GC} wait"
+ASK = {
+    "category": "legal_review",
+    "request": "May we pay the Nordwind invoice of EUR 48,000 today?",
+    "proposed_action": "Pay invoice 2026-114 to Nordwind GmbH today.",
+}
+Start = Callable[..., Any]
+
+
+@pytest.fixture
+async def start(
+    tmp_path: Path, sink: SmtpSink, database_url: str
+) -> AsyncIterator[Callable[..., Any]]:
+    started: list[Running] = []
+
+    async def run(**settings: str) -> Running:
+        config = make_config(
+            tmp_path,
+            database_url=database_url,
+            webhook_allow_private="1",
+            lawyers=f"{COUNSEL},{PARTNER},{GC}",
+            **settings,
+        )
+        running = await start_running(config, sink)
+        started.append(running)
+        return running
+
+    yield run
+    for running in started:
+        await stop_running(running)
+
+
+def to(running: Running, address: str, kind: str | None = None) -> list[EmailMessage]:
+    return [
+        m
+        for m in running.sink.messages()
+        if str(m["To"]) == address and (kind is None or m["X-HFA-Kind"] == kind)
+    ]
+
+
+async def mail_to(running: Running, address: str, kind: str, count: int = 1) -> EmailMessage:
+    for _ in range(300):
+        found = to(running, address, kind)
+        if len(found) >= count:
+            return found[count - 1]
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no {kind} email to {address}")
+
+
+def plain(message: EmailMessage) -> str:
+    part = message.get_body(preferencelist=("plain",))
+    assert part is not None
+    text: str = part.get_content()
+    return text
+
+
+def policy_of(thread: dict[str, Any]) -> dict[str, Any]:
+    opening = thread["turns"][0]
+    assert opening["kind"] == "request"
+    policy: dict[str, Any] = opening["policy"]
+    return policy
+
+
+async def answer(running: Running, email: EmailMessage, text: str, sender: str) -> None:
+    await send(reply_to(email, text, sender=sender, display_name=""), running.smtp_port)
+
+
+async def until(running: Running, filed: dict[str, Any], test: Callable[[dict], bool]) -> dict:
+    return await running.wait_status(filed, lambda t: test(policy_of(t)), timeout=15)
+
+
+def events(receiver: Receiver) -> list[dict[str, Any]]:
+    return [json.loads(body) for _t, _h, body in receiver.calls]
+
+
+async def test_two_of_three_first_pending_second_decides_third_conflicts(
+    start: Start, receiver: Receiver
+) -> None:
+    running = await start(policies=TWO_OF_THREE)
+    filed = await running.file(**ASK, reply_to=receiver.url)
+    asks = {a: await mail_to(running, a, "request") for a in (COUNSEL, PARTNER, GC)}
+
+    await answer(running, asks[COUNSEL], "Approved.", COUNSEL)
+    thread = await until(running, filed, lambda p: len(p["approvals"]) == 1)
+    policy = policy_of(thread)
+    assert policy["outcome"] == "pending" and thread["status"] == "reviewed"
+    assert policy["waiting_for"] == [PARTNER, GC]
+    assert policy["rule"] == f"2 of {COUNSEL},{PARTNER},{GC} wait"
+    receipt = " ".join(plain(await mail_to(running, COUNSEL, "receipt")).split())
+    assert "Your vote is counted" in receipt
+    assert "2 of 3 approvals needed; you are the first; waiting for partner@, gc@" in receipt
+    # Nobody is stood down by a vote that decided nothing.
+    assert to(running, PARTNER, "answered_by_other") == []
+
+    await answer(running, asks[PARTNER], "Approved, go ahead.", PARTNER)
+    thread = await until(running, filed, lambda p: p["outcome"] == "approved")
+    assert thread["status"] == "answered"
+    assert [a["who"] for a in policy_of(thread)["approvals"]] == [COUNSEL, PARTNER]
+    await receiver.wait_for(1)
+    outcome = events(receiver)[0]["data"]
+    assert outcome["policy"]["outcome"] == "approved" and not outcome["policy"]["conflict"]
+    notice = " ".join(plain(await mail_to(running, GC, "answered_by_other")).split())
+    assert "Decided: APPROVED" in notice and "You do not need to answer" in notice
+
+    await answer(running, asks[GC], "Rejected. We must not pay before the audit.", GC)
+    thread = await until(running, filed, lambda p: p["conflict"])
+    policy = policy_of(thread)
+    assert policy["outcome"] == "approved" and thread["status"] == "answered"
+    assert [r["who"] for r in policy["rejections"]] == [GC]
+    conflict = [t for t in thread["turns"] if t["kind"] == "policy_conflict"]
+    assert len(conflict) == 1 and GC in conflict[0]["body"]
+    await receiver.wait_for(2)
+    pushed = events(receiver)
+    # One push of the outcome; the later one tells of the conflict and changes nothing.
+    assert [e["data"]["policy"]["outcome"] for e in pushed] == ["approved", "approved"]
+    assert "policy_conflict" not in [t["kind"] for t in pushed[0]["data"]["turns"]]
+    assert "policy_conflict" in [t["kind"] for t in pushed[1]["data"]["turns"]]
+    assert pushed[1]["data"]["policy"]["conflict"] is True
+
+
+async def test_under_veto_one_rejection_ends_it_at_once(start: Start, receiver: Receiver) -> None:
+    running = await start(policies=f"legal_review=2 of {COUNSEL},{PARTNER},{GC} veto")
+    filed = await running.file(**ASK, reply_to=receiver.url)
+    email = await mail_to(running, PARTNER, "request")
+    await answer(running, email, "Rejected.", PARTNER)
+    thread = await until(running, filed, lambda p: p["outcome"] != "pending")
+    assert policy_of(thread)["outcome"] == "rejected" and thread["status"] == "answered"
+    await receiver.wait_for(1)
+    assert events(receiver)[0]["data"]["policy"]["outcome"] == "rejected"
+
+
+async def test_a_delegates_approval_counts_for_the_absent_approver(
+    start: Start, receiver: Receiver
+) -> None:
+    running = await start(
+        policies=TWO_OF_THREE, delegates=f"{COUNSEL}={DEPUTY} 2020-01-01..2099-12-31"
+    )
+    filed = await running.file(**ASK, reply_to=receiver.url)
+    email = await mail_to(running, COUNSEL, "request")
+    away = reply_to(
+        email,
+        "I am out of the office until 4 January.",
+        sender=COUNSEL,
+        subject="Out of office",
+        extra_headers={"Auto-Submitted": "auto-replied"},
+    )
+    await send(away, running.smtp_port)
+    deputy_mail = await mail_to(running, DEPUTY, "request")
+    assert f"delegate of {COUNSEL}" in " ".join(plain(deputy_mail).split())
+    # A second out-of-office reply does not ask the delegate again.
+    away.replace_header("Message-ID", "<away-again@firm.test>")
+    await send(away, running.smtp_port)
+    await answer(running, deputy_mail, "Approved.", DEPUTY)
+    thread = await until(running, filed, lambda p: len(p["approvals"]) == 1)
+    assert policy_of(thread)["approvals"][0]["who"] == COUNSEL
+    assert policy_of(thread)["approvals"][0]["by"] == DEPUTY
+    delegated = [t for t in thread["turns"] if t["kind"] == "delegated"]
+    assert len(delegated) == 1 and DEPUTY in delegated[0]["body"]
+    await answer(running, await mail_to(running, PARTNER, "request"), "Approved.", PARTNER)
+    thread = await until(running, filed, lambda p: p["outcome"] == "approved")
+    assert len(to(running, DEPUTY, "request")) == 1
+
+
+async def test_an_approver_away_without_a_delegate_is_told_to_the_others(
+    start: Start, receiver: Receiver
+) -> None:
+    running = await start(policies=TWO_OF_THREE, escalation="*=head@firm.test")
+    filed = await running.file(**ASK)
+    email = await mail_to(running, GC, "request")
+    away = reply_to(
+        email,
+        "I am on leave.",
+        sender=GC,
+        subject="Automatic reply: away",
+        extra_headers={"Auto-Submitted": "auto-replied"},
+    )
+    await send(away, running.smtp_port)
+    for address in (COUNSEL, PARTNER, "head@firm.test"):
+        notice = " ".join(plain(await mail_to(running, address, "approver_away")).split())
+        assert f"{GC} is away" in notice
+    thread = await running.status(filed)
+    assert [t["kind"] for t in thread["turns"]].count("approver_away") == 1
+    assert policy_of(thread)["outcome"] == "pending"
