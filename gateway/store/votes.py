@@ -161,3 +161,30 @@ def add_delegate(
         return False
     row.delegates = {**row.delegates, delegate: person}
     return True
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A reached outcome, and the human turn whose vote reached it."""
+
+    policy: rules.Policy
+    evaluation: rules.Evaluation
+    turn_id: int | None
+    at: datetime
+
+
+def decided(session: Session, request_id: int) -> Decided | None:
+    """The request's outcome once reached (None while pending or without a policy row)."""
+    row = session.get(RequestPolicy, request_id)
+    if row is None or row.outcome == rules.PENDING:
+        return None
+    policy = rules.from_json(row.rule)
+    rows = list(
+        session.scalars(select(Vote).where(Vote.request_id == request_id).order_by(Vote.id))
+    )
+    log = [rules.Vote(r.person, r.decision, iso(r.at), r.voter, tuple(r.conditions)) for r in rows]
+    evaluation = rules.evaluate(policy, log)
+    if not evaluation.decided:
+        return None
+    deciding = rows[evaluation.decided_after - 1]
+    return Decided(policy, evaluation, deciding.turn_id, row.decided_at or deciding.at)

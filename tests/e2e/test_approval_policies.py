@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
+from tests.http.test_a2h import APPROVAL_SCHEMA, message
 from tests.mailkit import reply_to, send
 from tests.outbound.test_push import Receiver, receiver
 
@@ -206,3 +207,29 @@ async def test_an_approver_away_without_a_delegate_is_told_to_the_others(
     thread = await running.status(filed)
     assert [t["kind"] for t in thread["turns"]].count("approver_away") == 1
     assert policy_of(thread)["outcome"] == "pending"
+
+
+async def test_a2h_reports_the_outcome_not_the_first_vote(start: Start) -> None:
+    running = await start(policies=f"human_confirmation=2 of {COUNSEL},{PARTNER},{GC} wait")
+    body = message("pay-114", "May I pay invoice 2026-114 today?", APPROVAL_SCHEMA)
+    body["spec"].pop("channel_id")
+    created = await running.http.post("/a2h/v1alpha1/messages", json=body)
+    assert created.status_code == 201, created.text
+
+    async def status() -> dict[str, Any]:
+        got: dict[str, Any] = (await running.http.get("/a2h/v1alpha1/messages/pay-114")).json()
+        return got
+
+    await answer(running, await mail_to(running, COUNSEL, "request"), "Approved.", COUNSEL)
+    await mail_to(running, COUNSEL, "receipt")
+    first = await status()
+    # One vote of two: the human has written, but there is no decision yet.
+    assert "response" not in first["status"]
+    await answer(running, await mail_to(running, GC, "request"), "Approved.", GC)
+    for _ in range(300):
+        got = await status()
+        if "response" in got["status"]:
+            break
+        await asyncio.sleep(0.05)
+    assert got["status"]["response"]["approved"] is True
+    assert "APPROVED" in got["status"]["response"]["comment"]
