@@ -31,11 +31,13 @@ from sqlalchemy.orm import Session
 
 from gateway.contract import AWAITING_ANSWER, iso
 from gateway.errors import StorageError
+from gateway.inbound.approvals import expire, expire_overdue_steps
 from gateway.outbound import outbox, push
 from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
 from gateway.store.thread import add_turn, change_status
+from gateway.store.votes import waiting_for
 
 log = logging.getLogger(__name__)
 
@@ -155,6 +157,8 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
         )
     }
     lawyers = ", ".join(sorted(existing))
+    # Under an approval policy, who of them has not answered yet.
+    waiting = ", ".join(waiting_for(session, request.id))
     added = []
     new_ids: set[int] = set()
     for address in addresses:
@@ -175,6 +179,7 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
             payload={
                 "reminders": request.reminders_sent - 1,
                 "lawyers": lawyers,
+                "waiting_for": waiting,
                 "sent_at": iso(now),
             },
         )
@@ -198,8 +203,9 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
         kind="escalated",
         at=now,
         body=f"Escalated to {', '.join(added) or 'no new address'} after "
-        f"{request.reminders_sent - 1} unanswered reminder(s).",
-        data={"to": added},
+        f"{request.reminders_sent - 1} unanswered reminder(s)."
+        + (f" No answer yet from: {waiting}." if waiting else ""),
+        data={"to": added, "not_answered": waiting.split(", ") if waiting else []},
     )
     services.audit.append(
         session,
@@ -231,6 +237,7 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
         session.refresh(request)
         closes = services.config.deadline_closes
         deadline_text = str(request.fields.get("deadline", ""))
+        waiting = waiting_for(session, request.id)
         turn = add_turn(
             session,
             request,
@@ -238,8 +245,13 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             kind="deadline_passed",
             at=now,
             body=f"The deadline ({deadline_text}) passed without an answer; the request "
-            + ("is closed." if closes else "stays open and can still be answered."),
-            data={"deadline": deadline_text, "deadline_at": iso(request.deadline_at or now)},
+            + ("is closed." if closes else "stays open and can still be answered.")
+            + (f" No answer yet from: {', '.join(waiting)}." if waiting else ""),
+            data={
+                "deadline": deadline_text,
+                "deadline_at": iso(request.deadline_at or now),
+                "not_answered": waiting,
+            },
         )
         session.flush()
         services.audit.append(
@@ -249,6 +261,7 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             reference=request.reference,
             details={"deadline": deadline_text, "closes": closes},
         )
+        expired = expire(services, session, request, now, "the deadline passed") if closes else None
         if closes:
             change_status(
                 session,
@@ -261,7 +274,10 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             )
         # The lawyers hear it too, not only the agent.
         tell_thread(services, session, request, "deadline_passed", {"closes": closes}, at=now)
-        push.enqueue_for_turn(services, session, request, turn)
+        if expired is None:
+            push.enqueue_for_turn(services, session, request, turn)
+        else:
+            push.enqueue_for_turn(services, session, request, turn, policy=expired.as_object())
     return True
 
 
@@ -326,6 +342,8 @@ def run_due(services: Services) -> Ran:
             total.deadlines += _deadline(services, request_id, now)
         except StorageError:
             log.exception("deadline notice for request %s failed; retried next scan", request_id)
+    # Steps of an approval policy that ran out of their own time.
+    total.deadlines += expire_overdue_steps(services, now)
     return total
 
 

@@ -7,8 +7,8 @@ question, a reply with no decision) counts as neither and changes no tally.
 The outcome is told and pushed only by the vote that reached it, under the
 request's row lock (``store.votes``), so exactly once.
 
-``approver_away`` handles an approver's out-of-office reply: their delegate is
-asked (once), or the others and escalation are told that this one is away.
+``expire`` ends a pending policy whose time ran out; ``absence`` handles an
+approver who is away.
 """
 
 from __future__ import annotations
@@ -21,12 +21,12 @@ from sqlalchemy.orm import Session
 
 from gateway import policy as rules
 from gateway.contract import APPROVAL_KINDS
-from gateway.outbound import outbox
+from gateway.outbound import outbox, push
 from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Turn
-from gateway.store.thread import add_turn
-from gateway.store.votes import Cast, add_delegate, cast, standing
+from gateway.store.thread import add_turn, change_status
+from gateway.store.votes import Cast, cast, standing, steps_overdue
 
 _VOTES = {**dict.fromkeys(APPROVAL_KINDS, rules.APPROVE), "rejection": rules.REJECT}
 
@@ -176,12 +176,12 @@ def ask_step(
     for address in members:
         if address in on_thread:
             continue
-        _ask(services, session, request, address, "lawyer", now, {})
+        ask_recipient(services, session, request, address, "lawyer", now, {})
         asked.append(address)
     return asked
 
 
-def _ask(
+def ask_recipient(
     services: Services,
     session: Session,
     request: Request,
@@ -209,90 +209,73 @@ def _ask(
     return recipient
 
 
-def approver_away(
-    services: Services, session: Session, request: Request, recipient: Recipient, now: datetime
-) -> str:
-    """An out-of-office reply from ``recipient``: ask their delegate once, or say they
-    are away. Returns what was done ('' when nothing was)."""
-    state = standing(session, request.id, now)
-    person = recipient.address
-    if state.evaluation.decided or person not in state.evaluation.waiting_for:
-        return ""
-    if _told_away(session, request.id, person):
-        return ""
-    delegation = services.config.delegates.get(person.lower())
-    on_thread = set(
-        session.scalars(select(Recipient.address).where(Recipient.request_id == request.id))
-    )
-    if (
-        delegation is not None
-        and delegation.active(now.date())
-        and delegation.delegate not in on_thread
-        and add_delegate(session, request.id, delegation.delegate, person, now)
-    ):
-        _ask(
-            services,
-            session,
-            request,
-            delegation.delegate,
-            "delegate",
-            now,
-            {"delegate_for": person},
-        )
-        add_turn(
-            session,
-            request,
-            author="system",
-            kind="delegated",
-            at=now,
-            body=f"{person} is away (out-of-office reply). The request was sent to their "
-            f"delegate {delegation.delegate}, whose answer counts for {person}.",
-            data={"who": person, "delegate": delegation.delegate},
-        )
-        return f"sent to the delegate {delegation.delegate}"
-    _tell_away(services, session, request, recipient, now)
-    return "the others were told this approver is away"
+def expire(
+    services: Services, session: Session, request: Request, now: datetime, why: str
+) -> Cast | None:
+    """The policy's time ran out (``why``): the outcome is ``expired`` if still pending.
 
-
-def _told_away(session: Session, request_id: int, person: str) -> bool:
-    kinds = ("delegated", "approver_away")
-    turns = session.scalars(
-        select(Turn.data).where(Turn.request_id == request_id, Turn.kind.in_(kinds))
-    )
-    return any(data.get("who") == person for data in turns)
-
-
-def _tell_away(
-    services: Services, session: Session, request: Request, recipient: Recipient, now: datetime
-) -> None:
-    """No delegate: the thread, the other approvers and escalation hear that one is away."""
-    person = recipient.address
-    escalation = services.config.escalation_for(request.category)
-    on_thread = set(
-        session.scalars(select(Recipient.address).where(Recipient.request_id == request.id))
-    )
-    for address in escalation:
-        if address not in on_thread:
-            session.add(
-                Recipient(request_id=request.id, address=address, role="escalation", created_at=now)
-            )
-    session.flush()
+    Returns the cast when this call ended it (told and pushed by the caller), else None.
+    """
+    ended = cast(session, request.id, address="", voter="system", decision=rules.EXPIRE, at=now)
+    if not ended.reached_now:
+        return None
+    if not _needs_several(ended.policy):
+        # One answer was all it took: the deadline's own turn says it all.
+        return ended
+    waiting = ", ".join(ended.evaluation.waiting_for or _waited(ended)) or "nobody"
     add_turn(
         session,
         request,
         author="system",
-        kind="approver_away",
+        kind="policy_outcome",
         at=now,
-        body=f"{person} is away (out-of-office reply) and has no delegate; the other "
-        "approvers and escalation were told.",
-        data={"who": person, "told": list(escalation)},
+        body=f"Outcome under the approval policy ({ended.policy.text()}): EXPIRED: {why}. "
+        f"No answer from: {waiting}.",
+        data={"policy": ended.as_object(), "not_answered": list(_waited(ended))},
     )
-    tell_thread(
-        services,
+    return ended
+
+
+def _waited(state: Cast) -> tuple[str, ...]:
+    """Who had not voted in the step being waited on when it expired."""
+    if state.evaluation.step >= len(state.policy.steps):
+        return ()
+    voted = {v.person for v in (*state.evaluation.approvals, *state.evaluation.rejections)}
+    return tuple(m for m in state.policy.steps[state.evaluation.step].members if m not in voted)
+
+
+def expire_overdue_steps(services: Services, now: datetime) -> int:
+    """End each pending policy whose step ran past its ``within``; how many were ended."""
+    with services.db.reading() as session:
+        overdue = steps_overdue(session, now)
+    ended = 0
+    for request_id in overdue:
+        # One transaction per request: one bad row never holds back the rest.
+        with services.db.transaction() as session:
+            request = session.get(Request, request_id)
+            if request is None:
+                continue
+            state = expire(services, session, request, now, "a step ran out of time")
+            if state is None:
+                continue
+            _close_expired(services, session, request, now)
+            ended += 1
+    return ended
+
+
+def _close_expired(services: Services, session: Session, request: Request, now: datetime) -> None:
+    """Closed without an answer: the lawyers and the agent are told, once."""
+    turn = change_status(
         session,
+        services.audit,
         request,
-        "approver_away",
-        {"who": person},
+        "closed",
         at=now,
-        skip=frozenset({recipient.id}),
+        reason="the approval policy expired",
+        audit_reason="policy expired",
     )
+    tell_thread(services, session, request, "deadline_passed", {"closes": True}, at=now)
+    if turn is not None:
+        push.enqueue_for_turn(
+            services, session, request, turn, policy=standing(session, request.id, now).as_object()
+        )

@@ -32,7 +32,7 @@ from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
-from gateway.inbound.approvals import approver_away
+from gateway.inbound.absence import approver_away
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
 from gateway.inbound.reading import MailReader, Parsed, parse_stored

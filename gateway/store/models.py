@@ -385,6 +385,8 @@ class RequestPolicy(Base):
     # {delegate address: the approver they answer for}, added when one is asked.
     delegates: Mapped[dict[str, Any]]
     decided_at: Mapped[datetime | None]
+    # When the step being waited on runs out (its ``within``); None: no step deadline.
+    step_due_at: Mapped[datetime | None] = mapped_column(index=True)
     updated_at: Mapped[datetime]
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -56,9 +56,32 @@ def open_policy(
             state=rules.as_object(policy, rules.evaluate(policy, [])),
             delegates={},
             decided_at=None,
+            step_due_at=_due(policy, 0, at),
             updated_at=at,
         )
     )
+
+
+def _due(policy: rules.Policy, step: int, started: datetime) -> datetime | None:
+    within = policy.steps[step].within if step < len(policy.steps) else None
+    return started + timedelta(seconds=within) if within is not None else None
+
+
+def steps_overdue(session: Session, now: datetime) -> list[int]:
+    """Requests whose current step ran out of time with the policy still pending."""
+    return list(
+        session.scalars(
+            select(RequestPolicy.request_id)
+            .where(RequestPolicy.step_due_at <= now, RequestPolicy.outcome == rules.PENDING)
+            .order_by(RequestPolicy.request_id)
+        )
+    )
+
+
+def waiting_for(session: Session, request_id: int) -> list[str]:
+    """Who has not answered yet, as the policy was last evaluated."""
+    row = session.get(RequestPolicy, request_id)
+    return [str(a) for a in row.state.get("waiting_for", ())] if row is not None else []
 
 
 def locked_policy(session: Session, request_id: int, at: datetime) -> RequestPolicy:
@@ -139,6 +162,10 @@ def cast(
     row.state = rules.as_object(policy, evaluation)
     if before == rules.PENDING and evaluation.decided:
         row.decided_at = at
+    if evaluation.decided:
+        row.step_due_at = None
+    elif evaluation.step > step_before:
+        row.step_due_at = _due(policy, evaluation.step, at)
     row.updated_at = at
     return Cast(policy, before, evaluation, dict(row.delegates), step_before, person)
 

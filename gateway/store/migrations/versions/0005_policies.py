@@ -29,8 +29,10 @@ def upgrade() -> None:
         sa.Column("state", sa.JSON(), nullable=False),
         sa.Column("delegates", sa.JSON(), nullable=False),
         sa.Column("decided_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("step_due_at", sa.DateTime(timezone=True), nullable=True),
         sa.Column("updated_at", sa.DateTime(timezone=True), nullable=False),
     )
+    op.create_index("ix_request_policies_step_due_at", "request_policies", ["step_due_at"])
     op.create_table(
         "votes",
         sa.Column("id", _ID, primary_key=True, autoincrement=True),
@@ -48,4 +50,5 @@ def upgrade() -> None:
 def downgrade() -> None:
     op.drop_index("ix_votes_request", table_name="votes")
     op.drop_table("votes")
+    op.drop_index("ix_request_policies_step_due_at", table_name="request_policies")
     op.drop_table("request_policies")
