@@ -3,13 +3,16 @@
 Run as ``python -m tests.store.vote_worker DATABASE_URL DATA_DIR PLAN_FILE INDEX``: it
 casts its share of the plan's votes, each in its own write transaction, as fast
 as it can while the other processes cast theirs on the same requests, and prints
-one JSON line per vote: the request, and whether that vote reached the outcome.
+one JSON line per vote: the request, and whether that vote reached the outcome. It
+starts when the file PLAN_FILE with the suffix ``.go`` appears, so all three start
+together.
 """
 
 from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 from gateway.services import build_services
@@ -20,6 +23,11 @@ from tests.conftest import make_config
 def main(url: str, data_dir: str, plan_file: str, index: int) -> None:
     plan = json.loads(Path(plan_file).read_text(encoding="utf-8"))
     services = build_services(make_config(Path(data_dir), database_url=url))
+    # Every worker starts voting at once, after all of them have opened the database.
+    print(json.dumps({"ready": index}), flush=True)
+    go = Path(plan_file).with_suffix(".go")
+    while not go.exists():
+        time.sleep(0.01)
     try:
         for request_id, address, voter, decision in plan["shares"][index]:
             with services.db.transaction() as session:
