@@ -37,7 +37,7 @@ from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
 from gateway.store.thread import add_turn, change_status
-from gateway.store.votes import waiting_for
+from gateway.store.votes import awaited, votes_awaited, waiting_for
 
 log = logging.getLogger(__name__)
 
@@ -64,7 +64,8 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         request = session.get(Request, request_id)
         if request is None or request.status not in AWAITING_ANSWER:
             return ran
-        if request.first_human_reply_at is not None:
+        awaiting = awaited(session, request_id)
+        if request.first_human_reply_at is not None and awaiting is None:
             return ran
         interval = config.reminders.get(request.urgency)
         if interval is None:
@@ -96,6 +97,8 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         ):
             ran.escalations += 1
         number = sent + 1
+        # Under an approval policy with votes in, only those not yet answered are reminded.
+        recipients = [r for r in recipients if awaiting is None or r.address in awaiting]
         for recipient in recipients:
             outbox.enqueue_lawyer_email(
                 services,
@@ -306,7 +309,7 @@ def run_due(services: Services) -> Ran:
                     select(Request.id)
                     .where(
                         Request.status.in_(AWAITING_ANSWER),
-                        Request.first_human_reply_at.is_(None),
+                        or_(Request.first_human_reply_at.is_(None), votes_awaited()),
                         Request.reminders_sent < services.config.lawyer.reminder_cap,
                         or_(*due),
                     )

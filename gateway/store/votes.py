@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import ColumnElement, exists, select
 from sqlalchemy.orm import Session
 
 from gateway import policy as rules
 from gateway.contract import iso
-from gateway.store.models import Recipient, RequestPolicy, Vote
+from gateway.store.models import Recipient, Request, RequestPolicy, Vote
 
 
 @dataclass(frozen=True)
@@ -215,3 +215,27 @@ def decided(session: Session, request_id: int) -> Decided | None:
         return None
     deciding = rows[evaluation.decided_after - 1]
     return Decided(policy, evaluation, deciding.turn_id, row.decided_at or deciding.at)
+
+
+def votes_awaited() -> ColumnElement[bool]:
+    """Requests with a vote in and the policy still pending: their reminders go on (to
+    those who have not voted) though a human has replied."""
+    return exists(
+        select(Vote.id)
+        .join(RequestPolicy, RequestPolicy.request_id == Vote.request_id)
+        .where(Vote.request_id == Request.id, RequestPolicy.outcome == rules.PENDING)
+    )
+
+
+def awaited(session: Session, request_id: int) -> frozenset[str] | None:
+    """Who is still awaited when votes are in and the policy pending (their delegates
+    included); None when a reminder goes to the whole thread as before."""
+    row = session.get(RequestPolicy, request_id)
+    if row is None or row.outcome != rules.PENDING:
+        return None
+    voted = session.scalars(select(Vote.id).where(Vote.request_id == request_id).limit(1)).first()
+    if voted is None:
+        return None
+    waiting = {str(a) for a in row.state.get("waiting_for", ())}
+    delegates = {str(d) for d, person in row.delegates.items() if person in waiting}
+    return frozenset(waiting | delegates)

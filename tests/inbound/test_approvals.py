@@ -104,3 +104,39 @@ async def test_a_deadline_that_closes_names_who_has_not_answered(
         assert thread["status"] == "closed"
     finally:
         await stop_running(running)
+
+
+async def test_reminders_and_escalation_go_on_for_those_who_have_not_voted(
+    config: Config, sink: SmtpSink, clock: FrozenClock
+) -> None:
+    running = await start_clocked(
+        config,
+        sink,
+        clock,
+        lawyers=f"{COUNSEL},{PARTNER},{GC}",
+        policies=f"legal_review=2 of {COUNSEL},{PARTNER},{GC}",
+        escalation="*=head@firm.test",
+    )
+    try:
+        filed = await running.file(urgency="blocking")
+        email = await mail_to(running, COUNSEL, "request")
+        await send(reply_to(email, "Approved.", sender=COUNSEL), running.smtp_port)
+        await running.wait_status(filed, lambda t: t["turns"][0]["policy"]["approvals"])
+        escalated = 0
+        for _ in range(4):
+            clock.advance(timedelta(hours=25))
+            escalated += (await scan(running)).escalations
+        assert escalated == 1
+        thread = await running.status(filed)
+        reminders = [t for t in thread["turns"] if t["kind"] == "reminder_sent"]
+        assert reminders and all(t["to"] == [PARTNER, GC] for t in reminders)
+        [escalation] = [t for t in thread["turns"] if t["kind"] == "escalated"]
+        assert escalation["not_answered"] == [PARTNER, GC]
+        mail = await mail_to(running, "head@firm.test", "escalation")
+        text = " ".join(mail.get_body(preferencelist=("plain",)).get_content().split())  # type: ignore[union-attr]
+        assert f"No answer yet from: {PARTNER}, {GC}." in text
+        assert not [
+            m for m in sink.messages() if m["To"] == COUNSEL and m["X-HFA-Kind"] == "reminder"
+        ]
+    finally:
+        await stop_running(running)
