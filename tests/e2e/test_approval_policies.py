@@ -159,7 +159,8 @@ async def test_a_delegates_approval_counts_for_the_absent_approver(
     start: Start, receiver: Receiver
 ) -> None:
     running = await start(
-        policies=TWO_OF_THREE, delegates=f"{COUNSEL}={DEPUTY} 2020-01-01..2099-12-31"
+        policies=TWO_OF_THREE,
+        delegates=f"{COUNSEL}={DEPUTY} 2020-01-01..2099-12-31; {DEPUTY}=second@firm.test",
     )
     filed = await running.file(**ASK, reply_to=receiver.url)
     email = await mail_to(running, COUNSEL, "request")
@@ -176,6 +177,15 @@ async def test_a_delegates_approval_counts_for_the_absent_approver(
     # A second out-of-office reply does not ask the delegate again.
     away.replace_header("Message-ID", "<away-again@firm.test>")
     await send(away, running.smtp_port)
+    # The delegate's own out-of-office reply is not delegated again.
+    deputy_away = reply_to(
+        deputy_mail,
+        "Away too.",
+        sender=DEPUTY,
+        subject="Out of office",
+        extra_headers={"Auto-Submitted": "auto-replied"},
+    )
+    await send(deputy_away, running.smtp_port)
     await answer(running, deputy_mail, "Approved.", DEPUTY)
     thread = await until(running, filed, lambda p: len(p["approvals"]) == 1)
     assert policy_of(thread)["approvals"][0]["who"] == COUNSEL
@@ -185,6 +195,7 @@ async def test_a_delegates_approval_counts_for_the_absent_approver(
     await answer(running, await mail_to(running, PARTNER, "request"), "Approved.", PARTNER)
     thread = await until(running, filed, lambda p: p["outcome"] == "approved")
     assert len(to(running, DEPUTY, "request")) == 1
+    assert to(running, "second@firm.test") == []
 
 
 async def test_an_approver_away_without_a_delegate_is_told_to_the_others(
