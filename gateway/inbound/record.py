@@ -283,7 +283,7 @@ def _tell_everyone(
                 "who": turn.data["from"],
                 "decision_label": recorded_as(turn),
                 "body": turn.body,
-                "outcome": counted.policy() if counted.tells_others else None,
+                "outcome": counted.policy(),
             },
             at=now,
             skip=frozenset({recipient.id}),
@@ -333,7 +333,6 @@ def _queue_receipt(
             "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
             # Where the approval policy stands after this vote ("2 of 3 approvals ...").
             "tally": counted.tally(),
-            "outcome": counted.cast.evaluation.outcome if counted.cast else None,
         },
     )
 
