@@ -19,6 +19,7 @@ from sqlalchemy.orm import Session
 from gateway import policy as rules
 from gateway.contract import iso
 from gateway.store.models import Recipient, Request, RequestPolicy, Vote
+from gateway.store.prepared import connection_of, prepared_insert
 
 
 @dataclass(frozen=True)
@@ -43,22 +44,36 @@ class Cast:
         return rules.as_object(self.policy, self.evaluation)
 
 
+_POLICY_ROW = (
+    "request_id",
+    "rule",
+    "outcome",
+    "state",
+    "delegates",
+    "decided_at",
+    "step_due_at",
+    "updated_at",
+)
+# Inserted by a prepared statement, like the rest of a filing (the hottest write path).
+_INSERT_POLICY = prepared_insert(RequestPolicy, _POLICY_ROW, returning_id=False)
+
+
 def open_policy(
     session: Session, request_id: int, policy: rules.Policy, at: datetime, *, default: bool
 ) -> None:
     """The policy a request was filed under (``default``: no HFA_POLICIES rule applied)."""
-    rule = rules.to_json(policy) | {"default": default}
-    session.add(
-        RequestPolicy(
-            request_id=request_id,
-            rule=rule,
-            outcome=rules.PENDING,
-            state=rules.as_object(policy, rules.evaluate(policy, [])),
-            delegates={},
-            decided_at=None,
-            step_due_at=_due(policy, 0, at),
-            updated_at=at,
-        )
+    _INSERT_POLICY.execute(
+        connection_of(session),
+        {
+            "request_id": request_id,
+            "rule": rules.to_json(policy) | {"default": default},
+            "outcome": rules.PENDING,
+            "state": rules.as_object(policy, rules.evaluate(policy, [])),
+            "delegates": {},
+            "decided_at": None,
+            "step_due_at": _due(policy, 0, at),
+            "updated_at": at,
+        },
     )
 
 
