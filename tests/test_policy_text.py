@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from gateway.config import load_config, read_config_file
 from gateway.errors import ConfigError
 from gateway.policy import Group, Policy, Step
 from gateway.policy_text import parse_delegates, parse_groups, parse_policy
@@ -74,3 +75,16 @@ def test_delegates_with_and_without_dates() -> None:
         parse_delegates(f"{A}=deputy@firm.test 2027-01-02..2026-12-20")
     with pytest.raises(ConfigError, match="own delegate"):
         parse_delegates(f"{A}={A}")
+
+
+def test_policies_and_delegates_from_the_config_file(tmp_path: Path) -> None:
+    path = tmp_path / "gateway.toml"
+    path.write_text(
+        f'policies = "legal_review=all of {A},{B} wait"\n'
+        f'delegates = "{A}=deputy@firm.test 2026-12-01..2026-12-31"\n'
+        f'lawyers = "{A},{B}"\n',
+        encoding="utf-8",
+    )
+    config = load_config(env={"HFA_DATA_DIR": str(tmp_path)}, file_values=read_config_file(path))
+    assert config.policy_for("legal_review") == Policy((Step((Group((A, B), None),)),), veto=False)
+    assert config.delegates[A].delegate == "deputy@firm.test"
