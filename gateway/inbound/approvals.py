@@ -39,9 +39,14 @@ class Counted:
     person: str = ""
     # Not a vote, on a request with more than one approver.
     several: bool = False
+    # A yes or no from someone the policy does not count (kept, told to the agent).
+    outsider: Cast | None = None
 
     def status(self, proposed: str, current: str) -> str:
         """The request's status after this turn (``proposed``: what the turn alone says)."""
+        if self.outsider is not None:
+            # Decides nothing: never answers the request, never takes an answer back.
+            return current if current == "answered" else "reviewed"
         if self.cast is None:
             # One approver's decline leaves the others' answers still to come.
             return "reviewed" if proposed == "declined" and self.several else proposed
@@ -73,10 +78,14 @@ class Counted:
         return bool(mine) if approving else bool(theirs)
 
     def policy(self) -> dict[str, object] | None:
-        return self.cast.as_object() if self.cast is not None else None
+        state = self.cast or self.outsider
+        return state.as_object() if state is not None else None
 
     def tally(self) -> str:
         """The receipt's line on the policy, when more than one person may vote."""
+        if self.outsider is not None:
+            rule = self.outsider.policy.text()
+            return f"not counted: you are not an approver under its rule ({rule})"
         if self.cast is None or len(self.cast.policy.approvers) < 2:
             return ""
         return rules.tally(self.cast.policy, self.cast.evaluation, self.person)
@@ -106,6 +115,9 @@ def cast_vote(
         turn_id=turn.id,
         escalated=recipient.role == "escalation",
     )
+    if counted_as.person not in counted_as.policy.approvers:
+        # Recorded in the log, counted for nobody: to the agent it is a reply like any other.
+        return Counted(None, counted_as.person, True, counted_as)
     counted = Counted(counted_as, counted_as.person)
     _mark_on_thread(services, session, request, counted, now)
     return counted

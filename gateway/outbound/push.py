@@ -262,7 +262,9 @@ def _said(turn: dict[str, Any]) -> str:
 
 def _push_headline(data: dict[str, Any]) -> str:
     policy = data.get("policy") or {}
-    if policy.get("outcome") not in (None, "pending") and len(policy.get("approvers", ())) > 1:
+    if policy.get("outcome") == "pending":
+        return "A reply that does not count towards the approval policy: still pending"
+    if policy.get("outcome") and len(policy.get("approvers", ())) > 1:
         outcome = str(policy["outcome"]).replace("_", " ").upper()
         conflict = " (conflicting votes)" if policy.get("conflict") else ""
         return f"Outcome: {outcome}{conflict}"

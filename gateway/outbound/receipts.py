@@ -110,6 +110,11 @@ def _policy_effect(payload: dict[str, Any]) -> str:
     tally = str(payload.get("tally") or "")
     if not tally:
         return ""
+    if tally.startswith("not counted:"):
+        return (
+            "Your answer is recorded and the agent sees it, but it does not count towards "
+            f"the request's approval policy: {tally.removeprefix('not counted: ')}."
+        )
     if tally.startswith("outcome:"):
         return (
             f"Under the request's approval policy, the {tally}. The agent is told the "

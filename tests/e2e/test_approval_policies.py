@@ -218,6 +218,14 @@ async def test_an_approver_away_without_a_delegate_is_told_to_the_others(
     thread = await running.status(filed)
     assert [t["kind"] for t in thread["turns"]].count("approver_away") == 1
     assert policy_of(thread)["outcome"] == "pending"
+    # Escalation's own yes is recorded, but it is not one of the approvers': no outcome.
+    head = await mail_to(running, "head@firm.test", "approver_away")
+    await answer(running, head, "Approved.", "head@firm.test")
+    receipt = " ".join(plain(await mail_to(running, "head@firm.test", "receipt")).split())
+    assert "does not count towards the request's approval policy" in receipt
+    thread = await running.status(filed)
+    assert thread["status"] == "reviewed" and policy_of(thread)["outcome"] == "pending"
+    assert policy_of(thread)["approvals"] == []
 
 
 async def test_a2h_reports_the_outcome_not_the_first_vote(start: Start) -> None:
