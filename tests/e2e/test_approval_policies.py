@@ -252,3 +252,25 @@ async def test_a2h_reports_the_outcome_not_the_first_vote(start: Start) -> None:
         await asyncio.sleep(0.05)
     assert got["status"]["response"]["approved"] is True
     assert "APPROVED" in got["status"]["response"]["comment"]
+
+
+async def test_humanlayer_reports_the_outcome_not_the_first_vote(start: Start) -> None:
+    running = await start(policies=f"human_confirmation=all of {COUNSEL},{PARTNER}")
+    body = {"run_id": "r1", "call_id": "wire-1", "spec": {"fn": "wire", "kwargs": {"eur": 9}}}
+    created = await running.http.post("/humanlayer/v1/function_calls", json=body)
+    assert created.status_code == 200, created.text
+
+    async def approved() -> Any:
+        got = await running.http.get("/humanlayer/v1/function_calls/wire-1")
+        return got.json()["status"]["approved"]
+
+    await answer(running, await mail_to(running, PARTNER, "request"), "Approved.", PARTNER)
+    await mail_to(running, PARTNER, "receipt")
+    # All of two: one approval is no decision for the SDK, which keeps waiting.
+    assert await approved() is None
+    await answer(running, await mail_to(running, COUNSEL, "request"), "Approved.", COUNSEL)
+    for _ in range(300):
+        if await approved() is not None:
+            break
+        await asyncio.sleep(0.05)
+    assert await approved() is True
