@@ -16,10 +16,8 @@ from typing import Any
 
 from gateway.errors import ConfigError
 from gateway.guard_settings import Listeners, guard_fields
-from gateway.lawyer_settings import LawyerSettings, lawyer_settings
+from gateway.lawyer_settings import LawyerSettings, approval_aliases, lawyer_settings
 from gateway.mail_auth import mail_auth_fields
-from gateway.policy import Policy, any_of
-from gateway.policy_text import Delegation, parse_delegates, parse_groups, parse_policies
 from gateway.settings import CATEGORIES, SETTINGS
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -208,17 +206,6 @@ class Config:
     webhook_timeout_seconds: float
     # A lawyer's other addresses (HFA_LAWYERS and HFA_ESCALATION ``a@x|a2@y`` entries).
     lawyer_aliases: Mapping[str, frozenset[str]] = field(default_factory=dict)
-    # HFA_POLICIES per category (or '*'); HFA_DELEGATES per person.
-    policies: Mapping[str, Policy] = field(default_factory=dict)
-    delegates: Mapping[str, Delegation] = field(default_factory=dict)
-
-    def policy_for(self, category: str) -> Policy | None:
-        """The category's approval policy; None when no lawyer is configured for it."""
-        policy = self.policies.get(category) or self.policies.get("*")
-        if policy is not None:
-            return policy
-        lawyers = self.lawyers_for(category)
-        return any_of(lawyers) if lawyers else None
 
     def lawyers_for(self, category: str) -> tuple[str, ...]:
         return self.lawyers.get(category) or self.lawyers.get("*", ())
@@ -228,15 +215,6 @@ class Config:
 
     def aliases_of(self, address: str) -> frozenset[str]:
         return self.lawyer_aliases.get(address.strip().lower(), frozenset())
-
-    def has_policy(self, category: str) -> bool:
-        return category in self.policies or "*" in self.policies
-
-    def known_approvers(self) -> frozenset[str]:
-        """Everyone an agent may add as an approver: lawyers, approvers, escalation."""
-        approvers = {a for p in self.policies.values() for a in p.approvers}
-        escalation = {a.lower() for addrs in self.escalation.values() for a in addrs}
-        return self.all_lawyers() | approvers | escalation
 
     def all_lawyers(self) -> frozenset[str]:
         return frozenset(a.lower() for addrs in self.lawyers.values() for a in addrs)
@@ -356,10 +334,6 @@ def load_config(
         **mail_auth_fields(values, mail_from),
         lawyers=lawyers,
         lawyer_aliases=_aliases(values),
-        policies=parse_policies(
-            values["policies"], CATEGORIES, parse_groups(values["approver_groups"]), lawyers
-        ),
-        delegates=parse_delegates(values["delegates"]),
         secret_keys=tuple(k.strip() for k in values["secret_keys"].split(",") if k.strip()),
         max_request_bytes=_int(values, "max_request_bytes"),
         max_field_chars=_int(values, "max_field_chars"),
@@ -406,20 +380,8 @@ def _timing(values: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _aliases(values: Mapping[str, str]) -> dict[str, frozenset[str]]:
-    return {
-        **parse_aliases(values["escalation"]),
-        **parse_aliases(values["approver_groups"]),
-        **_policy_aliases(values["policies"]),
-        **parse_aliases(values["lawyers"]),
-    }
-
-
-def _policy_aliases(value: str) -> dict[str, frozenset[str]]:
-    """``a@x|a2@y`` entries inside the rules of HFA_POLICIES."""
-    entries = ",".join(
-        word for word in value.replace(";", " ").replace("+", " ").split() if "|" in word
-    )
-    return parse_aliases(entries)
+    lawyers, escalation = parse_aliases(values["lawyers"]), parse_aliases(values["escalation"])
+    return {**approval_aliases(values), **escalation, **lawyers}
 
 
 def _check_timing(config: Config) -> None:

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import date
 
 from gateway.errors import ConfigError
-from gateway.policy import Group, Policy, Step
+from gateway.policy import Group, Policy, Step, any_of
+from gateway.settings import CATEGORIES
 
 _GROUP = re.compile(r"^(any|all|\d+)\s+of\s+(.+)$", re.IGNORECASE)
 _WITHIN = re.compile(r"^(.*?)\s+within\s+(\S+)$", re.IGNORECASE | re.DOTALL)
@@ -199,3 +200,41 @@ def _dates(words: list[str], part: str) -> tuple[date | None, date | None]:
             f"got {part!r}"
         )
     return start, end
+
+
+@dataclass(frozen=True)
+class ApprovalSettings:
+    """HFA_POLICIES, HFA_APPROVER_GROUPS and HFA_DELEGATES, read and checked together."""
+
+    policies: Mapping[str, Policy] = field(default_factory=dict)
+    delegates: Mapping[str, Delegation] = field(default_factory=dict)
+
+    def policy_for(self, category: str, lawyers: tuple[str, ...]) -> Policy | None:
+        """The category's rule; else any of its ``lawyers`` (None when there are none)."""
+        policy = self.policies.get(category) or self.policies.get("*")
+        return policy or (any_of(lawyers) if lawyers else None)
+
+    def has_policy(self, category: str) -> bool:
+        return category in self.policies or "*" in self.policies
+
+    def approvers(self) -> frozenset[str]:
+        return frozenset(a for p in self.policies.values() for a in p.approvers)
+
+
+def approval_settings(values: Mapping[str, str]) -> ApprovalSettings:
+    lawyers = _lawyers_table(values["lawyers"])
+    groups = parse_groups(values["approver_groups"])
+    policies = parse_policies(values["policies"], CATEGORIES, groups, lawyers)
+    return ApprovalSettings(policies, parse_delegates(values["delegates"]))
+
+
+def _lawyers_table(value: str) -> dict[str, tuple[str, ...]]:
+    """HFA_LAWYERS as {category or '*': primary addresses}, for the group ``lawyers``
+    (``gateway.config`` checks the setting itself)."""
+    table: dict[str, tuple[str, ...]] = {}
+    for part in value.split(";") if "=" in value else [f"*={value}"]:
+        key, _sep, addresses = part.partition("=")
+        table[key.strip()] = tuple(
+            a.split("|", 1)[0].strip() for a in addresses.split(",") if a.split("|", 1)[0].strip()
+        )
+    return table

@@ -69,7 +69,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("text", "log", "outcome", "waiting"), CASES)
-def test_outcomes(text: str, log: list[tuple[str, str]], outcome: str, waiting: tuple) -> None:
+def test_outcomes(
+    text: str, log: list[tuple[str, str]], outcome: str, waiting: tuple[str, ...]
+) -> None:
     result = evaluate(rule(text), votes(*log))
     assert result.outcome == outcome
     assert result.waiting_for == waiting

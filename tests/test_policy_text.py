@@ -22,12 +22,12 @@ def test_the_issue_example_per_category(tmp_path: Path) -> None:
         policies=f"legal_review=2 of {A},{B},{C}; human_confirmation=any of ops@firm.test,"
         "cfo@firm.test",
     )
-    legal = config.policy_for("legal_review")
+    legal = config.lawyer.approval.policy_for("legal_review", config.lawyers_for("legal_review"))
     assert legal == Policy((Step((Group((A, B, C), 2),)),), veto=True)
-    confirmation = config.policy_for("human_confirmation")
+    confirmation = config.lawyer.approval.policy_for("human_confirmation", ())
     assert confirmation is not None and confirmation.approvers == ("ops@firm.test", "cfo@firm.test")
     # A category without a rule keeps today's: any of its lawyers.
-    physical = config.policy_for("physical_action")
+    physical = config.lawyer.approval.policy_for("physical_action", config.lawyers_for("x"))
     assert physical is not None and physical.text() == f"any of {config.lawyers_for('x')[0]} veto"
 
 
@@ -42,7 +42,9 @@ def test_groups_steps_deadlines_and_wait() -> None:
 def test_aliases_in_a_policy_are_the_same_person(tmp_path: Path) -> None:
     config = make_config(tmp_path, policies=f"*=2 of {A}|jane@home.test,{B},{C}")
     assert config.aliases_of(A) == {"jane@home.test"}
-    assert config.policy_for("legal_review").approvers == (A, B, C)  # type: ignore[union-attr]
+    assert config.lawyer.approval.policy_for(
+        "legal_review", config.lawyers_for("legal_review")
+    ).approvers == (A, B, C)  # type: ignore[union-attr]
 
 
 @pytest.mark.parametrize(
@@ -86,5 +88,7 @@ def test_policies_and_delegates_from_the_config_file(tmp_path: Path) -> None:
         encoding="utf-8",
     )
     config = load_config(env={"HFA_DATA_DIR": str(tmp_path)}, file_values=read_config_file(path))
-    assert config.policy_for("legal_review") == Policy((Step((Group((A, B), None),)),), veto=False)
-    assert config.delegates[A].delegate == "deputy@firm.test"
+    assert config.lawyer.approval.policy_for(
+        "legal_review", config.lawyers_for("legal_review")
+    ) == Policy((Step((Group((A, B), None),)),), veto=False)
+    assert config.lawyer.approval.delegates[A].delegate == "deputy@firm.test"

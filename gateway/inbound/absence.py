@@ -32,7 +32,7 @@ def approver_away(
         return ""
     if _told_away(session, request.id, person):
         return ""
-    delegation = services.config.delegates.get(person.lower())
+    delegation = services.config.lawyer.approval.delegates.get(person.lower())
     on_thread = set(
         session.scalars(select(Recipient.address).where(Recipient.request_id == request.id))
     )

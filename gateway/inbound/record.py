@@ -331,8 +331,7 @@ def _queue_receipt(
             "conditions": data.get("conditions", []),
             "late": bool(data.get("late")),
             "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
-            # Where the approval policy stands after this vote ("2 of 3 approvals ...").
-            "tally": counted.tally(),
+            "tally": counted.tally(),  # "2 of 3 approvals needed; you are the first; ..."
         },
     )
 

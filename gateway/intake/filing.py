@@ -158,7 +158,8 @@ def file_request(
         replayed = _replay(services, session, idempotency_key, digest)
         if replayed is not None:
             return replayed
-    policy = config.policy_for(arguments["category"])
+    approval = config.lawyer.approval
+    policy = approval.policy_for(arguments["category"], config.lawyers_for(arguments["category"]))
     if policy is None:
         raise InvalidRequest(
             f"no lawyer is configured for category {arguments['category']!r}",
@@ -185,7 +186,7 @@ def file_request(
     policy = policy.with_extra_approvers(extra)
     # Later steps' approvers are asked when the step before them is met.
     lawyers = policy.steps[0].members
-    default = not extra and not config.has_policy(arguments["category"])
+    default = not extra and not approval.has_policy(arguments["category"])
     open_policy(session, number, policy, now, default=default)
     _queue_request_emails(services, session, number, reference, lawyers, now)
     services.audit.append(
@@ -225,7 +226,9 @@ def extra_approvers(services: Services, value: Any) -> tuple[str, ...]:
             [FieldProblem("approvers", 'a list of addresses, e.g. ["gc@firm.test"]')],
         )
     addresses = tuple(dict.fromkeys(a.strip().lower() for a in listed if a.strip()))
-    known = services.config.known_approvers()
+    config = services.config
+    escalation = {a.lower() for addresses in config.escalation.values() for a in addresses}
+    known = config.all_lawyers() | config.lawyer.approval.approvers() | escalation
     strangers = [a for a in addresses if a not in known]
     if strangers or len(addresses) > MAX_EXTRA_APPROVERS:
         raise InvalidRequest(

@@ -62,30 +62,8 @@ def notice_view(
             f"reminder(s), so it was also sent to {to}. Whoever answers first is recorded "
             "and the others are told; you can still answer it."
         )
-    elif purpose == "approver_away":
-        who = str(payload.get("who") or "an approver")
-        view["tag"] = "an approver is away"
-        view["headline"] = f"{who} is away"
-        view["text"] = (
-            f"{who} sent an out-of-office reply and has no delegate, so their answer may not "
-            "come. Your answer is still needed."
-        )
-    elif purpose == "answered_by_other" and payload.get("outcome"):
-        outcome = payload["outcome"]
-        said = str(outcome.get("outcome", "")).replace("_", " ").upper()
-        view["tag"] = "decided, no answer needed"
-        view["headline"] = f"Decided: {said}"
-        view["who"] = str(payload.get("who") or "another lawyer")
-        view["decision_label"] = str(payload.get("decision_label") or "")
-        view["other_text"] = str(payload.get("body") or "")
-        conflict = (
-            " The votes conflict; all of them are on the record." if outcome.get("conflict") else ""
-        )
-        view["text"] = (
-            f"The approval policy ({outcome.get('rule', '')}) is met or can no longer be met: "
-            f"the outcome is {said}, and the agent has been told.{conflict} You do not need to "
-            "answer; if you reply, your reply is recorded as well."
-        )
+    elif purpose == "approver_away" or (purpose == "answered_by_other" and payload.get("outcome")):
+        view.update(_policy_view(purpose, payload))
     elif purpose == "answered_by_other":
         who = str(payload.get("who") or "another lawyer")
         label = str(payload.get("decision_label") or "")
@@ -99,4 +77,34 @@ def notice_view(
             "has been told. You do not need to answer; if you reply, your reply is recorded "
             "as well and the agent is told of it too."
         )
+    return view
+
+
+def _policy_view(purpose: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """An approver away, or an approval policy's outcome reached: what the others read."""
+    view: dict[str, Any] = {}
+    if purpose == "approver_away":
+        who = str(payload.get("who") or "an approver")
+        view["tag"] = "an approver is away"
+        view["headline"] = f"{who} is away"
+        view["text"] = (
+            f"{who} sent an out-of-office reply and has no delegate, so their answer may not "
+            "come. Your answer is still needed."
+        )
+        return view
+    outcome = payload["outcome"]
+    said = str(outcome.get("outcome", "")).replace("_", " ").upper()
+    view["tag"] = "decided, no answer needed"
+    view["headline"] = f"Decided: {said}"
+    view["who"] = str(payload.get("who") or "another lawyer")
+    view["decision_label"] = str(payload.get("decision_label") or "")
+    view["other_text"] = str(payload.get("body") or "")
+    conflict = (
+        " The votes conflict; all of them are on the record." if outcome.get("conflict") else ""
+    )
+    view["text"] = (
+        f"The approval policy ({outcome.get('rule', '')}) is met or can no longer be met: "
+        f"the outcome is {said}, and the agent has been told.{conflict} You do not need to "
+        "answer; if you reply, your reply is recorded as well."
+    )
     return view

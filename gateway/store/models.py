@@ -367,44 +367,30 @@ class GatewayState(Base):
 
 
 class RequestPolicy(Base):
-    """A request's approval policy as resolved when it was filed, and where it stands.
-
-    The row is locked (``SELECT ... FOR UPDATE``) by every vote on the request, so
-    the votes of one request are counted one at a time and its outcome is reached,
-    and pushed, once.
-    """
+    """A request's approval policy as filed, and where it stands; locked by every vote."""
 
     __tablename__ = "request_policies"
 
     request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"), primary_key=True)
-    # The rule (``policy.to_json``): steps, groups, counts, veto or wait.
-    rule: Mapped[dict[str, Any]]
+    rule: Mapped[dict[str, Any]]  # policy.to_json: steps, groups, counts, veto or wait
     outcome: Mapped[str] = mapped_column(String(32))
-    # The ``policy`` object agents read, as last evaluated.
-    state: Mapped[dict[str, Any]]
-    # {delegate address: the approver they answer for}, added when one is asked.
-    delegates: Mapped[dict[str, Any]]
+    state: Mapped[dict[str, Any]]  # the ``policy`` object agents read, as last evaluated
+    delegates: Mapped[dict[str, Any]]  # {delegate: the approver they answer for}
     decided_at: Mapped[datetime | None]
-    # When the step being waited on runs out (its ``within``); None: no step deadline.
-    step_due_at: Mapped[datetime | None] = mapped_column(index=True)
+    step_due_at: Mapped[datetime | None] = mapped_column(index=True)  # the step's ``within``
     updated_at: Mapped[datetime]
 
 
 class Vote(Base):
-    """One approval or rejection, in the order it was counted; never changed.
-
-    A changed answer is a new row: the person's latest row counts (until the
-    outcome is reached), and every row stays on the record.
-    """
+    """One approval, rejection (or expiry) in the order counted; a change is a new row."""
 
     __tablename__ = "votes"
     __table_args__ = (Index("ix_votes_request", "request_id", "id"),)
 
     id: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
     request_id: Mapped[int] = mapped_column(ForeignKey("requests.id"))
-    # The approver it counts for; ``voter`` is who sent it (an alias, or a delegate).
-    person: Mapped[str] = mapped_column(String(320))
-    voter: Mapped[str] = mapped_column(String(320))
+    person: Mapped[str] = mapped_column(String(320))  # the approver it counts for
+    voter: Mapped[str] = mapped_column(String(320))  # its From: an alias, or a delegate
     decision: Mapped[str] = mapped_column(String(16))  # approve | reject | expire
     conditions: Mapped[list[str]] = mapped_column(JSON)
     turn_id: Mapped[int | None] = mapped_column(ForeignKey("turns.id"))

@@ -91,7 +91,9 @@ async def answer(running: Running, email: EmailMessage, text: str, sender: str) 
     await send(reply_to(email, text, sender=sender, display_name=""), running.smtp_port)
 
 
-async def until(running: Running, filed: dict[str, Any], test: Callable[[dict], bool]) -> dict:
+async def until(
+    running: Running, filed: dict[str, Any], test: Callable[[dict[str, Any]], bool]
+) -> dict[str, Any]:
     return await running.wait_status(filed, lambda t: test(policy_of(t)), timeout=15)
 
 

@@ -20,6 +20,7 @@ from collections import Counter
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -32,6 +33,7 @@ from gateway.policy import (
     PENDING,
     REJECT,
     REJECTED,
+    Group,
     Policy,
     Vote,
     evaluate,
@@ -72,6 +74,8 @@ ACTORS = (
 )
 ROOT = Path(__file__).resolve().parents[2]
 
+# (reply token's address and From, decision, sent twice)
+Planned = tuple[tuple[str, str], str, bool]
 events = st.lists(
     st.tuples(st.sampled_from(ACTORS), st.sampled_from((APPROVE, REJECT)), st.booleans()),
     max_size=12,
@@ -83,7 +87,7 @@ def _policy(text: str) -> Policy:
     return parse_policy(text, GROUPS)
 
 
-def _log(plan: Sequence[tuple[tuple[str, str], str, bool]], delegated: bool) -> list[Vote]:
+def _log(plan: Sequence[Planned], delegated: bool) -> list[Vote]:
     """The votes as counted, duplicates (the flag) sent twice."""
     log = []
     for n, ((address, voter), decision, twice) in enumerate(plan):
@@ -106,7 +110,7 @@ def reference_decision(policy: Policy, latest: dict[str, str]) -> str:
     return APPROVED
 
 
-def _fills(groups: Sequence, people: set[str]) -> bool:
+def _fills(groups: Sequence[Group], people: set[str]) -> bool:
     """Try every way of giving each person to at most one group."""
     people_list = sorted(people)
     for choice in itertools.product(range(len(groups) + 1), repeat=len(people_list)):
@@ -123,7 +127,7 @@ def _fills(groups: Sequence, people: set[str]) -> bool:
 @settings(max_examples=9200, deadline=None, derandomize=True)
 @given(rule=st.sampled_from(RULES), plan=events, delegated=st.booleans())
 def test_evaluator_matches_the_reference_vote_by_vote(
-    rule: str, plan: list, delegated: bool
+    rule: str, plan: list[Planned], delegated: bool
 ) -> None:
     policy = _policy(rule)
     log = _log(plan, delegated)
@@ -190,7 +194,7 @@ def test_votes_in_one_process_match_the_evaluator(store: Services) -> None:
         suppress_health_check=[HealthCheck.too_slow],
     )
     @given(rule=st.sampled_from(RULES), plan=events, delegated=st.booleans())
-    def check(rule: str, plan: list, delegated: bool) -> None:
+    def check(rule: str, plan: list[Planned], delegated: bool) -> None:
         policy = _policy(rule)
         request_id = _request(store, policy, delegated)
         expected = _log(plan, delegated)
@@ -223,11 +227,11 @@ def test_votes_in_one_process_match_the_evaluator(store: Services) -> None:
     check()
 
 
-def _plan(seed: int, requests: list[tuple[int, str, bool]]) -> dict:
+def _plan(seed: int, requests: list[tuple[int, str, bool]]) -> dict[str, Any]:
     """Each request's votes, shared at random between three workers (order kept per
     worker, so the interleaving is whatever the processes make of it)."""
     rng = random.Random(seed)
-    shares: list[list] = [[], [], []]
+    shares: list[list[tuple[int, str, str, str]]] = [[], [], []]
     for request_id, _rule, _delegated in requests:
         for _ in range(rng.randint(2, 9)):
             address, voter = rng.choice(ACTORS)
