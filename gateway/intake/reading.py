@@ -6,6 +6,7 @@ neither tells a caller which references exist.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -73,6 +74,11 @@ def with_policy(turns: list[dict[str, Any]], policy: dict[str, Any] | None) -> N
         turns[0]["policy"] = policy
 
 
+def _as_given(_dialect: Any) -> None:
+    """No converter: the value as the driver returns it."""
+    return None
+
+
 _REQUEST_COLUMNS = Request.__table__.c
 _TURN_COLUMNS = Turn.__table__.c
 _POLICY_STATE = RequestPolicy.__table__.c.state
@@ -108,7 +114,8 @@ _STATUS_ROWS = Prepared(
         contract_time,
         _TURN_COLUMNS.body.type,
         _TURN_COLUMNS.data.type,
-        _POLICY_STATE.type,
+        # Repeated on every row: left as the driver gives it, and read once below.
+        _as_given,
     ),
 )
 
@@ -131,7 +138,8 @@ def check_status(conn: Connection, reference: str, access_token: str) -> dict[st
         for _s, _r, _h, author, kind, at, body, data, _p in rows
         if author is not None
     ]
-    with_policy(turns, rows[0][8])
+    state = rows[0][8]
+    with_policy(turns, json.loads(state) if isinstance(state, str) else state)
     return {
         "reference": contract.reference_for(number),
         "status": status,
