@@ -276,3 +276,20 @@ async def test_humanlayer_reports_the_outcome_not_the_first_vote(start: Start) -
             break
         await asyncio.sleep(0.05)
     assert await approved() is True
+
+
+async def test_a_decline_or_im_on_it_is_no_vote_and_stands_nobody_down(start: Start) -> None:
+    running = await start(policies=TWO_OF_THREE)
+    filed = await running.file(**ASK)
+    await answer(running, await mail_to(running, COUNSEL, "request"), "DECLINE", COUNSEL)
+    await answer(running, await mail_to(running, GC, "request"), "I'M ON IT", GC)
+    await mail_to(running, COUNSEL, "receipt")
+    await mail_to(running, GC, "receipt")
+    thread = await running.status(filed)
+    kinds = [t["kind"] for t in thread["turns"] if t["author"] == "human"]
+    assert kinds == ["decline", "acknowledgement"]
+    policy = policy_of(thread)
+    assert policy["outcome"] == "pending" and policy["approvals"] == policy["rejections"] == []
+    # One approver's decline does not decline the request for the others.
+    assert thread["status"] == "reviewed"
+    assert to(running, PARTNER, "answered_by_other") == []
