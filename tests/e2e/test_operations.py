@@ -32,6 +32,7 @@ from bench.roles import (
     port_open,
     wait_until,
 )
+from gateway.store.schema import code_revision
 from tests.conftest import _create_postgres_database, _drop_postgres_database
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
@@ -131,7 +132,7 @@ def test_five_roles_started_at_once_on_a_fresh_database(roles: Roles, pg: str) -
     assert "NONE LIVE" not in health.stdout
     for name in ("http1", "http2", "smtp", "worker1", "worker2"):
         assert roles.alive(name), (roles.logs / f"{name}.log").read_text()[-2000:]
-    assert sql(pg, "SELECT version_num FROM alembic_version") == [("0004_hostile",)]
+    assert sql(pg, "SELECT version_num FROM alembic_version") == [(code_revision(),)]
     status = hfa(roles, "db", "status")
     assert status.returncode == 0 and "up to date" in status.stdout
 
