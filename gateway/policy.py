@@ -16,7 +16,7 @@ their earlier one. ``policy_text`` reads the rules from settings.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 APPROVE = "approve"
 REJECT = "reject"
@@ -122,8 +122,6 @@ class Evaluation:
     conflict: bool = False
     # How many log entries it took to decide (0 while pending).
     decided_after: int = 0
-    # When each step was met (the ``at`` of the vote that met it): the next one starts then.
-    steps_ended: tuple[str, ...] = field(default=())
 
     @property
     def decided(self) -> bool:
@@ -137,7 +135,6 @@ def evaluate(policy: Policy, log: Sequence[Vote]) -> Evaluation:
     latest: dict[str, Vote] = {}
     outcome, step, decided_after = PENDING, 0, 0
     conditions: tuple[str, ...] = ()
-    steps_ended: list[str] = []
     for index, vote in enumerate(log, 1):
         if vote.decision == EXPIRE:
             if outcome == PENDING:
@@ -150,9 +147,7 @@ def evaluate(policy: Policy, log: Sequence[Vote]) -> Evaluation:
         if outcome != PENDING:
             continue
         counted[vote.person] = vote
-        before = step
         outcome, step = _decide(policy, counted)
-        steps_ended.extend([vote.at] * (step - before))
         if outcome != PENDING:
             decided_after = index
             conditions = _conditions(counted.values()) if outcome == APPROVED else ()
@@ -170,7 +165,6 @@ def evaluate(policy: Policy, log: Sequence[Vote]) -> Evaluation:
         conditions=conditions,
         conflict=_conflict(outcome, approvals, rejections),
         decided_after=decided_after,
-        steps_ended=tuple(steps_ended),
     )
 
 
