@@ -20,7 +20,8 @@ from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
 from gateway.intake import filing
 from gateway.outbound import outbox
 from gateway.services import Services
-from gateway.store.models import CompatCall, Recipient, Request, RequestPolicy, Turn
+from gateway.store.models import CompatCall, Recipient, Request, Turn
+from gateway.store.policy_models import RequestPolicy
 from gateway.store.thread import add_turn, load_turns
 from gateway.store.votes import decided
 

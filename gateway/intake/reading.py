@@ -16,7 +16,8 @@ from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.errors import NotFound
-from gateway.store.models import Request, RequestPolicy, Turn, contract_time
+from gateway.store.models import Request, Turn, contract_time
+from gateway.store.policy_models import RequestPolicy
 from gateway.store.prepared import Prepared
 from gateway.store.thread import replied, thread_as_json, turn_fields_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, secret_matches

@@ -18,7 +18,8 @@ from sqlalchemy.orm import Session
 
 from gateway import policy as rules
 from gateway.contract import iso
-from gateway.store.models import Recipient, Request, RequestPolicy, Vote
+from gateway.store.models import Recipient, Request
+from gateway.store.policy_models import RequestPolicy, Vote
 from gateway.store.prepared import connection_of, prepared_insert
 
 

@@ -25,7 +25,8 @@ from sqlalchemy import select
 from gateway.app import Gateway
 from gateway.policy import evaluate, from_json
 from gateway.services import build_services
-from gateway.store.models import InboundMessage, OutboxItem, Recipient, RequestPolicy
+from gateway.store.models import InboundMessage, OutboxItem, Recipient
+from gateway.store.policy_models import RequestPolicy
 from gateway.store.votes import vote_log
 from tests.conftest import SmtpSink, make_config
 from tests.mailkit import send

@@ -40,8 +40,9 @@ from gateway.policy import (
 )
 from gateway.policy_text import parse_policy
 from gateway.services import Services, build_services
-from gateway.store.models import Request, RequestPolicy
-from gateway.store.models import Vote as VoteRow
+from gateway.store.models import Request
+from gateway.store.policy_models import RequestPolicy
+from gateway.store.policy_models import Vote as VoteRow
 from gateway.store.votes import add_delegate, cast, open_policy, vote_log
 from tests.conftest import make_config
 
