@@ -16,7 +16,7 @@ from typing import Any
 
 from gateway.errors import ConfigError
 from gateway.guard_settings import Listeners, guard_fields
-from gateway.lawyer_settings import LawyerSettings, lawyer_settings
+from gateway.lawyer_settings import LawyerSettings, approval_aliases, lawyer_settings
 from gateway.mail_auth import mail_auth_fields
 from gateway.settings import CATEGORIES, SETTINGS
 
@@ -381,7 +381,7 @@ def _timing(values: Mapping[str, str]) -> dict[str, Any]:
 
 
 def _aliases(values: Mapping[str, str]) -> dict[str, frozenset[str]]:
-    return {**parse_aliases(values["escalation"]), **parse_aliases(values["lawyers"])}
+    return approval_aliases(values) | parse_aliases(f"{values['escalation']};{values['lawyers']}")
 
 
 def _check_timing(config: Config) -> None:

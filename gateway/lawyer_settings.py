@@ -5,12 +5,14 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gateway.errors import ConfigError
 from gateway.i18n import LANGUAGES
+from gateway.policy_text import ApprovalSettings, approval_settings
 
 
 @dataclass(frozen=True)
@@ -23,6 +25,8 @@ class LawyerSettings:
     language: str = "en"  # HFA_LANGUAGE: the language of a lawyer's emails by default
     # HFA_LAWYER_LANGUAGES: a lawyer's address (lower case) -> the language of their emails
     languages: Mapping[str, str] = field(default_factory=dict)
+    # HFA_POLICIES, HFA_APPROVER_GROUPS, HFA_DELEGATES: who must approve, who stands in.
+    approval: ApprovalSettings = field(default_factory=ApprovalSettings)
 
 
 def _language(value: str, setting: str) -> str:
@@ -69,6 +73,7 @@ def lawyer_settings(values: Mapping[str, str]) -> LawyerSettings:
         window,
         _language(values.get("language", "en") or "en", "HFA_LANGUAGE"),
         parse_languages(values.get("lawyer_languages", "")),
+        approval_settings(values),
     )
 
 
@@ -90,3 +95,14 @@ def correction_window(text: str) -> float:
             f"HFA_CORRECTION_WINDOW: expected a duration like 2m, 90s or 0, got {text!r}"
         )
     return seconds
+
+
+def approval_aliases(values: Mapping[str, str]) -> dict[str, frozenset[str]]:
+    """A person's other addresses, written ``a@x|a2@y`` in the rules or the groups."""
+    aliases: dict[str, set[str]] = {}
+    text = f"{values['approver_groups']};{values['policies']}"
+    for word in re.split(r"[\s,;=+]+", text):
+        names = [a.strip().lower() for a in word.split("|") if a.strip()]
+        if len(names) > 1:
+            aliases.setdefault(names[0], set()).update(names[1:])
+    return {person: frozenset(others) for person, others in aliases.items()}

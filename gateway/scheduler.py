@@ -32,11 +32,13 @@ from sqlalchemy.orm import Session
 from gateway.contract import AWAITING_ANSWER, iso
 from gateway.errors import StorageError
 from gateway.inbound import pending
+from gateway.inbound.approvals import expire, expire_overdue_steps
 from gateway.outbound import outbox, push
 from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
 from gateway.store.thread import add_turn, change_status
+from gateway.store.votes import awaited, votes_awaited, waiting_for
 
 log = logging.getLogger(__name__)
 
@@ -63,7 +65,8 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         request = session.get(Request, request_id)
         if request is None or request.status not in AWAITING_ANSWER:
             return ran
-        if request.first_human_reply_at is not None:
+        awaiting = awaited(session, request_id)
+        if request.first_human_reply_at is not None and awaiting is None:
             return ran
         interval = config.reminders.get(request.urgency)
         if interval is None:
@@ -95,6 +98,8 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         ):
             ran.escalations += 1
         number = sent + 1
+        # Under an approval policy with votes in, only those not yet answered are reminded.
+        recipients = [r for r in recipients if awaiting is None or r.address in awaiting]
         for recipient in recipients:
             outbox.enqueue_lawyer_email(
                 services,
@@ -156,6 +161,8 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
         )
     }
     lawyers = ", ".join(sorted(existing))
+    # Under an approval policy, who of them has not answered yet.
+    waiting = ", ".join(waiting_for(session, request.id))
     added = []
     new_ids: set[int] = set()
     for address in addresses:
@@ -176,6 +183,7 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
             payload={
                 "reminders": request.reminders_sent - 1,
                 "lawyers": lawyers,
+                "waiting_for": waiting,
                 "sent_at": iso(now),
             },
         )
@@ -199,8 +207,9 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
         kind="escalated",
         at=now,
         body=f"Escalated to {', '.join(added) or 'no new address'} after "
-        f"{request.reminders_sent - 1} unanswered reminder(s).",
-        data={"to": added},
+        f"{request.reminders_sent - 1} unanswered reminder(s)."
+        + (f" No answer yet from: {waiting}." if waiting else ""),
+        data={"to": added, "not_answered": waiting.split(", ") if waiting else []},
     )
     services.audit.append(
         session,
@@ -232,6 +241,7 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
         session.refresh(request)
         closes = services.config.deadline_closes
         deadline_text = str(request.fields.get("deadline", ""))
+        waiting = waiting_for(session, request.id)
         turn = add_turn(
             session,
             request,
@@ -239,8 +249,13 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             kind="deadline_passed",
             at=now,
             body=f"The deadline ({deadline_text}) passed without an answer; the request "
-            + ("is closed." if closes else "stays open and can still be answered."),
-            data={"deadline": deadline_text, "deadline_at": iso(request.deadline_at or now)},
+            + ("is closed." if closes else "stays open and can still be answered.")
+            + (f" No answer yet from: {', '.join(waiting)}." if waiting else ""),
+            data={
+                "deadline": deadline_text,
+                "deadline_at": iso(request.deadline_at or now),
+                "not_answered": waiting,
+            },
         )
         session.flush()
         services.audit.append(
@@ -250,6 +265,7 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             reference=request.reference,
             details={"deadline": deadline_text, "closes": closes},
         )
+        expired = expire(services, session, request, now, "the deadline passed") if closes else None
         if closes:
             change_status(
                 session,
@@ -262,7 +278,10 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             )
         # The lawyers hear it too, not only the agent.
         tell_thread(services, session, request, "deadline_passed", {"closes": closes}, at=now)
-        push.enqueue_for_turn(services, session, request, turn)
+        if expired is None:
+            push.enqueue_for_turn(services, session, request, turn)
+        else:
+            push.enqueue_for_turn(services, session, request, turn, policy=expired.as_object())
     return True
 
 
@@ -291,7 +310,7 @@ def run_due(services: Services) -> Ran:
                     select(Request.id)
                     .where(
                         Request.status.in_(AWAITING_ANSWER),
-                        Request.first_human_reply_at.is_(None),
+                        or_(Request.first_human_reply_at.is_(None), votes_awaited()),
                         Request.reminders_sent < services.config.lawyer.reminder_cap,
                         or_(*due),
                     )
@@ -327,6 +346,8 @@ def run_due(services: Services) -> Ran:
             total.deadlines += _deadline(services, request_id, now)
         except StorageError:
             log.exception("deadline notice for request %s failed; retried next scan", request_id)
+    # Steps of an approval policy that ran out of their own time.
+    total.deadlines += expire_overdue_steps(services, now)
     return total
 
 

@@ -116,6 +116,29 @@ SETTINGS: tuple[Setting, ...] = (
         "recorded as the lawyer's; requests go to the first address only.",
     ),
     Setting(
+        "policies",
+        "",
+        "Approval policy per category: 'legal_review=2 of a@x,b@x,c@x; "
+        "human_confirmation=any of d@x,e@x'. A rule is 'any of', 'all of' or 'N of' "
+        "addresses, a group of HFA_APPROVER_GROUPS or 'lawyers' (the category's "
+        "HFA_LAWYERS); groups joined by '+' ('2 of legal + 1 of finance'); steps joined by "
+        "'then', each with an optional 'within 2d'; and 'veto' (a rejection ends it at "
+        "once, the default) or 'wait' (rejections count until the rule cannot be met). "
+        "The approvers receive the request. Empty or a category left out: any of its lawyers.",
+    ),
+    Setting(
+        "approver_groups",
+        "",
+        "Named groups of approvers for HFA_POLICIES: 'legal=a@x,b@x; finance=c@x'.",
+    ),
+    Setting(
+        "delegates",
+        "",
+        "Who answers for an approver who is away: 'a@x=b@x 2026-12-20..2027-01-02; c@x=d@x' "
+        "(dates optional, both included). When the approver's out-of-office reply comes, "
+        "the request goes to the delegate once, whose vote counts for the approver.",
+    ),
+    Setting(
         "secret_keys",
         "",
         "Comma-separated secret keys for reply tokens: the last one signs, every one "

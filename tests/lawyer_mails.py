@@ -46,6 +46,7 @@ KINDS = (
     "deadline_passed",
     "escalated_notice",
     "answered_by_other",
+    "approver_away",
 )
 
 
@@ -135,6 +136,52 @@ PAYLOADS: dict[str, dict[str, Any]] = {
         "decision_label": "REJECTION",
         "body": "REJECT\n\nDo not pay before the supplier is called. " + LONG_URL,
     },
+    "approver_away": {"who": "partner@lawfirm.example"},
+}
+# What only a request under an approval policy of several approvers gets.
+POLICY_PAYLOADS: dict[str, tuple[str, dict[str, Any]]] = {
+    "decided_notice": (
+        "answered_by_other",
+        {
+            **PAYLOADS["answered_by_other"],
+            "outcome": {
+                "rule": "2 of counsel@lawfirm.example, partner@lawfirm.example, gc@lawfirm.example",
+                "outcome": "approved_with_conditions",
+                "conflict": True,
+            },
+        },
+    ),
+    "tally_receipt": (
+        "receipt",
+        {
+            **PAYLOADS["receipt"],
+            "tally_parts": {
+                "kind": "count",
+                "needed": 2,
+                "of": 3,
+                "step": 1,
+                "steps": 2,
+                "place": 1,
+                "waiting": ["partner@", "gc@"],
+            },
+        },
+    ),
+    "outcome_receipt": (
+        "receipt",
+        {
+            **PAYLOADS["receipt"],
+            "tally_parts": {"kind": "outcome", "outcome": "approved", "conflict": True},
+        },
+    ),
+    "outsider_receipt": (
+        "receipt",
+        {**PAYLOADS["receipt"], "tally_parts": {"kind": "not_counted", "rule": "all of gc@"}},
+    ),
+    "delegate_request": ("request", {"delegate_for": "partner@lawfirm.example"}),
+    "escalation_waiting": (
+        "escalation",
+        {**PAYLOADS["escalation"], "waiting_for": "partner@lawfirm.example"},
+    ),
 }
 
 
@@ -176,6 +223,14 @@ def every_kind(services: Services, **fields: Any) -> dict[str, EmailMessage]:
         out[kind] = compose_item(services, _queue(services, request_id, kind, PAYLOADS[kind]))
     out["push"] = push_email(services, file(services, **fields))
     return out
+
+
+def policy_kinds(services: Services, **fields: Any) -> dict[str, EmailMessage]:
+    """The emails and lines that only approval policies of several approvers produce."""
+    return {
+        name: compose_item(services, _queue(services, file(services, **fields), kind, payload))
+        for name, (kind, payload) in POLICY_PAYLOADS.items()
+    }
 
 
 def push_email(services: Services, request_id: int) -> EmailMessage:

@@ -19,6 +19,7 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
 
 from gateway import contract
+from gateway.policy import POLICY_SCHEMA
 from tests.conftest import LAWYER, REPLY_DOMAIN, Running, start_running, stop_running
 from tests.mailkit import reply_to, send
 
@@ -133,6 +134,11 @@ async def file_read_a_lawyers_reply_and_add(running: Running, session: ClientSes
     human = [t for t in status["turns"] if t["author"] == "human"]
     assert human[0]["body"].startswith("Approved. MIT is fine")
     assert human[0]["decision"] == "approval"
+    # The approval policy, on the opening request turn (the status object is closed).
+    policy = status["turns"][0]["policy"]
+    assert policy["outcome"] == "approved" and policy["rule"] == f"any of {LAWYER} veto"
+    assert [a["who"] for a in policy["approvals"]] == [LAWYER]
+    jsonschema.Draft202012Validator(POLICY_SCHEMA).validate(policy)
 
     added = await call_ok(
         session, contract.ADD_TOOL, {**creds, "message": "Thanks, we will keep it."}

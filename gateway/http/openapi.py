@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 from gateway import __version__, contract
+from gateway.policy import POLICY_SCHEMA
 
 ERROR_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -52,7 +54,7 @@ def build_openapi() -> dict[str, Any]:
         "info": {"title": "hfa-gateway agent API", "version": __version__},
         "components": {
             "securitySchemes": {"accessToken": {"type": "http", "scheme": "bearer"}},
-            "schemas": {"Error": ERROR_SCHEMA},
+            "schemas": {"Error": ERROR_SCHEMA, "Policy": POLICY_SCHEMA},
         },
         "paths": {
             **_filing_paths(),
@@ -121,8 +123,18 @@ def _filing_paths() -> dict[str, Any]:
     }
 
 
+def status_schema() -> dict[str, Any]:
+    """check_request_status's output, with the ``policy`` object its opening turn carries
+    (turn objects take extra keys; the status object does not)."""
+    schema: dict[str, Any] = copy.deepcopy(contract.tool(contract.STATUS_TOOL)["outputSchema"])
+    turn = schema["properties"]["turns"]["items"]
+    turn["properties"]["policy"] = {"$ref": "#/components/schemas/Policy"}
+    return schema
+
+
 def _reading_paths() -> dict[str, Any]:
     status_tool = contract.tool(contract.STATUS_TOOL)
+    status_output = status_schema()
     bearer: list[dict[str, list[str]]] = [{"accessToken": []}]
     reference = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
     return {
@@ -135,7 +147,7 @@ def _reading_paths() -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "the thread",
-                        "content": _json(status_tool["outputSchema"]),
+                        "content": _json(status_output),
                     },
                     **_errors(401, 404, 429, 503),
                 },
@@ -156,7 +168,7 @@ def _reading_paths() -> dict[str, Any]:
                 "responses": {
                     "200": {
                         "description": "the thread",
-                        "content": _json(status_tool["outputSchema"]),
+                        "content": _json(status_output),
                     },
                     **_errors(404),
                 },

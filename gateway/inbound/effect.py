@@ -2,7 +2,9 @@
 
 A reply whose decision acts at once takes effect as it is recorded; one read
 from typed text takes effect when its correction window ends (``pending``).
-Both go through here, so the agent hears of a decision exactly when it counts.
+Both go through here, so the agent hears of a decision exactly when it counts,
+and an approval or rejection is a vote under the request's approval policy
+only from then on: a held reading that is corrected in its window never counts.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from gateway.inbound.approvals import Counted, cast_vote
 from gateway.outbound import push
 from gateway.outbound.receipts import recorded_as
 from gateway.outbound.tell import tell_thread
@@ -38,30 +41,37 @@ def put_into_effect(
     services: Services,
     session: Session,
     request: Request,
+    recipient: Recipient,
     turn: Turn,
     new_status: str,
     *,
     actor: str,
     now: datetime,
-) -> None:
-    """The request moves as the human turn says: reminders, first answer, status."""
+) -> Counted:
+    """The request moves as the human turn says: its vote, reminders, first answer, status.
+
+    ``new_status`` is what the turn alone says; the policy decides what it comes to
+    (a first approval of two needed leaves the request read, not answered).
+    """
+    counted = cast_vote(services, session, request, recipient, turn, now)
     if turn.kind == "acknowledgement":
         pause_reminders(request, now)
     elif request.first_human_reply_at is None:
         request.first_human_reply_at = now
     if turn.data.get("late"):
         # A late answer on a closed thread is kept, marked, and does not reopen it.
-        return
+        return counted
     change_status(
         session,
         services.audit,
         request,
-        new_status,
+        counted.status(new_status, request.status),
         at=now,
         reason=f"{turn.kind} from {actor}",
         actor=actor,
         audit_reason=turn.kind,
     )
+    return counted
 
 
 def tell_and_push(
@@ -71,19 +81,32 @@ def tell_and_push(
     recipient: Recipient,
     turn: Turn,
     now: datetime,
+    counted: Counted,
 ) -> None:
     """The thread's other humans hear of it (so two people do not answer the same
-    request), and the agent's reply_to gets the push."""
-    tell_thread(
-        services,
-        session,
-        request,
-        "answered_by_other",
-        {"who": turn.data["from"], "decision_label": recorded_as(turn), "body": turn.body},
-        at=now,
-        skip=frozenset({recipient.id}),
-    )
-    push.enqueue_for_turn(services, session, request, turn)
+    request), and the agent's reply_to gets the push.
+
+    The others are stood down only by an outcome (or a close), never by a vote
+    that leaves the policy waiting or a reply that decided nothing; the agent
+    hears of a vote only when it reached the outcome or disagrees with it.
+    """
+    if counted.tells_others or turn.kind == "close":
+        tell_thread(
+            services,
+            session,
+            request,
+            "answered_by_other",
+            {
+                "who": turn.data["from"],
+                "decision_label": recorded_as(turn),
+                "body": turn.body,
+                "outcome": counted.policy(),
+            },
+            at=now,
+            skip=frozenset({recipient.id}),
+        )
+    if counted.pushes:
+        push.enqueue_for_turn(services, session, request, turn, policy=counted.policy())
 
 
 def pause_reminders(request: Request, now: datetime) -> None:

@@ -250,7 +250,9 @@ def take_effect(services: Services, session: Session, pending_id: int, now: date
     turn = add_turn(
         session, request, author="human", kind=pending["kind"], at=now, body=held.body, data=data
     )
-    put_into_effect(services, session, request, turn, pending["status"], actor=actor, now=now)
+    counted = put_into_effect(
+        services, session, request, recipient, turn, pending["status"], actor=actor, now=now
+    )
     session.flush()
     services.audit.append(
         session,
@@ -260,7 +262,7 @@ def take_effect(services: Services, session: Session, pending_id: int, now: date
         reference=request.reference,
         details={"turn": turn.seq, "held_turn": held.seq, "status": request.status},
     )
-    tell_and_push(services, session, request, recipient, turn, now)
+    tell_and_push(services, session, request, recipient, turn, now, counted)
     return True
 
 

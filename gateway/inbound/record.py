@@ -14,6 +14,7 @@ from sqlalchemy.orm import Session
 
 from gateway.contract import AWAITING_ANSWER, CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound import pending
+from gateway.inbound.approvals import Counted
 from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
@@ -135,10 +136,9 @@ def record_reply(
         data = pending.held_data(data, kind, new_status, due)
         kind = pending.PENDING_KIND
     turn = add_turn(session, request, author="human", kind=kind, at=now, body=body, data=data)
-    if due is not None:
-        pending.hold(services, session, request, recipient, turn, due)
-    elif kind != NO_ANSWER_KIND:
-        put_into_effect(services, session, request, turn, new_status, actor=check.address, now=now)
+    counted = _hold_or_put_into_effect(
+        services, session, request, recipient, turn, (new_status, due), check.address, now
+    )
     session.flush()
     services.audit.append(
         session,
@@ -157,7 +157,7 @@ def record_reply(
             "in_effect": kind not in (pending.PENDING_KIND, NO_ANSWER_KIND),
         },
     )
-    _tell_everyone(services, session, request, recipient, turn, now, replaced)
+    _tell_everyone(services, session, request, recipient, turn, now, replaced, counted)
     detail = _recorded_detail(kind, attachments)
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
@@ -215,6 +215,32 @@ def _turn_data(
     return data
 
 
+def _hold_or_put_into_effect(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    turn: Turn,
+    status_due: tuple[str, datetime | None],
+    actor: str,
+    now: datetime,
+) -> Counted | None:
+    """A typed reading waits out its window; anything else but a no-answer takes effect now.
+
+    Returns how the turn counted under the approval policy, None when it has not (yet)
+    taken effect: a held reading is a vote only once its window ends.
+    """
+    new_status, due = status_due
+    if due is not None:
+        pending.hold(services, session, request, recipient, turn, due)
+        return None
+    if turn.kind == NO_ANSWER_KIND:
+        return None
+    return put_into_effect(
+        services, session, request, recipient, turn, new_status, actor=actor, now=now
+    )
+
+
 def _tell_everyone(
     services: Services,
     session: Session,
@@ -223,6 +249,7 @@ def _tell_everyone(
     turn: Turn,
     now: datetime,
     replaced: list[dict[str, Any]],
+    counted: Counted | None,
 ) -> None:
     """The lawyer's receipt at once; the thread's other humans and the agent only once
     the answer is in effect (a held reading tells them when its window ends).
@@ -233,9 +260,9 @@ def _tell_everyone(
     if turn.kind == NO_ANSWER_KIND and request.status not in AWAITING_ANSWER:
         return
     if services.config.receipts:
-        _queue_receipt(services, session, request, recipient, turn, now, replaced)
-    if turn.kind not in (pending.PENDING_KIND, NO_ANSWER_KIND):
-        tell_and_push(services, session, request, recipient, turn, now)
+        _queue_receipt(services, session, request, recipient, turn, now, replaced, counted)
+    if counted is not None:
+        tell_and_push(services, session, request, recipient, turn, now, counted)
 
 
 def _queue_receipt(
@@ -246,6 +273,7 @@ def _queue_receipt(
     turn: Turn,
     now: datetime,
     replaced: list[dict[str, Any]],
+    counted: Counted | None,
 ) -> None:
     """Tell the lawyer what was recorded from their reply, in reply to that message."""
     session.flush()
@@ -272,6 +300,10 @@ def _queue_receipt(
             "late_note": LATE_REPLY_NOTICE if data.get("late") else "",
             # Held readings of this lawyer's that this reply replaced before they took effect.
             "replaced": [{"decision": r["decision"], "at": iso(r["at"])} for r in replaced],
+            # "2 of 3 approvals needed; you are the first; ...": only for a vote in effect;
+            # a held reading counts when its window ends.
+            "tally": counted.tally() if counted is not None else "",
+            "tally_parts": counted.tally_parts() if counted is not None else {},
         },
     )
 

@@ -34,6 +34,7 @@ from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
+from gateway.inbound.absence import approver_away
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
 from gateway.inbound.reading import MailReader, Parsed, parse_stored
@@ -132,7 +133,16 @@ def _answer(
     assert request is not None
     now = services.clock.now()
     if automatic is AutomaticKind.AUTO_REPLY:
-        return record_auto_reply(session, row, mail, request, recipient, now)
+        outcome = record_auto_reply(session, row, mail, request, recipient, now)
+        # An approver who is away: their delegate is asked, or the others are told.
+        away = approver_away(services, session, request, recipient, now)
+        return Outcome(
+            outcome.name,
+            "; ".join(filter(None, (outcome.detail, away))),
+            request,
+            recipient,
+            outcome.turn_id,
+        )
 
     check = verify_sender(
         mail.message,

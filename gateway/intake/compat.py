@@ -21,7 +21,9 @@ from gateway.intake import filing
 from gateway.outbound import outbox
 from gateway.services import Services
 from gateway.store.models import CompatCall, Recipient, Request, Turn
+from gateway.store.policy_models import RequestPolicy
 from gateway.store.thread import add_turn, load_turns
+from gateway.store.votes import decided
 
 MAX_ID = 255
 # Human turns that answer, and those that give a yes or no.
@@ -228,5 +230,35 @@ def load_call(
             document=dict(call.document),
             request=request,
             answer=_first_answer(turns, HUMAN_ANSWER_KINDS),
-            decision=_first_answer(turns, (*APPROVAL_KINDS, *REFUSAL_KINDS)),
+            decision=_outcome(session, request, turns),
         )
+
+
+def _outcome(session: Session, request: Request, turns: list[Turn]) -> Answer | None:
+    """The policy's outcome, not the first vote: approved once enough approvals came,
+    refused once it was rejected; a decline or close still refuses a call."""
+    if session.get(RequestPolicy, request.id) is None:
+        # Filed before approval policies: the first yes or no, as it always was.
+        return _first_answer(turns, (*APPROVAL_KINDS, *REFUSAL_KINDS))
+    reached = decided(session, request.id)
+    refusal = _first_answer(turns, ("decline", "close"))
+    if reached is None or reached.evaluation.outcome == "expired":
+        return refusal
+    turn = next((t for t in turns if t.id == reached.turn_id), None)
+    if refusal is not None and (turn is None or refusal.at < turn.at):
+        return refusal
+    approved = reached.evaluation.outcome.startswith("approved")
+    conditions = reached.evaluation.conditions
+    body = turn.body if turn is not None else ""
+    if len(reached.policy.approvers) > 1 and turn is not None:
+        summary = next(
+            (t.body for t in turns if t.kind == "policy_outcome" and t.seq > turn.seq), ""
+        )
+        body = f"{summary}\n\n{body}".strip()
+    return Answer(
+        text=answer_text(body, turn.kind if turn else "decision", conditions),
+        kind=(turn.kind if turn else "approval" if approved else "rejection"),
+        at=reached.at,
+        approved=approved,
+        conditions=conditions,
+    )

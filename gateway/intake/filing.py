@@ -24,6 +24,7 @@ from gateway.services import Services
 from gateway.store.models import Recipient, Request
 from gateway.store.prepared import connection_of, prepared_insert
 from gateway.store.thread import add_turn, change_status, first_turn
+from gateway.store.votes import open_policy
 from gateway.tokens import hash_secret, new_secret
 
 # The contract's own fields; anything else an agent sends is an extra property, kept too.
@@ -157,8 +158,9 @@ def file_request(
         replayed = _replay(services, session, idempotency_key, digest)
         if replayed is not None:
             return replayed
-    lawyers = config.lawyers_for(arguments["category"])
-    if not lawyers:
+    approval = config.lawyer.approval
+    policy = approval.policy_for(arguments["category"], config.lawyers_for(arguments["category"]))
+    if policy is None:
         raise InvalidRequest(
             f"no lawyer is configured for category {arguments['category']!r}",
             [FieldProblem("category", "a category with a configured lawyer (HFA_LAWYERS)")],
@@ -180,6 +182,12 @@ def file_request(
         body=arguments["request"],
         data={k: v for k, v in arguments.items() if k != "request"},
     )
+    extra = extra_approvers(services, arguments.get("approvers"))
+    policy = policy.with_extra_approvers(extra)
+    # Later steps' approvers are asked when the step before them is met.
+    lawyers = policy.steps[0].members
+    default = not extra and not approval.has_policy(arguments["category"])
+    open_policy(session, number, policy, now, default=default)
     _queue_request_emails(services, session, number, reference, lawyers, now)
     services.audit.append(
         session,
@@ -201,6 +209,39 @@ def file_request(
         config.public_url, number, arguments["category"], now, reply_to, access_token, capability
     )
     return Filed(filed, True)
+
+
+MAX_EXTRA_APPROVERS = 10
+
+
+def extra_approvers(services: Services, value: Any) -> tuple[str, ...]:
+    """The agent's ``approvers``: more people who must approve, each one the gateway
+    already knows (a lawyer, an approver or an escalation contact), never a stranger."""
+    if value is None:
+        return ()
+    listed = value.split(",") if isinstance(value, str) else value
+    if not isinstance(listed, list) or not all(isinstance(a, str) for a in listed):
+        raise InvalidRequest(
+            "approvers must be a list of email addresses",
+            [FieldProblem("approvers", 'a list of addresses, e.g. ["gc@firm.test"]')],
+        )
+    addresses = tuple(dict.fromkeys(a.strip().lower() for a in listed if a.strip()))
+    config = services.config
+    escalation = {a.lower() for addresses in config.escalation.values() for a in addresses}
+    known = config.all_lawyers() | config.lawyer.approval.approvers() | escalation
+    strangers = [a for a in addresses if a not in known]
+    if strangers or len(addresses) > MAX_EXTRA_APPROVERS:
+        raise InvalidRequest(
+            "approvers may name only people configured as lawyers or approvers",
+            [
+                FieldProblem(
+                    "approvers",
+                    f"at most {MAX_EXTRA_APPROVERS} addresses from HFA_LAWYERS, HFA_POLICIES "
+                    f"or HFA_ESCALATION; unknown: {', '.join(strangers)[:200] or 'none'}",
+                )
+            ],
+        )
+    return addresses
 
 
 def _request_row(

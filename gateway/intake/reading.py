@@ -6,6 +6,7 @@ neither tells a caller which references exist.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -16,6 +17,7 @@ from sqlalchemy.orm import Session
 from gateway import contract
 from gateway.errors import NotFound
 from gateway.store.models import Request, Turn, contract_time
+from gateway.store.policy_models import RequestPolicy
 from gateway.store.prepared import Prepared
 from gateway.store.thread import replied, thread_as_json, turn_fields_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, secret_matches
@@ -47,6 +49,11 @@ def _status(
     session: Session | Connection, number: int, status: str, received_at: datetime
 ) -> dict[str, Any]:
     turns = thread_as_json(session, number)
+    conn = session.connection() if isinstance(session, Session) else session
+    policy = conn.execute(
+        select(_POLICY_STATE).where(bindparam("id") == _POLICY_REQUEST), {"id": number}
+    ).scalar()
+    with_policy(turns, policy)
     return {
         "reference": contract.reference_for(number),
         "status": status,
@@ -57,8 +64,26 @@ def _status(
     }
 
 
+def with_policy(turns: list[dict[str, Any]], policy: dict[str, Any] | None) -> None:
+    """The ``policy`` object goes on the opening request turn.
+
+    The status object itself is closed (``additionalProperties: false`` in the
+    contract); turn objects are open, and the opening turn is the request the
+    policy decides.
+    """
+    if policy is not None and turns and turns[0]["kind"] == "request":
+        turns[0]["policy"] = policy
+
+
+def _as_given(_dialect: Any) -> None:
+    """No converter: the value as the driver returns it."""
+    return None
+
+
 _REQUEST_COLUMNS = Request.__table__.c
 _TURN_COLUMNS = Turn.__table__.c
+_POLICY_STATE = RequestPolicy.__table__.c.state
+_POLICY_REQUEST = RequestPolicy.__table__.c.request_id
 # The request's head and its turns in one statement: one statement is one snapshot on
 # both databases, so the read needs no transaction of its own (a request has at least
 # its opening turn; the outer join still finds one without).
@@ -72,9 +97,12 @@ _STATUS_ROWS = Prepared(
         _TURN_COLUMNS.at,
         _TURN_COLUMNS.body,
         _TURN_COLUMNS.data,
+        _POLICY_STATE,
     )
     .select_from(
-        Request.__table__.outerjoin(Turn.__table__, _TURN_COLUMNS.request_id == _REQUEST_COLUMNS.id)
+        Request.__table__.outerjoin(
+            Turn.__table__, _TURN_COLUMNS.request_id == _REQUEST_COLUMNS.id
+        ).outerjoin(RequestPolicy.__table__, _REQUEST_COLUMNS.id == _POLICY_REQUEST)
     )
     .where(_REQUEST_COLUMNS.id == bindparam("id"))
     .order_by(_TURN_COLUMNS.seq),
@@ -87,6 +115,8 @@ _STATUS_ROWS = Prepared(
         contract_time,
         _TURN_COLUMNS.body.type,
         _TURN_COLUMNS.data.type,
+        # Repeated on every row: left as the driver gives it, and read once below.
+        _as_given,
     ),
 )
 
@@ -106,9 +136,11 @@ def check_status(conn: Connection, reference: str, access_token: str) -> dict[st
     status, received_at = rows[0][0], rows[0][1]
     turns = [
         turn_fields_as_json(author, kind, at, body, data)
-        for _s, _r, _h, author, kind, at, body, data in rows
+        for _s, _r, _h, author, kind, at, body, data, _p in rows
         if author is not None
     ]
+    state = rows[0][8]
+    with_policy(turns, json.loads(state) if isinstance(state, str) else state)
     return {
         "reference": contract.reference_for(number),
         "status": status,

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 from gateway.i18n import _
 from gateway.outbound import when
+from gateway.outbound.receipts import outcome_word
 from gateway.store.models import Request
 
 
@@ -54,6 +55,8 @@ def notice_view(
             "answers first is recorded and the others are told."
         ) % {"reminders": payload.get("reminders", "?"), "to": to}
         view["open"] = True
+    elif purpose == "approver_away" or (purpose == "answered_by_other" and payload.get("outcome")):
+        view.update(_policy_view(purpose, payload))
     elif purpose == "answered_by_other":
         who = str(payload.get("who") or _("another lawyer"))
         label = str(payload.get("decision_label") or "")
@@ -98,3 +101,36 @@ def _deadline_passed(
         "told. The request is still open and your answer is still wanted."
     ) % {"when": deadline}
     view["open"] = True
+
+
+def _policy_view(purpose: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """An approver away, or an approval policy's outcome reached: what the others read."""
+    view: dict[str, Any] = {}
+    if purpose == "approver_away":
+        who = str(payload.get("who") or _("an approver"))
+        view["tag"] = _("an approver is away")
+        view["headline"] = _("%(who)s is away") % {"who": who}
+        view["text"] = _(
+            "%(who)s sent an out-of-office reply and has no delegate, so their answer may not "
+            "come. Your answer is still needed."
+        ) % {"who": who}
+        return view
+    outcome = payload["outcome"]
+    said = outcome_word(str(outcome.get("outcome", "")))
+    label = str(payload.get("decision_label") or "")
+    view["tag"] = _("decided, no answer needed")
+    view["headline"] = _("Decided: %(outcome)s") % {"outcome": said}
+    view["who"] = str(payload.get("who") or _("another lawyer"))
+    # Stored in English when queued; a label the catalogue knows reads in this language.
+    view["decision_label"] = _(label) if label else ""
+    view["other_text"] = str(payload.get("body") or "")
+    view["text"] = _(
+        "The approval policy (%(rule)s) is met or can no longer be met: the outcome is "
+        "%(outcome)s, and the agent has been told."
+    ) % {"rule": outcome.get("rule", ""), "outcome": said}
+    if outcome.get("conflict"):
+        view["text"] += " " + _("The votes conflict; all of them are on the record.")
+    view["text"] += " " + _(
+        "You do not need to answer; if you reply, your reply is recorded as well."
+    )
+    return view

@@ -48,6 +48,7 @@ PURPOSE_TEMPLATE = {
     "deadline_passed": "notice",
     "escalated_notice": "notice",
     "answered_by_other": "notice",
+    "approver_away": "notice",
 }
 
 

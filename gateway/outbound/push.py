@@ -121,12 +121,17 @@ def event_type(turn: Turn) -> str:
 
 
 def event_for(
-    services: Services, session: Session, request: Request, turn: Turn, thread_url: str | None
+    services: Services,
+    session: Session,
+    request: Request,
+    turn: Turn,
+    thread_url: str | None,
+    policy: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     session.flush()
     turns = load_turns(session, request.id)
     new = [t for t in turns if t.seq >= turn.seq]
-    return {
+    event: dict[str, Any] = {
         "type": event_type(turn),
         "timestamp": contract.iso(turn.at),
         "data": {
@@ -138,6 +143,10 @@ def event_for(
             "notice": _notice(request, turn),
         },
     }
+    if policy is not None:
+        # Where the approval policy stands: its outcome, the votes, any conflict.
+        event["data"]["policy"] = policy
+    return event
 
 
 def _notice(request: Request, turn: Turn) -> str:
@@ -149,14 +158,20 @@ def _notice(request: Request, turn: Turn) -> str:
     return contract.NOTICE_STATUS[request.status]
 
 
-def enqueue_for_turn(services: Services, session: Session, request: Request, turn: Turn) -> None:
+def enqueue_for_turn(
+    services: Services,
+    session: Session,
+    request: Request,
+    turn: Turn,
+    policy: dict[str, Any] | None = None,
+) -> None:
     """Queue delivery of ``turn`` to the request's reply_to channel, if it has one."""
     channel = channel_for(services, request.reply_to)
     if channel is None or request.reply_to is None:
         return
     now = services.clock.now()
     link = mint_read_link(services, session, request)
-    event = event_for(services, session, request, turn, None)
+    event = event_for(services, session, request, turn, None, policy)
     domain = services.config.reply_domain
     message_id = (
         f"msg_{uuid.uuid4().hex}"
@@ -259,6 +274,13 @@ def _who(turn: dict[str, Any]) -> str:
 
 
 def _push_headline(data: dict[str, Any]) -> str:
+    policy = data.get("policy") or {}
+    if policy.get("outcome") == "pending":
+        return "A reply that does not count towards the approval policy: still pending"
+    if policy.get("outcome") and len(policy.get("approvers", ())) > 1:
+        outcome = str(policy["outcome"]).replace("_", " ").upper()
+        conflict = " (conflicting votes)" if policy.get("conflict") else ""
+        return f"Outcome: {outcome}{conflict}"
     human = [t for t in data["turns"] if t["author"] == "human"]
     if human:
         return f"{_who(human[-1])} {_said(human[-1])}"

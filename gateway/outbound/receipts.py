@@ -159,6 +159,64 @@ def _standing(turns: list[Turn], turn: Turn, tz: ZoneInfo, decided: str | None) 
     return _("The decision on record is still the %(what)s of %(who)s of %(when)s.") % said
 
 
+def _policy_effect(payload: dict[str, Any]) -> str:
+    """What a vote did under an approval policy that needs more than this one answer."""
+    parts = payload.get("tally_parts") or {}
+    if parts.get("kind") == "not_counted":
+        return _(
+            "Your answer is recorded and the agent sees it, but it does not count towards "
+            "the request's approval policy: you are not an approver under its rule (%(rule)s)."
+        ) % {"rule": parts.get("rule", "")}
+    if parts.get("kind") == "outcome":
+        text = _(
+            "Under the request's approval policy, the outcome is: %(outcome)s. The agent is "
+            "told the outcome, not a single vote."
+        ) % {"outcome": outcome_word(str(parts.get("outcome", "")))}
+        if parts.get("conflict"):
+            text += " " + _("The votes conflict; all of them are on the record.")
+        return text
+    if parts.get("kind") == "count":
+        line = tally_line(parts)
+        counted = _(
+            "Your vote is counted; the agent is told only once the policy is met or can no "
+            "longer be met."
+        )
+        return f"{counted} {line[:1].upper()}{line[1:]}."
+    return ""
+
+
+def tally_line(parts: dict[str, Any]) -> str:
+    """The count, e.g. "2 of 3 approvals needed; you are the first; waiting for partner@"."""
+    line = _("%(needed)s of %(of)s approvals needed") % parts
+    if parts.get("step"):
+        line = _("step %(step)s of %(steps)s: %(rule)s") % {**parts, "rule": line}
+    place = int(parts.get("place") or 0)
+    if place:
+        places = (
+            _("you are the first"),
+            _("you are the second"),
+            _("you are the third"),
+            _("you are the fourth"),
+            _("you are the fifth"),
+        )
+        mine = places[place - 1] if place <= len(places) else ""
+        line += "; " + (mine or _("you are number %(n)s") % {"n": place})
+    waiting = ", ".join(str(w) for w in parts.get("waiting") or ()) or _("nobody")
+    return line + "; " + _("waiting for %(who)s") % {"who": waiting}
+
+
+def outcome_word(outcome: str) -> str:
+    """A policy's outcome as the lawyer reads it, in capitals like the decision words."""
+    words = {
+        "approved": _("approved"),
+        "approved_with_conditions": _("approved with conditions"),
+        "rejected": _("rejected"),
+        "expired": _("expired"),
+        "pending": _("pending"),
+    }
+    return words.get(outcome, outcome.replace("_", " ")).upper()
+
+
 def receipt_view(
     request: Request, turns: list[Turn], payload: dict[str, Any], tz: ZoneInfo
 ) -> dict[str, Any]:
@@ -177,6 +235,9 @@ def receipt_view(
         "unsettled": False,
         "kind": "reply",
         "reading": None,
+        "tally": tally_line(payload["tally_parts"])
+        if (payload.get("tally_parts") or {}).get("kind") == "count"
+        else "",
     }
     if turn is None:
         return view
@@ -203,7 +264,11 @@ def receipt_view(
         view["unsettled"] = True
         return view
     view["headline"], view["recorded_as"] = _recorded_as(key)
-    view["effect"] = "" if view["late"] or view["reading"]["pending"] else _effect(key)
+    view["effect"] = (
+        ""
+        if view["late"] or view["reading"]["pending"]
+        else _policy_effect(payload) or _effect(key)
+    )
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")

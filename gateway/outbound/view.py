@@ -231,6 +231,7 @@ def subject_of(
         "deadline_passed": _("Deadline passed: "),
         "escalated_notice": _("Also sent to escalation: "),
         "answered_by_other": _("Answered by another lawyer: "),
+        "approver_away": _("An approver is away: "),
     }
     return subjects.subject(prefixes.get(purpose, ""), ask, ref)
 

@@ -26,7 +26,7 @@ from gateway.outbound.view import MailSettings
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Turn
 from tests.conftest import LAWYER, make_config
-from tests.lawyer_mails import every_kind, file, html_of, text_of
+from tests.lawyer_mails import every_kind, file, html_of, policy_kinds, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
@@ -52,6 +52,7 @@ def test_every_kind_renders_in_every_catalogue_with_nothing_left_in_english(
         with i18n.watching_missing() as missing:
             mails = every_kind(built, deadline="2026-12-04", client="Northwind GmbH")
             mails["held_notice"] = _held_notice(built, LAWYER)
+            mails |= policy_kinds(built, deadline="2026-12-04")
     finally:
         built.close()
     assert not missing, sorted(missing)[:10]
@@ -245,3 +246,20 @@ def test_a_notice_about_an_open_request_never_also_says_no_answer_is_needed(
     for kind in ("closed", "withdrawal"):
         assert "no answer is needed" in text_of(mails[kind]).lower(), kind
         assert "hfa-answers" not in html_of(mails[kind]), kind
+
+
+def test_a_german_lawyer_reads_the_approval_policy_lines_in_german(german: Services) -> None:
+    mails = policy_kinds(german)
+    tally = text_of(mails["tally_receipt"])
+    assert (
+        "Genehmigungsregel: Schritt 1 von 2: 2 von 3 Genehmigungen nötig; Sie sind die erste "
+        "Person; ausstehend von partner@, gc@"
+    ) in " ".join(tally.split())
+    decided = mails["decided_notice"]
+    assert str(decided["Subject"]).startswith("Von jemand anderem beantwortet: ")
+    assert "Entschieden: GENEHMIGT MIT BEDINGUNGEN" in html_of(decided)
+    assert "Die Stimmen widersprechen sich" in " ".join(text_of(decided).split())
+    assert "Vertretung von partner@lawfirm.example" in text_of(mails["delegate_request"])
+    assert "Noch keine Antwort von: partner@lawfirm.example." in " ".join(
+        text_of(mails["escalation_waiting"]).split()
+    )

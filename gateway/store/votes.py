@@ -1,0 +1,257 @@
+"""The vote log of each request, and the lock that makes each outcome happen once.
+
+Every vote takes the request's ``request_policies`` row with ``SELECT ... FOR
+UPDATE`` (PostgreSQL; SQLite has one writer at a time), then appends its row
+and evaluates the whole log: two workers recording two votes on one request
+count them one after the other, and only the one whose vote decided it sees
+the outcome change from ``pending``. Nothing here is updated but that row.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import ColumnElement, exists, select
+from sqlalchemy.orm import Session
+
+from gateway import policy as rules
+from gateway.contract import iso
+from gateway.store.models import Recipient, Request
+from gateway.store.policy_models import RequestPolicy, Vote
+from gateway.store.prepared import connection_of, prepared_insert
+
+
+@dataclass(frozen=True)
+class Cast:
+    """What one vote did: the policy, the outcome before it, and where it stands now."""
+
+    policy: rules.Policy
+    before: str
+    evaluation: rules.Evaluation
+    delegates: dict[str, str]
+    # The step waited on before this vote: a later one now means its approvers are asked.
+    step_before: int = 0
+    # Whom the vote counted for (a delegate's counts for the approver).
+    person: str = ""
+
+    @property
+    def reached_now(self) -> bool:
+        """This vote decided it: the one moment the outcome is told and pushed."""
+        return self.before == rules.PENDING and self.evaluation.decided
+
+    def as_object(self) -> dict[str, object]:
+        return rules.as_object(self.policy, self.evaluation)
+
+
+_POLICY_ROW = (
+    "request_id",
+    "rule",
+    "outcome",
+    "state",
+    "delegates",
+    "decided_at",
+    "step_due_at",
+    "updated_at",
+)
+# Inserted by a prepared statement, like the rest of a filing (the hottest write path).
+_INSERT_POLICY = prepared_insert(RequestPolicy, _POLICY_ROW, returning_id=False)
+
+
+def open_policy(
+    session: Session, request_id: int, policy: rules.Policy, at: datetime, *, default: bool
+) -> None:
+    """The policy a request was filed under (``default``: no HFA_POLICIES rule applied)."""
+    _INSERT_POLICY.execute(
+        connection_of(session),
+        {
+            "request_id": request_id,
+            "rule": rules.to_json(policy) | {"default": default},
+            "outcome": rules.PENDING,
+            "state": rules.as_object(policy, rules.evaluate(policy, [])),
+            "delegates": {},
+            "decided_at": None,
+            "step_due_at": _due(policy, 0, at),
+            "updated_at": at,
+        },
+    )
+
+
+def _due(policy: rules.Policy, step: int, started: datetime) -> datetime | None:
+    within = policy.steps[step].within if step < len(policy.steps) else None
+    return started + timedelta(seconds=within) if within is not None else None
+
+
+def steps_overdue(session: Session, now: datetime) -> list[int]:
+    """Requests whose current step ran out of time with the policy still pending."""
+    return list(
+        session.scalars(
+            select(RequestPolicy.request_id)
+            .where(RequestPolicy.step_due_at <= now, RequestPolicy.outcome == rules.PENDING)
+            .order_by(RequestPolicy.request_id)
+        )
+    )
+
+
+def waiting_for(session: Session, request_id: int) -> list[str]:
+    """Who has not answered yet, as the policy was last evaluated."""
+    row = session.get(RequestPolicy, request_id)
+    return [str(a) for a in row.state.get("waiting_for", ())] if row is not None else []
+
+
+def locked_policy(session: Session, request_id: int, at: datetime) -> RequestPolicy:
+    """The request's policy row, locked until the transaction ends.
+
+    A request filed before policies existed gets today's rule: any of its lawyers.
+    """
+    query = (
+        select(RequestPolicy)
+        .where(RequestPolicy.request_id == request_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    )
+    row = session.scalars(query).first()
+    if row is not None:
+        return row
+    lawyers = session.scalars(
+        select(Recipient.address)
+        .where(Recipient.request_id == request_id, Recipient.role == "lawyer")
+        .order_by(Recipient.id)
+    ).all()
+    open_policy(session, request_id, rules.any_of(lawyers), at, default=True)
+    session.flush()
+    row = session.scalars(query).first()
+    assert row is not None
+    return row
+
+
+def vote_log(session: Session, request_id: int) -> list[rules.Vote]:
+    """Every vote of the request, oldest first."""
+    rows = session.scalars(select(Vote).where(Vote.request_id == request_id).order_by(Vote.id))
+    return [rules.Vote(r.person, r.decision, iso(r.at), r.voter, tuple(r.conditions)) for r in rows]
+
+
+def cast(
+    session: Session,
+    request_id: int,
+    *,
+    address: str,
+    voter: str,
+    decision: str,
+    at: datetime,
+    conditions: Sequence[str] = (),
+    turn_id: int | None = None,
+    escalated: bool = False,
+) -> Cast:
+    """Append one vote (or an ``expire``) and evaluate the log, under the row lock.
+
+    ``address``: the recipient the vote came through; ``voter``: its From.
+
+    ``escalated``: the voter was brought in by escalation; under the default
+    rule (any of the lawyers) they count as one more of its approvers.
+    """
+    row = locked_policy(session, request_id, at)
+    policy = rules.from_json(row.rule)
+    # A delegate's vote counts for the approver they answer for; anyone else's for the
+    # address their reply token was issued to (their other addresses are the same person).
+    person = str(row.delegates.get(address, address))
+    step_before = int(str(row.state.get("step", 1))) - 1
+    if escalated and row.rule.get("default") and person not in policy.approvers:
+        policy = rules.any_of((*policy.approvers, person))
+        row.rule = rules.to_json(policy) | {"default": True}
+    before = row.outcome
+    session.add(
+        Vote(
+            request_id=request_id,
+            person=person,
+            voter=voter,
+            decision=decision,
+            conditions=list(conditions),
+            turn_id=turn_id,
+            at=at,
+        )
+    )
+    session.flush()
+    evaluation = rules.evaluate(policy, vote_log(session, request_id))
+    row.outcome = evaluation.outcome
+    row.state = rules.as_object(policy, evaluation)
+    if before == rules.PENDING and evaluation.decided:
+        row.decided_at = at
+    if evaluation.decided:
+        row.step_due_at = None
+    elif evaluation.step > step_before:
+        row.step_due_at = _due(policy, evaluation.step, at)
+    row.updated_at = at
+    return Cast(policy, before, evaluation, dict(row.delegates), step_before, person)
+
+
+def standing(session: Session, request_id: int, at: datetime) -> Cast:
+    """Where the request stands now, under the lock, without a vote."""
+    row = locked_policy(session, request_id, at)
+    policy = rules.from_json(row.rule)
+    evaluation = rules.evaluate(policy, vote_log(session, request_id))
+    return Cast(policy, row.outcome, evaluation, dict(row.delegates), evaluation.step, "")
+
+
+def add_delegate(
+    session: Session, request_id: int, delegate: str, person: str, at: datetime
+) -> bool:
+    """Record that ``delegate`` answers for ``person`` on this request; False if known."""
+    row = locked_policy(session, request_id, at)
+    if delegate in row.delegates or person in row.delegates:
+        # Asked before, or the person is a delegate themselves: no delegating again.
+        return False
+    row.delegates = {**row.delegates, delegate: person}
+    return True
+
+
+@dataclass(frozen=True)
+class Decided:
+    """A reached outcome, and the human turn whose vote reached it."""
+
+    policy: rules.Policy
+    evaluation: rules.Evaluation
+    turn_id: int | None
+    at: datetime
+
+
+def decided(session: Session, request_id: int) -> Decided | None:
+    """The request's outcome once reached (None while pending or without a policy row)."""
+    row = session.get(RequestPolicy, request_id)
+    if row is None or row.outcome == rules.PENDING:
+        return None
+    policy = rules.from_json(row.rule)
+    rows = list(
+        session.scalars(select(Vote).where(Vote.request_id == request_id).order_by(Vote.id))
+    )
+    log = [rules.Vote(r.person, r.decision, iso(r.at), r.voter, tuple(r.conditions)) for r in rows]
+    evaluation = rules.evaluate(policy, log)
+    if not evaluation.decided:
+        return None
+    deciding = rows[evaluation.decided_after - 1]
+    return Decided(policy, evaluation, deciding.turn_id, row.decided_at or deciding.at)
+
+
+def votes_awaited() -> ColumnElement[bool]:
+    """Requests with a vote in and the policy still pending: their reminders go on (to
+    those who have not voted) though a human has replied."""
+    return exists(
+        select(Vote.id)
+        .join(RequestPolicy, RequestPolicy.request_id == Vote.request_id)
+        .where(Vote.request_id == Request.id, RequestPolicy.outcome == rules.PENDING)
+    )
+
+
+def awaited(session: Session, request_id: int) -> frozenset[str] | None:
+    """Who is still awaited when votes are in and the policy pending (their delegates
+    included); None when a reminder goes to the whole thread as before."""
+    row = session.get(RequestPolicy, request_id)
+    if row is None or row.outcome != rules.PENDING:
+        return None
+    voted = session.scalars(select(Vote.id).where(Vote.request_id == request_id).limit(1)).first()
+    if voted is None:
+        return None
+    waiting = {str(a) for a in row.state.get("waiting_for", ())}
+    delegates = {str(d) for d, person in row.delegates.items() if person in waiting}
+    return frozenset(waiting | delegates)
