@@ -37,7 +37,8 @@ from gateway.inbound.effect import put_into_effect, tell_and_push
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
 from gateway.replies import Ask, Decision, DecisionKind
 from gateway.services import Services
-from gateway.store.models import PendingReading, Recipient, Request, Turn
+from gateway.store.models import Recipient, Request, Turn
+from gateway.store.reading_models import PendingReading
 from gateway.store.thread import add_turn
 
 log = logging.getLogger(__name__)

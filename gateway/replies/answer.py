@@ -25,7 +25,7 @@ from gateway.replies.kinds import Ask, Decision, DecisionKind
 
 _PERMISSION = re.compile(
     r"^(?:(?:so|then|ok|okay),?\s+)?(?:"
-    r"(?:may|can|could|shall|should)\s+(?:i|we)\s+(?:now\s+|please\s+|go\s+ahead\s+and\s+)?"
+    r"(?:may|can|could|shall|should)\s+(?:i|we|the\s+agent)\s+(?:now\s+|please\s+|go\s+ahead\s+and\s+)?"
     r"|(?:do|would)\s+you\s+(?:approve|agree\s+to|authori[sz]e|allow\s+(?:me|us)\s+to)\s+"
     r"|is\s+it\s+(?:ok|okay|alright|all\s+right|fine)\s+(?:for\s+(?:me|us)\s+)?to\s+"
     r"|(?:am\s+i|are\s+we)\s+(?:allowed|authori[sz]ed|cleared|permitted)\s+to\s+"

@@ -21,7 +21,8 @@ import pytest
 from sqlalchemy import select
 
 from gateway.services import build_services
-from gateway.store.models import PendingReading, Request, Turn
+from gateway.store.models import Request, Turn
+from gateway.store.reading_models import PendingReading
 from tests.conftest import (
     LAWYER,
     Running,

@@ -58,6 +58,8 @@ def serve_env(tmp_path: Path, http_port: int, smtp_port: int, **extra: str) -> d
         HFA_LAWYERS=LAWYER,
         HFA_REPLY_DOMAIN="reply.hfa.test",
         HFA_WORKER_POLL_SECONDS="0.1",
+        # The reply is typed text: recorded as an answer at once, not after a window.
+        HFA_CORRECTION_WINDOW="0",
         **extra,
     )
     return env

@@ -22,7 +22,8 @@ from gateway.inbound.worker import claim_pending, process_one
 from gateway.intake.filing import file_request
 from gateway.replies import Decision, DecisionKind
 from gateway.services import Services, build_services
-from gateway.store.models import OutboxItem, PendingReading, Recipient, Request, Turn
+from gateway.store.models import OutboxItem, Recipient, Request, Turn
+from gateway.store.reading_models import PendingReading
 from tests.conftest import LAWYER, REPLY_DOMAIN, make_config
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)

@@ -28,6 +28,15 @@ from tests.replies.adversarial import DPA, HOLD, NDA, PAY, SEND
         (Ask("Should I hold the payment until it is verified?", None), False),
         (Ask("May I sign the NDA?", "Send the NDA to Tom."), False),
         (Ask("May I sign?", "Sign the NDA."), False),
+        # The HumanLayer SDK's ask for a function call names the agent as who acts.
+        (
+            Ask(
+                "May the agent call divide? Approve or reject the call below.",
+                "Call the function divide with:\n\n  a | 6\n  b | 5",
+            ),
+            True,
+        ),
+        (Ask("May the agent call divide?", "Call the function multiply with: a"), False),
     ],
 )
 def test_whether_the_ask_is_whether_to_act(ask: Ask, whether_to_act: bool) -> None:
