@@ -223,6 +223,13 @@ class ReplySMTP(SMTP):
         if isinstance(transport, asyncio.WriteTransport) and not transport.is_closing():
             transport.write(f"421 4.4.2 {self.hostname} Timeout; closing connection\r\n".encode())
         super()._timeout_cb()  # type: ignore[no-untyped-call]
+        # A client silent inside a STARTTLS handshake leaves aiosmtpd waiting on the
+        # handshake for ever, and closing the TLS layer does not end it: abort the TCP
+        # connection under it and give the slot back now.
+        raw = self._original_transport
+        if isinstance(raw, asyncio.WriteTransport) and not raw.is_closing():
+            raw.abort()
+        self._release()
 
     async def push(self, status: Any) -> None:
         text = status.decode() if isinstance(status, bytes) else str(status)
