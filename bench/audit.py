@@ -21,10 +21,10 @@ from typing import Any
 from sqlalchemy import func, insert, select
 from sqlalchemy.orm import Session
 
-from gateway.config import load_config
 from gateway.contract import iso
 from gateway.intake.filing import file_request
 from gateway.services import Services, build_services
+from gateway.settings.config import load_config
 from gateway.store import audit, audit_check, merkle, signing
 from gateway.store.audit import entry_fields, leaf_hash_hex
 from gateway.store.audit_check import VERIFY_BATCH

@@ -20,7 +20,6 @@ from typing import Any
 import uvicorn
 
 from gateway import __version__, scheduler
-from gateway.config import Config
 from gateway.errors import ConfigError
 from gateway.http import mounts
 from gateway.http.app import build_app
@@ -33,6 +32,7 @@ from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
+from gateway.settings.config import Config
 from gateway.store import heartbeats, signing
 from gateway.store.sequencer import Sequencer, run_sequencer
 from gateway.throttle import ConnectionGuard

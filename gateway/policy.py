@@ -10,7 +10,7 @@ The outcome is decided by the first vote after which the policy is met or can
 no longer be met, and it stands: a later or changed vote is kept and shown,
 and flagged as a conflict when it disagrees, but never changes it (the agent
 may already have acted on it). Before that, a person's later vote replaces
-their earlier one. ``policy_text`` reads the rules from settings.
+their earlier one. ``settings.policies`` reads the rules from settings.
 """
 
 from __future__ import annotations

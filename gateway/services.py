@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from gateway.clock import Clock
-from gateway.config import Config
 from gateway.render import Renderer
 from gateway.runner import Wakeup
+from gateway.settings.config import Config
 from gateway.store.audit import AuditLog
 from gateway.store.db import Database
 from gateway.tokens import ReplyTokens, load_or_create_keys

@@ -26,8 +26,8 @@ from aiosmtpd.smtp import Session as SmtpSession
 from sqlalchemy import select
 
 from gateway.app import Gateway
-from gateway.config import Config, load_config
 from gateway.services import Services, build_services
+from gateway.settings.config import Config, load_config
 from gateway.store.models import InboundMessage
 
 LAWYER = "counsel@lawfirm.example"

@@ -4,9 +4,9 @@ from pathlib import Path
 
 import pytest
 
-from gateway.config import load_config, read_config_file
 from gateway.errors import ConfigError
-from gateway.settings import SETTINGS
+from gateway.settings.config import load_config, read_config_file
+from gateway.settings.table import SETTINGS
 
 README = Path(__file__).resolve().parents[1] / "README.md"
 

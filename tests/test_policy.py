@@ -22,7 +22,7 @@ from gateway.policy import (
     tally,
     to_json,
 )
-from gateway.policy_text import parse_policy
+from gateway.settings.policies import parse_policy
 
 A, B, C, D = "a@firm.test", "b@firm.test", "c@firm.test", "d@firm.test"
 GROUPS = {"legal": (A, B, C), "finance": (C, D)}

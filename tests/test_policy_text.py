@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from gateway.config import load_config, read_config_file
 from gateway.errors import ConfigError
 from gateway.policy import Group, Policy, Step
-from gateway.policy_text import parse_delegates, parse_groups, parse_policy
+from gateway.settings.config import load_config, read_config_file
+from gateway.settings.policies import parse_delegates, parse_groups, parse_policy
 from tests.conftest import make_config
 
 A, B, C = "counsel@firm.test", "partner@firm.test", "gc@firm.test"

@@ -16,11 +16,11 @@ from sqlalchemy import select
 from gateway import scheduler
 from gateway.app import Gateway
 from gateway.clock import FrozenClock
-from gateway.config import Config
 from gateway.contract import iso
 from gateway.intake.filing import file_request
 from gateway.outbound import push
 from gateway.services import Services, build_services
+from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, Recipient, Request, Turn
 from tests.conftest import LAWYER, Running, SmtpSink, stop_running
 from tests.mailkit import reply_to, send

@@ -31,7 +31,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from gateway import __version__
 from gateway.cli.common import config_from
 from gateway.cli.output import EXIT_FAILED, EXIT_OK, EXIT_USAGE, fail
-from gateway.config import Config
+from gateway.settings.config import Config
 from gateway.store.mirror import leaf_index_of
 
 MANIFEST = "backup.json"

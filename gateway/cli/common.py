@@ -11,8 +11,8 @@ from pathlib import Path
 from typing import Any
 
 from gateway.cli.terminal import json_text
-from gateway.config import Config, load_config, read_config_file
-from gateway.settings import SETTINGS
+from gateway.settings.config import Config, load_config, read_config_file
+from gateway.settings.table import SETTINGS
 from gateway.throttle import RepeatFilter
 
 

@@ -35,8 +35,8 @@ from gateway.cli.tables import (
     when,
 )
 from gateway.clock import Clock
-from gateway.config import Config
 from gateway.errors import ConfigError, StorageError
+from gateway.settings.config import Config
 from gateway.store.db import Database
 from gateway.store.direct import no_gateway
 

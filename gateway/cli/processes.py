@@ -28,11 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from gateway.app import Gateway
-from gateway.config import Config
 from gateway.errors import ConfigError
 from gateway.outbound.dkim import load_signer
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import build_services
+from gateway.settings.config import Config
 
 log = logging.getLogger("gateway")
 

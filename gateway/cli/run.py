@@ -19,9 +19,9 @@ import aiosmtplib
 from gateway.app import ROLES, Gateway, ensure_open_files
 from gateway.cli import processes
 from gateway.cli.common import config_from
-from gateway.config import Config, load_config
 from gateway.outbound.transports import read_maildir
 from gateway.services import build_services
+from gateway.settings.config import Config, load_config
 
 log = logging.getLogger("gateway")
 

@@ -21,12 +21,12 @@ from aiosmtpd.smtp import Session as SmtpSession
 from sqlalchemy import insert
 from sqlalchemy.orm import Session
 
-from gateway.config import Config
 from gateway.contract import storable
 from gateway.errors import ConfigError
 from gateway.inbound.bounce_policy import BOUNCE_MAX_BYTES, BouncePolicy
 from gateway.inbound.protocol import BARE_LF_REFUSAL, LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
+from gateway.settings.config import Config
 from gateway.store.models import InboundMessage
 from gateway.throttle import ConnectionGuard, Throttle
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import dkim
 from dkim.crypto import UnparsableKeyError, parse_pem_private_key
 
-from gateway.config import Config
 from gateway.errors import ConfigError
+from gateway.settings.config import Config
 
 # Headers a receiver shows or threads by. Each one is signed when present, and
 # From is also signed once more than present ("oversigned"), so a second From

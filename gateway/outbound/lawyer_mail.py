@@ -9,11 +9,11 @@ from functools import partial
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from gateway.lawyer_settings import LawyerSettings
 from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
 from gateway.outbound.transports import MailTransport, before_data
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
+from gateway.settings.lawyers import LawyerSettings
 from gateway.store.models import OutboxItem
 
 

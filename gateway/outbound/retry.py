@@ -26,9 +26,9 @@ from datetime import datetime, timedelta
 from sqlalchemy import ColumnElement, exists, select, update
 from sqlalchemy.orm import Session
 
-from gateway.config import Config
 from gateway.contract import iso
 from gateway.services import Services
+from gateway.settings.config import Config
 from gateway.store.models import OutboxItem, Request
 from gateway.store.thread import add_turn
 

@@ -21,9 +21,9 @@ from typing import Protocol
 
 import aiosmtplib
 
-from gateway.config import Config
 from gateway.errors import PermanentDelivery, TransientDelivery
 from gateway.outbound.dkim import DkimSigner, load_signer
+from gateway.settings.config import Config
 
 # RFC 5321 4.5.3.2.6: a client waits at least 10 minutes for the answer to the final dot.
 DOT_TIMEOUT = 600.0

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.config import load_config
+from gateway.settings.config import load_config
 from tests.cli.test_refusals import run
 
 README = Path(__file__).resolve().parents[2] / "README.md"

@@ -33,7 +33,7 @@ KILLS = 20
 # integration whenever no other live process does, as every worker does.
 WRITER = """
 import random, sys, threading, time
-from gateway.config import load_config
+from gateway.settings.config import load_config
 from gateway.services import build_services
 from gateway.store import signing
 from gateway.store.sequencer import Sequencer

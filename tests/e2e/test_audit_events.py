@@ -19,8 +19,8 @@ from sqlalchemy import text
 
 from gateway.cli import main
 from gateway.cli.common import JsonFormatter
-from gateway.config import Config
 from gateway.services import Services
+from gateway.settings.config import Config
 from tests import auditkit
 from tests.conftest import LAWYER, REPLY_DOMAIN, Running, SmtpSink, start_running, stop_running
 from tests.mailkit import reply_to, send

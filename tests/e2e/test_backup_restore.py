@@ -16,8 +16,8 @@ import pytest
 
 from gateway.app import Gateway
 from gateway.cli import main
-from gateway.config import Config
 from gateway.services import build_services
+from gateway.settings.config import Config
 from gateway.store import audit_check
 from tests import auditkit
 from tests.conftest import (

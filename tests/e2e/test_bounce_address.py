@@ -14,8 +14,8 @@ import aiosmtplib
 import pytest
 from sqlalchemy import select
 
-from gateway.config import Config
 from gateway.inbound import bounce_policy, mailparse
+from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, InboundMessage
 from tests.conftest import (
     LAWYER,

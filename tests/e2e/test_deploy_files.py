@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from gateway.config import load_config, read_config_file
+from gateway.settings.config import load_config, read_config_file
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

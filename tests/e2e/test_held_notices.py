@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from aiosmtplib import SMTP
 
-from gateway.config import Config
+from gateway.settings.config import Config
 from tests.conftest import (
     LAWYER,
     Running,

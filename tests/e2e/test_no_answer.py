@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 
 from gateway.clock import FrozenClock
-from gateway.config import Config
+from gateway.settings.config import Config
 from tests.conftest import LAWYER, SECOND_LAWYER, Running, SmtpSink, stop_running, wait_outcomes
 from tests.mailkit import reply_to, send
 from tests.test_scheduler import GC, START, body, scan, start_clocked

@@ -231,7 +231,7 @@ def test_five_processes_write_side_by_side_and_one_sequencer_integrates_them(
     assert hfa(roles, "db", "upgrade").returncode == 0
     writer = (
         "import sys\n"
-        "from gateway.config import load_config\n"
+        "from gateway.settings.config import load_config\n"
         "from gateway.services import build_services\n"
         "s = build_services(load_config())\n"
         "for n in range(150):\n"
@@ -243,7 +243,7 @@ def test_five_processes_write_side_by_side_and_one_sequencer_integrates_them(
     # A sequencer beside the writers, as a worker runs it, until all 750 are in.
     sequencer = (
         "import time\n"
-        "from gateway.config import load_config\n"
+        "from gateway.settings.config import load_config\n"
         "from gateway.services import build_services\n"
         "from gateway.store import signing\n"
         "from gateway.store.sequencer import Sequencer\n"

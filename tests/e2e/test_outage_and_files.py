@@ -17,9 +17,9 @@ from sqlalchemy import func, select, text
 
 from bench.roles import Sink
 from gateway.app import Gateway
-from gateway.config import Config, load_config
 from gateway.errors import ConfigError
 from gateway.services import build_services
+from gateway.settings.config import Config, load_config
 from gateway.store.models import AuditEntry
 from tests.conftest import make_config
 

@@ -33,8 +33,8 @@ import pytest
 from sqlalchemy import select
 
 from gateway.app import Gateway
-from gateway.config import Config
 from gateway.services import Services, build_services
+from gateway.settings.config import Config
 from gateway.store.models import InboundMessage
 from tests.conftest import LAWYER, REPLY_DOMAIN, make_config
 from tests.e2e.deploykit import SELECTOR, dns_for, write_dkim_key

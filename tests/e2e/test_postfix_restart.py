@@ -21,9 +21,9 @@ import pytest
 from sqlalchemy import func, select
 
 from gateway.app import Gateway
-from gateway.config import Config
 from gateway.services import Services, build_services
-from gateway.settings import SETTINGS
+from gateway.settings.config import Config
+from gateway.settings.table import SETTINGS
 from gateway.store.models import InboundMessage
 from tests.conftest import LAWYER, REPLY_DOMAIN, make_config
 from tests.e2e.postfixkit import PrivatePostfix, run_postfix, why_not

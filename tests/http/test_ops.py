@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from gateway.cli import main
-from gateway.config import Config
+from gateway.settings.config import Config
 from tests.conftest import Running, SmtpSink, _drop_postgres_database, start_running, stop_running
 from tests.mailkit import reply_to, send
 

@@ -12,8 +12,8 @@ from email.message import EmailMessage
 from sqlalchemy import select
 
 from gateway.clock import FrozenClock
-from gateway.config import Config
 from gateway.contract import iso
+from gateway.settings.config import Config
 from gateway.store.models import OutboxItem
 from tests.conftest import Running, SmtpSink, stop_running
 from tests.mailkit import reply_to, send

@@ -12,11 +12,11 @@ import pytest
 from sqlalchemy import select
 
 from gateway.clock import FrozenClock
-from gateway.config import Config
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
 from gateway.intake.filing import file_request
 from gateway.outbound.outbox import OutboxWorker, email_deliverer, enqueue
 from gateway.services import Services, build_services
+from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, OutboxItem, Request
 from tests import auditkit
 

@@ -13,13 +13,13 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gateway.clock import FrozenClock
-from gateway.config import Config
 from gateway.errors import StorageError
 from gateway.intake.filing import file_request
 from gateway.outbound import outcomes
 from gateway.outbound.compose import compose_from_thread, compose_lawyer_email, load_threads
 from gateway.outbound.outbox import BATCH, OutboxWorker, email_deliverer
 from gateway.services import Services, build_services
+from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, OutboxItem
 from tests import lawyer_mails
 

@@ -19,8 +19,8 @@ from sqlalchemy import select, text
 
 from bench.audit import generate
 from gateway.cli import main
-from gateway.config import Config
 from gateway.services import Services, build_services
+from gateway.settings.config import Config
 from gateway.store import audit_check, merkle, signing
 from gateway.store import checkpoint as notes
 from gateway.store.audit import fields_of, leaf_hash_hex

@@ -8,9 +8,9 @@ from datetime import UTC, datetime, timedelta
 from sqlalchemy import select
 
 from gateway.clock import FrozenClock
-from gateway.config import Config
 from gateway.intake.filing import file_request
 from gateway.services import build_services
+from gateway.settings.config import Config
 from gateway.store.models import OutboxItem
 from gateway.store.queue import claim, kept_leases
 

@@ -146,7 +146,7 @@ def test_one_sequencer_leads_and_another_takes_over_when_it_lets_go(services: Se
 
 LEADER = """
 import sys, time
-from gateway.config import load_config
+from gateway.settings.config import load_config
 from gateway.services import build_services
 from gateway.store import signing
 from gateway.store.sequencer import Sequencer

@@ -19,10 +19,10 @@ from alembic import command
 from sqlalchemy import create_engine, insert, text
 
 from gateway.cli import main
-from gateway.config import Config
 from gateway.contract import iso
 from gateway.errors import StorageError
 from gateway.services import build_services
+from gateway.settings.config import Config
 from gateway.store import checkpoint as notes
 from gateway.store import merkle, schema, signing
 from gateway.store.db import Database

@@ -38,8 +38,8 @@ from gateway.policy import (
     Vote,
     evaluate,
 )
-from gateway.policy_text import parse_policy
 from gateway.services import Services, build_services
+from gateway.settings.policies import parse_policy
 from gateway.store.models import Request
 from gateway.store.policy_models import RequestPolicy
 from gateway.store.policy_models import Vote as VoteRow

@@ -1,6 +1,6 @@
 """TLS and DKIM settings, read and checked as pairs: a half-configured pair fails at start.
 
-``gateway.config`` spreads the result into ``Config``.
+``gateway.settings.config`` spreads the result into ``Config``.
 """
 
 from __future__ import annotations

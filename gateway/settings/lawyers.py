@@ -1,6 +1,6 @@
 """The settings that shape what lawyers receive, read and checked together.
 
-``gateway.config`` keeps them as one ``Config.lawyer`` value.
+``gateway.settings.config`` keeps them as one ``Config.lawyer`` value.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gateway.errors import ConfigError
 from gateway.i18n import LANGUAGES
-from gateway.policy_text import ApprovalSettings, approval_settings
+from gateway.settings.policies import ApprovalSettings, approval_settings
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,7 @@
 """Every setting the gateway reads: name, default and help, in one table.
 
 The table feeds ``hfa settings`` and the README (a test fails when a setting is
-missing from the README); ``gateway.config`` reads and checks the values.
+missing from the README); ``gateway.settings.config`` reads and checks the values.
 """
 
 from __future__ import annotations

@@ -22,7 +22,7 @@ from datetime import date
 
 from gateway.errors import ConfigError
 from gateway.policy import Group, Policy, Step, any_of
-from gateway.settings import CATEGORIES
+from gateway.settings.table import CATEGORIES
 
 _GROUP = re.compile(r"^(any|all|\d+)\s+of\s+(.+)$", re.IGNORECASE)
 _WITHIN = re.compile(r"^(.*?)\s+within\s+(\S+)$", re.IGNORECASE | re.DOTALL)
@@ -230,7 +230,7 @@ def approval_settings(values: Mapping[str, str]) -> ApprovalSettings:
 
 def _lawyers_table(value: str) -> dict[str, tuple[str, ...]]:
     """HFA_LAWYERS as {category or '*': primary addresses}, for the group ``lawyers``
-    (``gateway.config`` checks the setting itself)."""
+    (``gateway.settings.config`` checks the setting itself)."""
     table: dict[str, tuple[str, ...]] = {}
     for part in value.split(";") if "=" in value else [f"*={value}"]:
         key, _sep, addresses = part.partition("=")

@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
-from gateway.guard_settings import Listeners, guard_fields
-from gateway.lawyer_settings import LawyerSettings, approval_aliases, lawyer_settings
-from gateway.mail_auth import mail_auth_fields
-from gateway.settings import CATEGORIES, SETTINGS
+from gateway.settings.guard import Listeners, guard_fields
+from gateway.settings.lawyers import LawyerSettings, approval_aliases, lawyer_settings
+from gateway.settings.mail_auth import mail_auth_fields
+from gateway.settings.table import CATEGORIES, SETTINGS
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 

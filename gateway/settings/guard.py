@@ -1,6 +1,6 @@
-"""Connection limits and the sender policy, read and checked for ``gateway.config``.
+"""Connection limits and the sender policy, read and checked for ``gateway.settings.config``.
 
-``gateway.config`` spreads the result into ``Config`` (as it does ``mail_auth``).
+``gateway.settings.config`` spreads the result into ``Config`` (as it does ``mail_auth``).
 """
 
 from __future__ import annotations
