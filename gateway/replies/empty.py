@@ -57,9 +57,16 @@ def _is_name(text: str) -> bool:
     return not any(word in _DECISION_WORDS for word in re.findall(r"[^\W\d_]+", text.casefold()))
 
 
+# A line that opens a signature (RFC 3676's "-- ", stripped; and the bare form clients send).
+_SIGNATURE_MARKS = frozenset({"--", "---", "__"})
+
+
 def is_no_answer(new_text: str) -> bool:
     """True when ``new_text`` holds no answer: empty, or only greetings, thanks, sign-offs."""
     lines = [line.strip() for line in new_text.splitlines() if line.strip()]
+    if lines and lines[0] in _SIGNATURE_MARKS:
+        # The reply opens with the signature delimiter ("-- "): all of it is the signature.
+        return True
     if len(lines) > _MAX_LINES:
         return False
     courtesy = [_says_nothing(line) for line in lines]

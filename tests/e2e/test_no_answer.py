@@ -41,7 +41,7 @@ async def test_a_signature_only_reply_keeps_a_blocking_request_open_and_reminded
     assert (await scan(running)).reminders == 1
     await running.sink.wait_for(4)
 
-    reply = reply_to(original, "Thanks!", signature="Dana Counsel\nPartner, Example LLP")
+    reply = reply_to(original, "", signature="Dana Counsel\nPartner, Example LLP")
     await send(reply, running.smtp_port)
     assert await wait_outcomes(running, 1) == ["recorded"]
     thread = await running.status(filed)

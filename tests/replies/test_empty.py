@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import is_no_answer
+from gateway.replies import extract_reply, is_no_answer
 from gateway.replies.lexicon import LEXICON
 
 
@@ -38,6 +38,15 @@ from gateway.replies.lexicon import LEXICON
 )
 def test_courtesies_alone_are_no_answer(text: str) -> None:
     assert is_no_answer(text)
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["-- \nDana Counsel\nPartner, Example LLP\n", "--\nDana Counsel\n+49 30 1234 567\n"],
+)
+def test_a_reply_that_is_only_a_signature_is_no_answer(body: str) -> None:
+    # The reply as it is left once nothing above the signature delimiter was typed.
+    assert is_no_answer(extract_reply(body, None).new_text)
 
 
 @pytest.mark.parametrize(
