@@ -65,7 +65,14 @@ def read_decision(new_text: str, subject: str | None) -> Decision:
         if not isinstance(new_text, str) or not isinstance(subject, str | None):
             raise ReplyError("new_text must be str and subject str or None")
         quick = read_quick_reply(new_text[:_MAX_SCAN], subject, read_typed)
-        return quick if quick is not None else read_typed(new_text)
+        if quick is None:
+            return read_typed(new_text)
+        # A "not approved" anywhere the lawyer wrote, even below a "-- " line that the
+        # notes reader sets aside as a signature, vetoes the link's approval.
+        approving = quick.kind is DecisionKind.APPROVAL or quick.answer == "yes"
+        if approving and has_negated_approval(new_text[:_MAX_SCAN]):
+            return _unclear(quick, quick.because)
+        return quick
     except ReplyError:
         raise
     except Exception as exc:  # the contract: nothing but ReplyError escapes
