@@ -51,6 +51,7 @@ def test_html_is_autoescaped_and_text_is_not() -> None:
             "effect": "",
             "attachments": [],
             "reading": None,
+            "tally": "",
         },
     )
     assert "<b>bold</b> & <script>x</script>" in text
