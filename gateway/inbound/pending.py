@@ -113,6 +113,9 @@ def source_of(decision: Decision, link: QuickReply | None) -> dict[str, Any]:
     out: dict[str, Any] = {"read_from": read_from, "because": because}
     if decision.answer is not None:
         out["answer"] = decision.answer
+    if decision.language is not None:
+        # The language the reply was read in: the lawyer's emails follow it.
+        out["language"] = decision.language
     return out
 
 

@@ -283,12 +283,20 @@ def _why_none(turn: Turn) -> str:
             "it has no new text of yours, only a greeting, thanks or a signature. Nothing "
             "changes: the request still waits for your answer, and its reminders go on."
         )
-    words = turn.data.get("decision_words")
+    # The lawyer's own words that left it undecided, as the reader quoted them.
+    words = turn.data.get("because") or turn.data.get("decision_words")
     why = (
-        _("it has words for more than one decision, or a negated one (%(words)s).")
+        _(
+            'what you wrote ("%(words)s") does not plainly approve or reject the proposed '
+            "action: it defers it, holds part of it back, asks about it, takes it back, or "
+            "has words for more than one decision."
+        )
         % {"words": words}
         if turn.data.get("decision_unclear")
-        else _("it does not start with APPROVE, REJECT, QUESTION, DECLINE or I'M ON IT.")
+        else _(
+            "no sentence in it approves, rejects or declines the proposed action (a yes or "
+            "no alone answers the question, not the action)."
+        )
     )
     return f"{why} {_('The agent sees only your text.')}"
 

@@ -84,6 +84,9 @@ def test_where_a_decision_came_from_is_never_guessed() -> None:
     }
     kept = Decision(None, answer="yes")
     assert pending.source_of(kept, None) == {"read_from": None, "because": None, "answer": "yes"}
+    # The language the reply was read in rides on the turn: the lawyer's next emails follow it.
+    german = Decision(None, "Ja", because="Ja, bitte vorher Rücksprache.", language="de")
+    assert pending.source_of(german, None)["language"] == "de"
 
 
 @pytest.fixture

@@ -88,3 +88,23 @@ def test_a_reply_with_no_new_text_is_said_to_be_no_answer() -> None:
     assert view["headline"] == "No decision was read from your reply"
     assert "no new text of yours" in view["why"]
     assert not view["reading"]["decided"]
+
+
+def test_an_undecided_reply_quotes_the_words_and_names_the_true_rule() -> None:
+    # "Yes, I'll look at it tomorrow": a yes that defers; the receipt must not claim it had
+    # words for two decisions, and must quote what the lawyer wrote.
+    said = "Yes, I'll look at it tomorrow morning."
+    turn = human(
+        "reply", said, decision=None, decision_unclear=True, decision_words="Yes", because=said
+    )
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    assert f'what you wrote ("{said}")' in view["why"]
+    assert "defers it" in view["why"]
+    assert "negated one" not in view["why"]
+
+
+def test_a_reply_with_no_decision_says_a_yes_alone_answers_the_question() -> None:
+    turn = human("reply", "Thanks, noted.", decision=None, decision_unclear=False)
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    assert "no sentence in it approves, rejects or declines" in view["why"]
+    assert "does not start with APPROVE" not in view["why"]
