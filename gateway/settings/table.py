@@ -56,7 +56,8 @@ SETTINGS: tuple[Setting, ...] = (
         "language",
         "en",
         "Language of lawyers' emails by default: en, de, fr, es, it or nl. A lawyer with no "
-        "language in HFA_LAWYER_LANGUAGES gets the language of their last reply, else this one.",
+        "language in HFA_LAWYER_LANGUAGES gets, on a request, the language of their last reply "
+        "to it, else this one.",
     ),
     Setting(
         "lawyer_languages",
