@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.errors import ConfigError
+from gateway.settings.durations import seconds_of
 from gateway.settings.guard import Listeners, guard_fields
 from gateway.settings.lawyers import LawyerSettings, approval_aliases, lawyer_settings
 from gateway.settings.mail_auth import mail_auth_fields
@@ -99,20 +100,12 @@ def _parse_webhook_secrets(value: str) -> tuple[str, ...]:
     return secrets
 
 
-_DURATION_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
-
-
 def _parse_duration(text: str, setting: str) -> float | None:
     """``90s``, ``30m``, ``2h``, ``1d`` (or plain seconds) -> seconds; ``off`` -> None."""
-    value = text.strip().lower()
-    if value in ("", "off", "none", "0"):
+    if text.strip().lower() in ("", "off", "none", "0"):
         return None
-    number, unit = (value[:-1], value[-1]) if value[-1] in _DURATION_UNITS else (value, "s")
-    try:
-        seconds = float(number) * _DURATION_UNITS[unit]
-    except ValueError:
-        seconds = -1
-    if seconds <= 0:
+    seconds = seconds_of(text)
+    if seconds is None or seconds <= 0:
         raise ConfigError(f"{setting}: expected a duration like 2h, 30m or off, got {text!r}")
     return seconds
 

@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gateway.errors import ConfigError
 from gateway.i18n import LANGUAGES
+from gateway.settings.durations import seconds_of
 from gateway.settings.policies import ApprovalSettings, approval_settings
 
 
@@ -77,20 +78,12 @@ def lawyer_settings(values: Mapping[str, str]) -> LawyerSettings:
     )
 
 
-_UNITS = {"s": 1, "m": 60, "h": 3600}
-
-
 def correction_window(text: str) -> float:
     """``2m``, ``90s``, ``1h`` or plain seconds; ``0``/``off``: no window."""
-    value = text.strip().lower()
-    if value in ("", "0", "off", "none"):
+    if text.strip().lower() in ("", "0", "off", "none"):
         return 0.0
-    number, unit = (value[:-1], value[-1]) if value[-1] in _UNITS else (value, "s")
-    try:
-        seconds = float(number) * _UNITS[unit]
-    except ValueError:
-        seconds = -1.0
-    if not 0 <= seconds < float("inf"):
+    seconds = seconds_of(text, units="smh")
+    if seconds is None or not 0 <= seconds < float("inf"):
         raise ConfigError(
             f"HFA_CORRECTION_WINDOW: expected a duration like 2m, 90s or 0, got {text!r}"
         )

@@ -22,11 +22,11 @@ from datetime import date
 
 from gateway.errors import ConfigError
 from gateway.policy import Group, Policy, Step, any_of
+from gateway.settings.durations import seconds_of
 from gateway.settings.table import CATEGORIES
 
 _GROUP = re.compile(r"^(any|all|\d+)\s+of\s+(.+)$", re.IGNORECASE)
 _WITHIN = re.compile(r"^(.*?)\s+within\s+(\S+)$", re.IGNORECASE | re.DOTALL)
-_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
 _ADDRESS = re.compile(r"^[^@\s,;|]+@[^@\s,;|]+$")
 
 
@@ -138,13 +138,8 @@ def _addresses(text: str, setting: str) -> tuple[str, ...]:
 
 
 def _seconds(text: str, rule: str) -> float:
-    value = text.strip().lower()
-    number, unit = (value[:-1], value[-1]) if value[-1:] in _UNITS else (value, "s")
-    try:
-        seconds = float(number) * _UNITS[unit]
-    except ValueError:
-        seconds = 0
-    if seconds <= 0:
+    seconds = seconds_of(text)
+    if seconds is None or seconds <= 0:
         raise ConfigError(f"HFA_POLICIES: 'within {text}' in {rule.strip()!r}: expected 2d, 4h")
     return seconds
 
