@@ -19,7 +19,7 @@ from gateway.settings.durations import seconds_of
 from gateway.settings.guard import Listeners, guard_fields
 from gateway.settings.lawyers import LawyerSettings, approval_aliases, lawyer_settings
 from gateway.settings.mail_auth import mail_auth_fields
-from gateway.settings.table import CATEGORIES, SETTINGS
+from gateway.settings.table import SETTINGS, by_category
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -60,16 +60,7 @@ def _parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
     if "=" not in value:
         table["*"] = tuple(_primary(a) for a in value.split(",") if _primary(a))
         return table
-    for part in value.split(";"):
-        if not part.strip():
-            continue
-        key, sep, addrs = part.partition("=")
-        key = key.strip()
-        if not sep or (key != "*" and key not in CATEGORIES):
-            raise ConfigError(
-                f"HFA_LAWYERS: expected CATEGORY=addr,addr;... with CATEGORY one of "
-                f"{', '.join(CATEGORIES)} or *, got {part!r}"
-            )
+    for key, addrs in by_category(value, "HFA_LAWYERS", "addr,addr"):
         table[key] = tuple(_primary(a) for a in addrs.split(",") if _primary(a))
     return table
 

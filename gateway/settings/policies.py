@@ -23,7 +23,7 @@ from datetime import date
 from gateway.errors import ConfigError
 from gateway.policy import Group, Policy, Step, any_of
 from gateway.settings.durations import seconds_of
-from gateway.settings.table import CATEGORIES
+from gateway.settings.table import CATEGORIES, by_category
 
 _GROUP = re.compile(r"^(any|all|\d+)\s+of\s+(.+)$", re.IGNORECASE)
 _WITHIN = re.compile(r"^(.*?)\s+within\s+(\S+)$", re.IGNORECASE | re.DOTALL)
@@ -55,16 +55,7 @@ def parse_policies(
 ) -> dict[str, Policy]:
     """``CATEGORY=RULE; ...`` -> {category or '*': policy}."""
     table: dict[str, Policy] = {}
-    for part in (p.strip() for p in value.split(";")):
-        if not part:
-            continue
-        key, sep, rule = part.partition("=")
-        key = key.strip()
-        if not sep or (key != "*" and key not in categories):
-            raise ConfigError(
-                f"HFA_POLICIES: expected CATEGORY=RULE;... with CATEGORY one of "
-                f"{', '.join(categories)} or *, got {part!r}"
-            )
+    for key, rule in by_category(value, "HFA_POLICIES", "RULE", categories):
         own = lawyers.get(key) or lawyers.get("*", ())
         table[key] = parse_policy(rule, {**groups, "lawyers": own})
     return table
