@@ -102,7 +102,9 @@ def deadline(raw: object, at: datetime, now: datetime, tz: ZoneInfo) -> Deadline
             return Deadline(day(on), _("today"), False, _("due today"))
         if on == today + timedelta(days=1):
             return Deadline(day(on), _("tomorrow"), False, _("due tomorrow"))
-        return Deadline(day(on), left(end, now), False, _due(day(on, year=False)))
+        # Counted in calendar days: on a Wednesday, Friday is "in 2 days", whatever the hour.
+        days = _span(timedelta(days=(on - today).days), True)
+        return Deadline(day(on), days, False, _due(day(on, year=False)))
     passed = _aware(at) <= _aware(now)
     end_at = _aware(at).astimezone(tz)
     if passed:
