@@ -39,9 +39,11 @@ from tests.outbound.test_push import Receiver, receiver
 __all__ = ["receiver"]
 
 KEY = "window-agents-key-0123456789abcdef"
-# Long enough for a loaded machine to record the correction inside it, short enough
-# for a test; the default is two minutes.
-WINDOW_SECONDS = 8
+# The lawyer corrects a typed decision this long after sending it ...
+CORRECTED_AFTER_SECONDS = 15
+# ... inside a window that leaves a loaded machine time to record the correction
+# (the default window is two minutes).
+WINDOW_SECONDS = CORRECTED_AFTER_SECONDS + 5
 
 
 @pytest.fixture
@@ -195,6 +197,8 @@ async def test_a_typed_approval_corrected_by_the_reject_link_is_never_seen_as_ap
     stop = asyncio.Event()
     watcher = asyncio.create_task(watch.poll(stop))
     try:
+        loop = asyncio.get_running_loop()
+        typed_at = loop.time()
         for email in emails.values():
             await send(reply_to(email, "Approved.", signature="Dana"), running.smtp_port)
 
@@ -223,7 +227,8 @@ async def test_a_typed_approval_corrected_by_the_reject_link_is_never_seen_as_ap
             assert "NOT IN EFFECT YET. It takes effect on" in text
             assert set(links_in(receipt)) >= {"APPROVE", "REJECT"}
 
-        # The lawyer sees the mistake and taps REJECT in each request's email.
+        # The lawyer sees the mistake a while later and taps REJECT in each request's email.
+        await asyncio.sleep(max(0.0, typed_at + CORRECTED_AFTER_SECONDS - loop.time()))
         for reference, email in emails.items():
             await send(tapped(email, "REJECT", f"<tap-{reference}@law.example>"), running.smtp_port)
 
