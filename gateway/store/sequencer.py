@@ -8,21 +8,18 @@ Nothing else is locked: writers keep inserting entries meanwhile.
 Exactly once, even with two sequencers by mistake: ``leaf_index`` is unique and a
 checkpoint's size is its primary key, so of two batches that raced, one fails
 and is rolled back; a batch is all or nothing, so a crash leaves no half batch.
-Which entries are committed:
-
-- On PostgreSQL, only entries whose writing transaction id (``xid``, set by the
-  column's default) is below ``pg_snapshot_xmin(pg_current_snapshot())`` of the
-  very statement that selects them. Every transaction below that horizon has
-  ended, so among those rows the statement sees exactly the committed ones and
-  no other can appear later (an aborted writer's rows are never visible, a
-  committed one's are). Entries at or above the horizon wait for a later batch.
-  Entries are found through the partial index of rows with no leaf yet, never
-  through a high-water mark, so an entry that commits late (a long transaction
-  that took a small ``seq``) is integrated when it commits, not skipped. The
-  select is the batch's first statement, so the batch has no transaction id of
-  its own yet and does not hold its own horizon back.
-- On SQLite, the batch is a write transaction (``BEGIN IMMEDIATE``): no other
-  writer is in flight, so every row it sees is committed.
+Which entries are committed: those the batch's statement sees. Each statement
+sees exactly the rows of transactions that committed before it began (READ
+COMMITTED on PostgreSQL; on SQLite the batch is the only writer, ``BEGIN
+IMMEDIATE``), so a row it sees is committed and stays, and a row of an open
+transaction is not seen: it is integrated by a later batch once it commits, and
+never if it rolls back. Entries are found through the partial index of rows with
+no leaf yet, never through a high-water mark, so an entry that commits late (a
+long transaction that took a small ``seq``) is integrated when it commits, not
+skipped; and no batch waits for other transactions to end, so a long one holds
+back only its own entries. (The WAL orders commits: a batch's commit comes after
+the commits of the entries it saw, so no crash or failover keeps the leaf and
+loses its entry.)
 
 Leadership: one sequencer per cluster is active. On PostgreSQL it holds a
 session advisory lock on a connection of its own (the server drops it the
@@ -45,7 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, func, select, text, update
+from sqlalchemy import bindparam, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -63,12 +60,11 @@ LEADER_KEY = 0x686661_03
 TAKEOVER_SECONDS = 1.0
 BATCH_LIMIT = 2000
 
-_PENDING_PG = text(
-    "SELECT seq FROM audit WHERE leaf_index IS NULL "
-    "AND xid < pg_snapshot_xmin(pg_current_snapshot())::text::bigint "
-    "ORDER BY seq LIMIT :limit"
+_TAKE_LEAF = (
+    update(AuditEntry)
+    .where(AuditEntry.seq == bindparam("s"), AuditEntry.leaf_index.is_(None))
+    .values(leaf_index=bindparam("i"), leaf_hash=bindparam("h"))
 )
-_PENDING_SQLITE = text("SELECT seq FROM audit WHERE leaf_index IS NULL ORDER BY seq LIMIT :limit")
 
 
 @dataclass(frozen=True)
@@ -80,6 +76,8 @@ class Batch:
     root: bytes
     note: str
     lines: list[dict[str, Any]]
+    # The tree's right edge at ``size``: where the next batch continues.
+    edge: merkle.CompactRange
 
 
 def latest_checkpoint(session: Session) -> AuditCheckpoint | None:
@@ -134,18 +132,34 @@ def add_checkpoint(
 
 
 def integrate(
-    session: Session, keys: LogKeys, now: datetime, limit: int = BATCH_LIMIT
+    session: Session,
+    keys: LogKeys,
+    now: datetime,
+    limit: int = BATCH_LIMIT,
+    edge: merkle.CompactRange | None = None,
 ) -> Batch | None:
-    """One batch in the caller's transaction; None when nothing committed is waiting."""
-    pending = _PENDING_PG if session.get_bind().dialect.name == "postgresql" else _PENDING_SQLITE
-    seqs = list(session.scalars(pending, {"limit": limit}))
-    edge, carried = _edge(session)
-    if not seqs and not carried:
+    """One batch in the caller's transaction; None when nothing committed is waiting.
+
+    ``edge`` is the tree's edge as this process's previous batch left it: given, the
+    batch skips reading it back (a leader that raced another one finds out all the
+    same, below). Four round trips in all on PostgreSQL: the pending entries, their
+    leaves, the checkpoint and the commit; under load each one waits its turn for a
+    busy server, and that is most of the time an entry waits for its proof.
+    """
+    carried: list[AuditEntry] = []
+    if edge is None:
+        edge, carried = _edge(session)
+    entries = list(
+        session.scalars(
+            select(AuditEntry)
+            .where(AuditEntry.leaf_index.is_(None))
+            .order_by(AuditEntry.seq)
+            .limit(limit)
+        )
+    )
+    if not entries and not carried:
         return None
     start = edge.size - len(carried)
-    entries = list(
-        session.scalars(select(AuditEntry).where(AuditEntry.seq.in_(seqs)).order_by(AuditEntry.seq))
-    )
     lines = [{"leaf_index": e.leaf_index, **fields_of(e)} for e in carried]
     changes = []
     for entry in entries:
@@ -155,24 +169,15 @@ def integrate(
         lines.append({"leaf_index": edge.size, **fields})
         edge.append(bytes.fromhex(digest))
     if changes:
-        session.connection().execute(
-            update(AuditEntry)
-            .where(AuditEntry.seq == bindparam("s"), AuditEntry.leaf_index.is_(None))
-            .values(leaf_index=bindparam("i"), leaf_hash=bindparam("h")),
-            changes,
-        )
-        # Each entry must have taken its leaf here: one that another sequencer took
-        # meanwhile (two leaders by mistake) makes this batch roll back whole.
-        taken = session.scalar(
-            select(func.count())
-            .select_from(AuditEntry)
-            .where(AuditEntry.leaf_index >= changes[0]["i"], AuditEntry.leaf_index < edge.size)
-        )
+        taken = session.connection().execute(_TAKE_LEAF, changes).rowcount
+        # Each entry must have taken its leaf here, and each leaf index must be free
+        # (it is unique): of two leaders by mistake, or a leader whose remembered edge
+        # is stale, this batch fails and rolls back whole.
         if taken != len(changes):
             raise RuntimeError("another sequencer integrated some of these entries")
     root, note = add_checkpoint(session, edge, keys, now)
     session.flush()
-    return Batch(start, edge.size, root, note, lines)
+    return Batch(start, edge.size, root, note, lines, edge)
 
 
 class Sequencer:
@@ -184,6 +189,8 @@ class Sequencer:
         self.mirror_path = mirror_path
         self._conn: Connection | None = None
         self._fd: int | None = None
+        # The tree's edge after this leader's last batch; forgotten when it lets go.
+        self._edge: merkle.CompactRange | None = None
 
     @property
     def leading(self) -> bool:
@@ -224,6 +231,7 @@ class Sequencer:
         return True
 
     def let_go(self) -> None:
+        self._edge = None
         if self._conn is not None:
             # Closed for good, not handed back to the pool: the lock belongs to the
             # server session, which must end for another process to take over.
@@ -237,14 +245,17 @@ class Sequencer:
 
     def step(self, now: datetime) -> int:
         """Integrate one batch (as leader); how many entries it added."""
+        edge, self._edge = self._edge, None
         if self._conn is not None:
             with Session(bind=self._conn) as session, session.begin():
-                batch = integrate(session, self.keys, now)
+                batch = integrate(session, self.keys, now, edge=edge)
         else:
             with self.db.transaction() as session:
-                batch = integrate(session, self.keys, now)
+                batch = integrate(session, self.keys, now, edge=edge)
         if batch is None:
+            self._edge = edge
             return 0
+        self._edge = batch.edge
         if self.mirror_path is not None:
             try:
                 mirror.append_batch(self.mirror_path, self.db.engine, batch.start, batch.lines)
@@ -271,6 +282,7 @@ async def run_sequencer(
     thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-sequencer")
     try:
         while not stop.is_set():
+            began = loop.time()
             wait = poll_seconds
             try:
                 if not await loop.run_in_executor(thread, sequencer.lead):
@@ -279,6 +291,11 @@ async def run_sequencer(
                     # A full batch: more are waiting. Otherwise batches are gathered
                     # for a poll interval, which bounds how many checkpoints are made.
                     continue
+                else:
+                    # Batches start every poll interval, however long the last one took
+                    # (on a busy server, most of it): an entry waits one interval plus
+                    # one batch, not one interval plus two.
+                    wait = max(0.0, poll_seconds - (loop.time() - began))
             except Exception:
                 log.exception("audit sequencer step failed; trying again")
                 await loop.run_in_executor(thread, sequencer.let_go)
