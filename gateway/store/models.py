@@ -264,8 +264,8 @@ class AuditEntry(Base):
     ``seq`` numbers entries as they are written; ``leaf_index`` is the entry's place
     in the Merkle tree, set once by the sequencer when it integrates the entry
     (None until then), with ``leaf_hash`` = SHA-256(0x00 || the entry's canonical
-    JSON). ``xid`` is the writing transaction's id on PostgreSQL (the sequencer's
-    horizon). ``prev_hash`` and ``hash`` are kept only by entries of the hash chain
+    JSON). ``xid`` is the writing transaction's id on PostgreSQL (kept for
+    forensics: which entries one transaction wrote). ``prev_hash`` and ``hash`` are kept only by entries of the hash chain
     that earlier releases wrote; they are part of those entries' leaves.
     """
 
