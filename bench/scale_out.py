@@ -15,8 +15,8 @@ Meanwhile ``pg_stat_activity`` is sampled every 50 ms: of the gateway's active
 backends, how many wait on a lock. It prints, as JSON, for each phase the
 throughput, the share of active backends waiting on a lock, and the ratios
 (1 ms away / next door) of the reference, of filing and of recording replies.
-With the sequencer of this release it also gives the p99 integration delay (an
-entry's time to its first checkpoint). ``--code DIR`` runs the gateway of another
+With the sequencer of this release it also gives the p99 integration delay (from
+an entry's commit until a reader finds it in the tree). ``--code DIR`` runs the gateway of another
 checkout (e.g. the previous release, for a before/after in the same conditions).
 
 Bounded: every wait has a deadline, and every process started is stopped by PID.
@@ -207,23 +207,28 @@ def record_replies(
 
 
 class Probe:
-    """Commits an audit entry every 0.1 s and notes when each commit returned.
+    """Commits an audit entry every 0.1 s and watches, every 50 ms, for its leaf.
 
-    An entry's integration delay is then its first checkpoint's time minus its
-    commit: the time a reader waits for its proof. For a gateway without a
+    An entry's integration delay is the time from its commit returning to the first
+    moment a reader finds it in the tree (its batch committed): what a reader waits
+    for its proof, overstated by at most one watch interval. For a gateway without a
     sequencer (``audit_checkpoints`` missing) nothing is written.
     """
 
     def __init__(self, db: str) -> None:
         self.db = db
         self.committed: dict[int, float] = {}
+        self.integrated: dict[int, float] = {}
         self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._threads = [
+            threading.Thread(target=self._write, daemon=True),
+            threading.Thread(target=self._watch, daemon=True),
+        ]
         with psycopg.connect(db) as conn:
             found = conn.execute("SELECT to_regclass('audit_checkpoints')").fetchone()
         self.enabled = bool(found and found[0] is not None)
 
-    def _run(self) -> None:
+    def _write(self) -> None:
         with psycopg.connect(self.db, autocommit=True) as conn:
             while not self._stop.wait(0.1):
                 row = conn.execute(
@@ -233,34 +238,40 @@ class Probe:
                 assert row is not None
                 self.committed[int(row[0])] = time.time()
 
+    def _watch(self) -> None:
+        with psycopg.connect(self.db, autocommit=True) as conn:
+            while True:
+                waiting = [seq for seq in list(self.committed) if seq not in self.integrated]
+                if waiting:
+                    rows = conn.execute(
+                        "SELECT seq FROM audit WHERE leaf_index IS NOT NULL AND seq = ANY(%s)",
+                        (waiting,),
+                    ).fetchall()
+                    seen = time.time()
+                    for (seq,) in rows:
+                        self.integrated[int(seq)] = seen
+                elif self._stop.is_set():
+                    return
+                time.sleep(0.05)
+
     def __enter__(self) -> Probe:
         if self.enabled:
-            self._thread.start()
+            for thread in self._threads:
+                thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
         self._stop.set()
         if self.enabled:
-            self._thread.join(5)
+            self._threads[0].join(5)
 
     def p99(self, deadline: float) -> float | None:
         if not self.enabled or not self.committed:
             return None
-        with psycopg.connect(self.db, autocommit=True) as conn:
-            waiting = "SELECT count(*) FROM audit WHERE leaf_index IS NULL AND seq = ANY(%s)"
-            seqs = list(self.committed)
-            rolekit.wait_until(
-                "every probe integrated",
-                lambda: (conn.execute(waiting, (seqs,)).fetchone() or (1,))[0] == 0,
-                deadline,
-            )
-            rows = conn.execute(
-                "SELECT a.seq, extract(epoch FROM c.at) FROM audit a CROSS JOIN LATERAL "
-                "(SELECT at FROM audit_checkpoints WHERE tree_size > a.leaf_index "
-                "ORDER BY tree_size LIMIT 1) c WHERE a.seq = ANY(%s)",
-                (seqs,),
-            ).fetchall()
-        delays = sorted(float(at) - self.committed[seq] for seq, at in rows)
+        self._threads[1].join(max(0.0, deadline - time.monotonic()))
+        missing = [seq for seq in self.committed if seq not in self.integrated]
+        assert not missing, f"{len(missing)} probe entries never integrated"
+        delays = sorted(self.integrated[seq] - at for seq, at in self.committed.items())
         return round(delays[min(len(delays) - 1, int(len(delays) * 0.99))], 3)
 
 
