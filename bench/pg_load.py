@@ -33,7 +33,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -57,6 +56,7 @@ from bench.roles import (
     make_reply,
     port_open,
     send_replies,
+    tear_down,
     wait_until,
 )
 
@@ -262,14 +262,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             result["leased_at_kill"] = len(takeover.held)
             result["takeover_seconds"] = takeover.seconds()
     finally:
-        roles.stop_all()
-        sink.controller.stop()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
-        if args.keep_logs:
-            result["logs"] = str(work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        tear_down(roles, sink, admin, dbname, work, args.keep_logs, result)
     return result
 
 

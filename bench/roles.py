@@ -12,6 +12,7 @@ import contextlib
 import email
 import email.policy
 import os
+import shutil
 import signal
 import smtplib
 import socket
@@ -257,3 +258,26 @@ def send_replies(
                 again.append(msg)
         deferred = again
     return stats
+
+
+def tear_down(
+    roles: Roles,
+    sink: Sink,
+    admin_url: str,
+    dbname: str,
+    work: Path,
+    keep_logs: bool,
+    result: dict[str, Any],
+) -> None:
+    """The end of every PostgreSQL run: processes stopped by PID, the relay sink
+    stopped, the run's database dropped, its logs kept (named in ``result``) or removed."""
+    import psycopg  # only the PostgreSQL benchmarks need it
+
+    roles.stop_all()
+    sink.controller.stop()
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
+    if keep_logs:
+        result["logs"] = str(work)
+    else:
+        shutil.rmtree(work, ignore_errors=True)

@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -44,7 +43,17 @@ import psycopg
 from bench import roles as rolekit
 from bench.loadgen import Load, http_load, http_request
 from bench.pg_load import ADMIN_URL, REPLY_DOMAIN, db_figures
-from bench.roles import LAWYER, Roles, Sink, free_port, http_up, make_reply, port_open, send_replies
+from bench.roles import (
+    LAWYER,
+    Roles,
+    Sink,
+    free_port,
+    http_up,
+    make_reply,
+    port_open,
+    send_replies,
+    tear_down,
+)
 
 BODY = {
     "category": "legal_review",
@@ -421,16 +430,9 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             result[f"{key}_ratio_of_reference"] = round(ratio / ref_ratio, 3)
         result["seven_insert_ratio"] = round(ref_ratio, 3)
     finally:
-        roles.stop_all()
         proxy.terminate()
         proxy.wait(10)
-        sink.controller.stop()
-        with psycopg.connect(admin, autocommit=True) as conn:
-            conn.execute(f'DROP DATABASE IF EXISTS "{dbname}" WITH (FORCE)')
-        if args.keep_logs:
-            result["logs"] = str(work)
-        else:
-            shutil.rmtree(work, ignore_errors=True)
+        tear_down(roles, sink, admin, dbname, work, args.keep_logs, result)
     return result
 
 
