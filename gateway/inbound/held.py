@@ -43,6 +43,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
+from gateway.inbound import challenge
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.record import Outcome
 from gateway.inbound.sender import FORGED_RESULTS, envelope_sender_fails
@@ -198,6 +199,9 @@ def tell(
     address = notice_address(row, automatic, services.config.reply_domain)
     if address is not None and _may_notify(services, session, outcome, mail, address, now):
         _notify_sender(services, session, row, outcome, explanation, now, address, their_message_id)
+    if outcome.name == "unverified_sender":
+        # The lawyer's registered address may confirm it (``challenge``).
+        challenge.send(services, session, row, outcome, mail)
     request = outcome.request
     if request is None or not explanation.turn_body:
         return outcome

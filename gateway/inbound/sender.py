@@ -60,8 +60,14 @@ class SenderCheck:
     ok: bool
     address: str
     reason: str = ""
-    # What vouched for the sender, shown on the recorded turn.
-    authenticated_by: str = ""
+    # What vouched for the sender, shown on the recorded turn: the ladder's entry
+    # (``gateway.inbound.assurance``); a plain text on turns recorded before it.
+    authenticated_by: Any = ""
+    # What the ladder proved: dkim (aligned DKIM), dmarc (DMARC or aligned SPF), token,
+    # or vouched (an operator accepted it, or the lawyer confirmed it).
+    strength: str = ""
+    # The From domain's DMARC record (``gateway.inbound.dmarc.DmarcRecord``), when looked up.
+    dmarc: Any = None
 
 
 def _raw_from_headers(message: Message) -> list[str]:
