@@ -104,14 +104,10 @@ def record_reply(
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     decision = _decision_of(mail, reply, request)
-    if check.strength != "vouched":
-        # The sender policy, now that what the reply decides is known: held, not recorded.
-        # Thanks or a greeting moves nothing, so it is read as a question is.
-        nothing = is_no_answer(without_unanswered_prompt(reply.new_text)) and not mail.attachments
-        kind_read = DecisionKind.QUESTION if nothing else decision.kind
-        refused = refusal(services.config, check, None if decision.ambiguous else kind_read)
-        if refused:
-            return Outcome("unverified_sender", refused)
+    # The sender policy, now that what the reply decides is known: held, not recorded.
+    refused = _policy_refuses(services, check, decision, reply, mail)
+    if refused:
+        return Outcome("unverified_sender", refused)
     kind, new_status = DECISION_EFFECT[decision.kind]
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
@@ -171,6 +167,19 @@ def record_reply(
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
     return Outcome("recorded", detail, request, recipient, turn.id)
+
+
+def _policy_refuses(
+    services: Services, check: SenderCheck, decision: Decision, reply: ReplyText, mail: ParsedMail
+) -> str:
+    """Why the sender policy holds this reply (``assurance.refusal``), or ""."""
+    if check.strength == "vouched":
+        # An operator accepted it, or the lawyer confirmed it.
+        return ""
+    # Thanks or a greeting moves nothing, so it is read as a question is.
+    nothing = is_no_answer(without_unanswered_prompt(reply.new_text)) and not mail.attachments
+    kind = DecisionKind.QUESTION if nothing else decision.kind
+    return refusal(services.config, check, None if decision.ambiguous else kind)
 
 
 def _decision_of(mail: ParsedMail, reply: ReplyText, request: Request) -> Decision:

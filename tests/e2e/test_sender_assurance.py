@@ -100,7 +100,7 @@ def signed(message: EmailMessage, key: DkimKey) -> bytes:
         canonicalize=(b"relaxed", b"relaxed"),
         include_headers=[b"from", b"to", b"subject", b"date", b"message-id", b"in-reply-to"],
     )
-    return signature + raw
+    return bytes(signature) + raw
 
 
 def sealed(raw: bytes, key: DkimKey, said: str) -> bytes:
@@ -211,7 +211,8 @@ async def test_each_forgery_is_held_challenged_and_not_recorded(
     (challenge,) = await challenges(gateway, 1)
     # To the lawyer's registered address, never to whoever sent the forgery.
     assert str(challenge["To"]) == LAWYER
-    assert "CONFIRM" in challenge.get_body(preferencelist=("plain",)).get_content()
+    text = challenge.get_body(preferencelist=("plain",))
+    assert text is not None and "CONFIRM" in text.get_content()
     thread = await gateway.status(filed)
     assert human_turns(thread) == [] and thread["status"] != "answered"
 
