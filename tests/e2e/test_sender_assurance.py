@@ -64,9 +64,12 @@ def dns(keys: Keys) -> Iterator[LoopbackDns]:
         yield server
 
 
-async def _running(tmp_path: Path, sink: SmtpSink, dns: LoopbackDns, lawyer: str) -> Running:
+async def _running(
+    tmp_path: Path, sink: SmtpSink, dns: LoopbackDns, lawyer: str, database_url: str
+) -> Running:
     config = make_config(
         tmp_path,
+        database_url=database_url,
         lawyers=lawyer,
         dns_resolver=dns.address,
         arc_trusted_sealers=TENANT,
@@ -77,8 +80,10 @@ async def _running(tmp_path: Path, sink: SmtpSink, dns: LoopbackDns, lawyer: str
 
 
 @pytest.fixture
-async def gateway(tmp_path: Path, sink: SmtpSink, dns: LoopbackDns) -> AsyncIterator[Running]:
-    running = await _running(tmp_path, sink, dns, LAWYER)
+async def gateway(
+    tmp_path: Path, sink: SmtpSink, dns: LoopbackDns, database_url: str
+) -> AsyncIterator[Running]:
+    running = await _running(tmp_path, sink, dns, LAWYER, database_url)
     yield running
     await stop_running(running)
 
@@ -218,9 +223,9 @@ async def test_each_forgery_is_held_challenged_and_not_recorded(
 
 
 async def test_dmarc_none_under_the_dkim_policy_is_held(
-    tmp_path: Path, sink: SmtpSink, dns: LoopbackDns
+    tmp_path: Path, sink: SmtpSink, dns: LoopbackDns, database_url: str
 ) -> None:
-    running = await _running(tmp_path, sink, dns, PLAIN_LAWYER)
+    running = await _running(tmp_path, sink, dns, PLAIN_LAWYER, database_url)
     try:
         filed, email = await filed_with_email(running)
         message = reply_to(email, "What does clause 7 cover?", sender=PLAIN_LAWYER)
