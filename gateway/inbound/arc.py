@@ -17,9 +17,12 @@ import dkim
 
 from gateway.inbound.dkim_check import KeyRecords
 from gateway.inbound.dmarc import aligned
-from gateway.inbound.dns_txt import TxtLookup
+from gateway.inbound.dns_txt import TxtSource
 
 _ARC_SEAL = re.compile(rb"^arc-seal\s*:", re.IGNORECASE | re.MULTILINE)
+# RFC 8617 5.1.1.1 allows 50 sets; a forwarding tenant adds one or two. More are not read
+# (each costs two key lookups).
+MAX_ARC_SETS = 5
 _RESULT = re.compile(r"\b(dmarc|dkim|spf)\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
 _HEADER_D = re.compile(r"header\.d\s*=\s*([^\s;]+)", re.IGNORECASE)
 _HEADER_FROM = re.compile(r"header\.from\s*=\s*([^\s;]+)", re.IGNORECASE)
@@ -65,11 +68,14 @@ def _said(aar: str, from_domain: str) -> tuple[bool, bool]:
 
 
 def verify_arc(
-    raw: bytes, lookup: TxtLookup, trusted: frozenset[str], from_domain: str
+    raw: bytes, lookup: TxtSource, trusted: frozenset[str], from_domain: str
 ) -> ArcVerdict:
     """The newest trusted seal's word on ``from_domain``, or why there is none."""
-    if not _ARC_SEAL.search(raw):
+    seals = len(_ARC_SEAL.findall(raw))
+    if not seals:
         return ArcVerdict("none", detail="not sealed")
+    if seals > MAX_ARC_SETS:
+        return ArcVerdict("fail", detail=f"{seals} ARC sets, more than the {MAX_ARC_SETS} read")
     keys = KeyRecords(lookup)
     try:
         chain, sets, reason = dkim.arc_verify(raw, dnsfunc=keys)

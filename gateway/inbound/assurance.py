@@ -39,11 +39,13 @@ from gateway.contract import iso
 from gateway.inbound.arc import ArcVerdict, verify_arc
 from gateway.inbound.dkim_check import DkimResult, verify_dkim
 from gateway.inbound.dmarc import DmarcRecord, aligned, dmarc_record
-from gateway.inbound.dns_txt import lookup_for
+from gateway.inbound.dns_txt import Budgeted, lookup_for
 from gateway.inbound.sender import SenderCheck, results_claiming
 from gateway.replies import DecisionKind
 from gateway.settings.config import Config
 
+# The most one message's new DNS questions may take, all together.
+MESSAGE_DNS_SECONDS = 6.0
 # What may be recorded on the reply address alone under the default rule.
 TOKEN_KINDS = frozenset({DecisionKind.QUESTION, DecisionKind.ACKNOWLEDGE})
 _RESULT = re.compile(r"\b(dmarc|dkim|spf)\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
@@ -61,7 +63,7 @@ class GatewayEvidence:
 
 def gather(raw: bytes, from_domain: str, config: Config, *, mta_wrote: bool) -> GatewayEvidence:
     """DKIM (unless the trusted server wrote results), ARC from trusted sealers, DMARC."""
-    lookup = lookup_for(config.dns_resolver)
+    lookup = Budgeted(lookup_for(config.dns_resolver), MESSAGE_DNS_SECONDS)
     if lookup.off or not from_domain:
         return GatewayEvidence(dmarc=DmarcRecord(unknown=not lookup.off))
     dkim = () if mta_wrote else tuple(verify_dkim(raw, lookup))
@@ -296,5 +298,8 @@ def prefetch(config: Config, mails: Collection[Any]) -> None:
     otherwise hold the write lock while waiting for DNS)."""
     for mail in mails:
         sender = getattr(mail, "sender", None)
+        if getattr(mail, "report", None) is not None:
+            # A delivery report (mail to the bounce address) is never an answer.
+            continue
         if sender is not None and sender[0] and getattr(mail, "raw", None) is not None:
             evidence_for(mail, config)

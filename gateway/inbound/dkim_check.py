@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 import dkim
 
-from gateway.inbound.dns_txt import DnsTempError, TxtLookup
+from gateway.inbound.dns_txt import DnsTempError, TxtSource
 
 # At most this many signatures are checked per message: each may cost a lookup.
-MAX_SIGNATURES = 5
+MAX_SIGNATURES = 3
 _SIGNATURE = re.compile(rb"^dkim-signature\s*:", re.IGNORECASE | re.MULTILINE)
 _quiet = logging.getLogger("gateway.inbound.dkim_check.dkimpy")
 _quiet.addHandler(logging.NullHandler())
@@ -40,7 +40,7 @@ class DkimResult:
 class KeyRecords:
     """A dkimpy ``dnsfunc`` that answers from :class:`TxtLookup` and remembers what it gave."""
 
-    def __init__(self, lookup: TxtLookup) -> None:
+    def __init__(self, lookup: TxtSource) -> None:
         self.lookup = lookup
         self.given: dict[str, bytes] = {}
         self.failed: set[str] = set()
@@ -86,7 +86,7 @@ def _one(raw: bytes, index: int, keys: KeyRecords) -> DkimResult:
     return DkimResult(domain, selector, result, record, digest, signed)
 
 
-def verify_dkim(raw: bytes, lookup: TxtLookup) -> list[DkimResult]:
+def verify_dkim(raw: bytes, lookup: TxtSource) -> list[DkimResult]:
     """Each DKIM signature of the message (the first MAX_SIGNATURES), verified."""
     if not _SIGNATURE.search(raw):
         return []

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gateway.inbound.dns_txt import DnsTempError, TxtLookup
+from gateway.inbound.dns_txt import DnsTempError, TxtSource
 
 TEMPERROR = "temperror"
 
@@ -68,7 +68,7 @@ def _parse(text: str) -> DmarcRecord | None:
     return DmarcRecord(policy, tags.get("adkim") == "s", text)
 
 
-def _at(lookup: TxtLookup, domain: str) -> DmarcRecord | None:
+def _at(lookup: TxtSource, domain: str) -> DmarcRecord | None:
     found = []
     for raw in lookup.txt(f"_dmarc.{domain}"):
         text = raw.decode("utf-8", "replace")
@@ -78,7 +78,7 @@ def _at(lookup: TxtLookup, domain: str) -> DmarcRecord | None:
     return _parse(found[0]) if len(found) == 1 else None
 
 
-def dmarc_record(lookup: TxtLookup, from_domain: str) -> DmarcRecord:
+def dmarc_record(lookup: TxtSource, from_domain: str) -> DmarcRecord:
     """The record that applies to ``from_domain``; ``unknown`` when DNS failed."""
     try:
         record = _at(lookup, from_domain)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from typing import Protocol
 
 import dns.exception
 import dns.message
@@ -34,6 +35,12 @@ MAX_CACHED = 2048
 
 class DnsTempError(Exception):
     """The answer could not be had (timeout, server failure, DNS off)."""
+
+
+class TxtSource(Protocol):
+    off: bool
+
+    def txt(self, name: str) -> list[bytes]: ...
 
 
 def _join(strings: list[bytes]) -> bytes:
@@ -119,6 +126,24 @@ class TxtLookup:
                 records += [_join(list(r.strings)) for r in rrset]
                 ttl = min(ttl, float(rrset.ttl))
         return records, ttl
+
+
+class Budgeted:
+    """One message's lookups: answers from the cache as ever, but no new question once
+    ``seconds`` have gone on this message's lookups (a message with many signatures, or
+    a long ARC chain, to slow domains cannot hold the worker for long)."""
+
+    def __init__(self, lookup: TxtLookup, seconds: float) -> None:
+        self.lookup = lookup
+        self.off = lookup.off
+        self._until = time.monotonic() + seconds
+
+    def txt(self, name: str) -> list[bytes]:
+        if time.monotonic() > self._until:
+            raise DnsTempError(
+                f"DNS lookup of {name} skipped: this message's lookups took too long"
+            )
+        return self.lookup.txt(name)
 
 
 _LOOKUPS: dict[str, TxtLookup] = {}

@@ -5,6 +5,9 @@ request, it cannot be read) gets:
 
 - a short notice to its envelope sender (why it was not recorded, what to do),
   never with anything of the thread in it, under the rules below;
+- when its sender is not proven to be the lawyer (``unverified_sender``), a challenge
+  to the lawyer's registered address to CONFIRM it (``challenge``), which takes the
+  place of the notice when that address is also the envelope sender;
 - when it belongs to a request, a ``system`` turn on the thread ("a reply from
   another address is held for review", no content), pushed to the agent like
   any turn. ``hfa requests show`` lists the held messages with the command that
@@ -196,12 +199,19 @@ def tell(
     now = services.clock.now()
     sender = _from_address(mail)
     explanation = explain(outcome, sender)
+    challenged = outcome.name == "unverified_sender" and challenge.send(
+        services, session, row, outcome, mail
+    )
     address = notice_address(row, automatic, services.config.reply_domain)
+    if (
+        challenged
+        and outcome.recipient is not None
+        and address == outcome.recipient.address.lower()
+    ):
+        # The lawyer's registered address was asked to confirm it: one email, not two.
+        address = None
     if address is not None and _may_notify(services, session, outcome, mail, address, now):
         _notify_sender(services, session, row, outcome, explanation, now, address, their_message_id)
-    if outcome.name == "unverified_sender":
-        # The lawyer's registered address may confirm it (``challenge``).
-        challenge.send(services, session, row, outcome, mail)
     request = outcome.request
     if request is None or not explanation.turn_body:
         return outcome

@@ -89,9 +89,16 @@ async def gateway(
 
 
 async def filed_with_email(running: Running) -> tuple[dict[str, Any], EmailMessage]:
-    before = len(running.sink.received)
     filed = await running.file(request="May we sign the Nordwind agreement?")
-    return filed, (await running.sink.wait_for(before + 1))[before]
+    for _ in range(200):
+        for message in running.sink.messages():
+            if (message["X-HFA-Reference"], message["X-HFA-Kind"]) == (
+                filed["reference"],
+                "request",
+            ):
+                return filed, message
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no request email for {filed['reference']}")
 
 
 def signed(message: EmailMessage, key: DkimKey) -> bytes:
@@ -220,6 +227,10 @@ async def test_each_forgery_is_held_challenged_and_not_recorded(
     assert text is not None and "CONFIRM" in text.get_content()
     thread = await gateway.status(filed)
     assert human_turns(thread) == [] and thread["status"] != "answered"
+    await asyncio.sleep(0.5)
+    # The lawyer gets the challenge, not also a notice that the reply was not recorded.
+    to_lawyer = [m for m in gateway.sink.messages() if str(m["To"]) == LAWYER]
+    assert [m["X-HFA-Kind"] for m in to_lawyer] == ["request", "sender_challenge"]
 
 
 async def test_dmarc_none_under_the_dkim_policy_is_held(
@@ -277,6 +288,19 @@ async def test_a_genuine_signed_reply_is_recorded_with_the_key_it_was_verified_w
     shown = _cli_show(gateway, filed["reference"], capsys)
     assert "sender: dkim pass firm.test, selector s1" in shown
     assert json.loads(_cli_show(gateway, filed["reference"], capsys, "--json"))["turns"]
+
+
+async def test_replies_from_one_firm_ask_dns_once_per_name(
+    gateway: Running, keys: Keys, dns: LoopbackDns
+) -> None:
+    for _ in range(3):
+        filed, email = await filed_with_email(gateway)
+        reply = signed(reply_to(email, "APPROVE", sender=LAWYER), keys.firm)
+        await deliver(gateway, reply, reply_address(email))
+        await gateway.wait_status(filed, lambda t: t["status"] == "answered")
+    # The work budget: the key and the DMARC record once each, for three replies.
+    asked = [name for name in dns.queries if name.endswith("firm.test")]
+    assert sorted(asked) == ["_dmarc.firm.test", "s1._domainkey.firm.test"]
 
 
 async def test_a_reply_forwarded_through_a_trusted_arc_sealer_is_recorded(
