@@ -31,7 +31,10 @@ header claiming our own id anywhere else makes the message suspect (held, and
 the reason says so), because only a forger writes one there. With
 ``require_authenticated`` (HFA_REQUIRE_AUTHENTICATED_SENDER) the trusted
 server must also say that DMARC, or a DKIM signature aligned with the From
-domain, passed; each check says what authenticated the sender.
+domain, passed.
+
+How well the sender is proven beyond this (the gateway's own DKIM and DMARC,
+trusted ARC sealers, the policy per lawyer domain) is ``assurance``'s.
 """
 
 from __future__ import annotations

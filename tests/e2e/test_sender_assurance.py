@@ -327,9 +327,12 @@ async def test_a_confirm_from_the_lawyers_mailbox_records_the_held_reply(
     (challenge,) = await challenges(gateway, 1)
     confirm_to = reply_address(challenge)
     assert confirm_to.startswith("confirm+")
-    # A CONFIRM the firm did not sign is no confirmation under its DMARC policy's rule?
-    # It is: the challenge address is the secret, and the firm sets no explicit policy.
-    # What must fail is a CONFIRM from another mailbox.
+    # The address is signed: one changed character is refused at RCPT, nothing stored.
+    local, _, domain = confirm_to.partition("@")
+    forged = local[:-1] + ("a" if local[-1] != "a" else "b") + "@" + domain
+    with pytest.raises(aiosmtplib.SMTPRecipientsRefused):
+        await deliver(gateway, b"Subject: x\r\n\r\nCONFIRM\r\n", forged)
+    # A CONFIRM from another mailbox confirms nothing, and draws no mail.
     stranger = reply_to(challenge, "CONFIRM", sender="intruder@evil.test")
     await deliver(gateway, stranger.as_bytes(policy=SMTP_POLICY), confirm_to, "intruder@evil.test")
     assert (await outcome_of(gateway, 1))[0] == "unconfirmed"
