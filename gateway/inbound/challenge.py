@@ -45,7 +45,7 @@ from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import parse_stored
 from gateway.inbound.record import Outcome, finish, record_reply, reply_of
 from gateway.inbound.sender import SenderCheck, verify_sender
-from gateway.outbound import outbox
+from gateway.outbound import outbox, when
 from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
 from gateway.outbound.mime import display_address
 from gateway.outbound.outbox import Deliverer
@@ -176,6 +176,10 @@ def compose(services: Services, item: OutboxItem) -> EmailMessage:
         f"Did you send this reply? {payload.get('reference', '')} - reply CONFIRM to record it"
     )
     confirm_to = challenge_address(services, int(payload["inbound_id"]))
+    # As the lawyer's clock shows it, never an ISO timestamp.
+    payload["received_at"] = when.local_iso(
+        payload.get("received_at"), when.zone(config.lawyer.timezone)
+    )
     text, html = services.renderer.render(
         "sender_challenge", subject=subject, confirm_to=confirm_to, **payload
     )

@@ -14,6 +14,7 @@ import hashlib
 import json
 import logging
 import os
+import re
 from collections.abc import AsyncIterator, Iterator
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
@@ -223,8 +224,12 @@ async def test_each_forgery_is_held_challenged_and_not_recorded(
     (challenge,) = await challenges(gateway, 1)
     # To the lawyer's registered address, never to whoever sent the forgery.
     assert str(challenge["To"]) == LAWYER
-    text = challenge.get_body(preferencelist=("plain",))
-    assert text is not None and "CONFIRM" in text.get_content()
+    body = challenge.get_body(preferencelist=("plain",))
+    assert body is not None
+    text = body.get_content()
+    # What the held reply claims and says, so the lawyer knows what they would confirm.
+    assert "CONFIRM" in text and "> APPROVE" in text and "It reads as: APPROVAL" in text
+    assert re.search(r"\d{4}-\d\d-\d\dT", text) is None  # the lawyer's clock, not ISO
     thread = await gateway.status(filed)
     assert human_turns(thread) == [] and thread["status"] != "answered"
     await asyncio.sleep(0.5)
