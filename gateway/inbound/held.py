@@ -109,14 +109,14 @@ def explain(outcome: Outcome, sender: str = "") -> Explanation:
                 f"to {colleague}'s addresses). Forwarding the request to you does not change "
                 "whose answer counts.",
                 "A reply from a colleague of the lawyer is held for review; it is not on the "
-                "record unless the operator accepts it.",
+                "record unless the lawyer confirms it or the operator accepts it.",
             )
         return Explanation(
             "it did not come from the address the request was sent to.",
             "if you are the lawyer the request was sent to, reply from that address, or ask "
             "the gateway's operator to accept this message. If you are not, nothing is needed.",
             "A reply from another address is held for review; it is not on the record "
-            "unless the operator accepts it.",
+            "unless the lawyer confirms it or the operator accepts it.",
         )
     if outcome.name == "unverified_sender" and FORGED_RESULTS.lower() in detail:
         return Explanation(
@@ -126,7 +126,7 @@ def explain(outcome: Outcome, sender: str = "") -> Explanation:
             "accept this message.",
             "A reply is held for review: it carries an authentication result the gateway's "
             "mail server did not write (possibly forged). It is not on the record unless "
-            "the operator accepts it.",
+            "the lawyer confirms it or the operator accepts it.",
         )
     if outcome.name == "unverified_sender":
         return Explanation(
@@ -134,7 +134,7 @@ def explain(outcome: Outcome, sender: str = "") -> Explanation:
             "reply again from your usual mail program with a single From address, or ask "
             "the gateway's operator to accept this message.",
             "A reply is held for review: its sender could not be verified. It is not on "
-            "the record unless the operator accepts it.",
+            "the record unless the lawyer confirms it or the operator accepts it.",
         )
     if outcome.name == "no_thread":
         return Explanation(
