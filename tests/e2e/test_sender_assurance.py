@@ -15,6 +15,7 @@ import json
 import logging
 import os
 import re
+import socket
 from collections.abc import AsyncIterator, Iterator
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
@@ -366,3 +367,33 @@ def _cli_show(
         for key in [k for k in os.environ if k.startswith("HFA_")]:
             del os.environ[key]
         os.environ.update(saved)
+
+
+async def test_when_dns_does_not_answer_a_decision_is_held_and_a_question_recorded(
+    tmp_path: Path, sink: SmtpSink, database_url: str
+) -> None:
+    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as silent:
+        silent.bind(("127.0.0.1", 0))
+        config = make_config(
+            tmp_path,
+            database_url=database_url,
+            lawyers=LAWYER,
+            dns_resolver=f"127.0.0.1:{silent.getsockname()[1]}",
+        )
+        running = await start_running(config, sink)
+        try:
+            filed, email = await filed_with_email(running)
+            approve = reply_to(email, "APPROVE", sender=LAWYER).as_bytes(policy=SMTP_POLICY)
+            await deliver(running, approve, reply_address(email))
+            outcome, detail = await outcome_of(running, 0)
+            # Unknown is never taken for "no DMARC policy": a temperror holds a decision.
+            assert outcome == "unverified_sender" and "could not be looked up" in detail
+            question = reply_to(email, "QUESTION: which version is this?", sender=LAWYER)
+            await deliver(running, question.as_bytes(policy=SMTP_POLICY), reply_address(email))
+            thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
+            (turn,) = human_turns(thread)
+            assert turn["kind"] == "question"
+            assert turn["authenticated_by"]["method"] == "token"
+            assert turn["authenticated_by"]["dmarc_policy"] == "temperror"
+        finally:
+            await stop_running(running)

@@ -15,7 +15,7 @@ import dkim
 import pytest
 
 from gateway.inbound import dns_txt
-from gateway.inbound.assurance import GatewayEvidence, assure, policy_of, refusal
+from gateway.inbound.assurance import GatewayEvidence, assure, gather, policy_of, refusal
 from gateway.inbound.dkim_check import verify_dkim
 from gateway.inbound.dmarc import DmarcRecord, aligned, dmarc_record, organizational_domain
 from gateway.inbound.dns_txt import DnsTempError, TxtLookup
@@ -194,3 +194,11 @@ def test_a_signature_counts_only_for_the_address_it_was_signed_to(
     other = "reply+zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz@hfa.example"
     there = assure(base, message, config, evidence, [other], now)
     assert there.strength == "token" and there.authenticated_by["method"] == "token"
+
+
+def test_with_dns_off_nothing_is_looked_up_and_the_reply_address_decides(key: DkimKey) -> None:
+    config = _config(HFA_DNS_RESOLVER="off")
+    evidence = gather(sign(key), "firm.test", config, mta_wrote=False)
+    assert evidence.dkim == () and not evidence.dmarc.published and not evidence.dmarc.unknown
+    check = _check("token", evidence.dmarc)
+    assert refusal(config, check, DecisionKind.APPROVAL) == ""
