@@ -24,6 +24,7 @@ from gateway.errors import ConfigError
 from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.http.connections import guarded_protocol
+from gateway.inbound import challenge
 from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
@@ -94,6 +95,7 @@ def deliverers(services: Services, mail: MailTransport) -> dict[str, Deliverer]:
     table: dict[str, Deliverer] = {"email": email_deliverer(mail)}
     table.update(push.deliverers(services))
     table.update(notices.deliverers(services))
+    table.update(challenge.deliverers(services))
     return table
 
 

@@ -29,6 +29,7 @@ from gateway.app import Gateway
 from gateway.services import Services, build_services
 from gateway.settings.config import Config, load_config
 from gateway.store.models import InboundMessage
+from tests.dnskit import empty_dns
 
 LAWYER = "counsel@lawfirm.example"
 SECOND_LAWYER = "partner@lawfirm.example"
@@ -101,6 +102,9 @@ def make_config(data_dir: Path, **overrides: str) -> Config:
         # Typed decisions take effect at once unless a test asks for a correction window
         # (tests/e2e/test_correction_window.py); the default's two minutes would only wait.
         "HFA_CORRECTION_WINDOW": "0",
+        # DKIM keys and DMARC policies are looked up at a loopback server that knows no
+        # names: as in production, and never waiting on a resolver that is not there.
+        "HFA_DNS_RESOLVER": empty_dns(),
     }
     env.update({f"HFA_{k.upper()}": v for k, v in overrides.items()})
     return load_config(env=env)

@@ -41,6 +41,8 @@ OUTCOMES = (
     "delivery_report",
     "loop",
     "unverified_sender",
+    "confirmed",
+    "unconfirmed",
     "no_thread",
     "unparseable",
     "failed",

@@ -113,6 +113,25 @@ def _print_head(request: Request, recipients: list[dict[str, str]]) -> None:
             print(f"    {line}")
 
 
+def _proven_by(entry: object) -> str:
+    """How the sender was proven: the ladder's entry, or the text older turns carry."""
+    if not isinstance(entry, dict):
+        return str(entry or "")
+    if entry.get("method") == "confirm":
+        return f"confirmed by {entry.get('domain')} ({_proven_by(entry.get('confirm'))})"
+    if entry.get("method") == "ops":
+        return f"accepted by {entry.get('accepted_by')}"
+    key = str(entry.get("key_sha256") or "")
+    parts = [
+        f"{entry.get('method')} {entry.get('result')} {entry.get('domain')}",
+        f"selector {entry['selector']}" if entry.get("selector") else "",
+        f"key sha256 {key[:16]}" if key else "",
+        f"DMARC p={entry['dmarc_policy']}" if entry.get("dmarc_policy") else "",
+        f"verified by {entry.get('verified_by')} at {entry.get('checked_at')}",
+    ]
+    return ", ".join(p for p in parts if p)
+
+
 def _print_turn(turn: dict[str, Any]) -> None:
     who = f" from {shown(turn['from'])}" if turn.get("from") else ""
     decision = f" decision={turn['decision']}" if turn.get("decision") else ""
@@ -127,6 +146,9 @@ def _print_turn(turn: dict[str, Any]) -> None:
     print(f"\n--- {turn['at']}  {turn['author']}/{turn['kind']}{who}{decision}")
     for line in hide_tokens(shown(turn["body"])).splitlines() or [""]:
         print(f"    {line}")
+    proven = _proven_by(turn.get("authenticated_by"))
+    if proven:
+        print(f"    sender: {shown(proven)}")
     for number, condition in enumerate(turn.get("conditions") or [], 1):
         print(f"    condition {number}: {shown(condition)}")
     for a in turn.get("attachments") or []:

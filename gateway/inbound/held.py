@@ -5,6 +5,9 @@ request, it cannot be read) gets:
 
 - a short notice to its envelope sender (why it was not recorded, what to do),
   never with anything of the thread in it, under the rules below;
+- when its sender is not proven to be the lawyer (``unverified_sender``), a challenge
+  to the lawyer's registered address to CONFIRM it (``challenge``), which takes the
+  place of the notice when that address is also the envelope sender;
 - when it belongs to a request, a ``system`` turn on the thread ("a reply from
   another address is held for review", no content), pushed to the agent like
   any turn. ``hfa requests show`` lists the held messages with the command that
@@ -43,6 +46,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
+from gateway.inbound import challenge
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.record import Outcome
 from gateway.inbound.sender import FORGED_RESULTS, envelope_sender_fails
@@ -105,14 +109,14 @@ def explain(outcome: Outcome, sender: str = "") -> Explanation:
                 f"to {colleague}'s addresses). Forwarding the request to you does not change "
                 "whose answer counts.",
                 "A reply from a colleague of the lawyer is held for review; it is not on the "
-                "record unless the operator accepts it.",
+                "record unless the lawyer confirms it or the operator accepts it.",
             )
         return Explanation(
             "it did not come from the address the request was sent to.",
             "if you are the lawyer the request was sent to, reply from that address, or ask "
             "the gateway's operator to accept this message. If you are not, nothing is needed.",
             "A reply from another address is held for review; it is not on the record "
-            "unless the operator accepts it.",
+            "unless the lawyer confirms it or the operator accepts it.",
         )
     if outcome.name == "unverified_sender" and FORGED_RESULTS.lower() in detail:
         return Explanation(
@@ -122,7 +126,7 @@ def explain(outcome: Outcome, sender: str = "") -> Explanation:
             "accept this message.",
             "A reply is held for review: it carries an authentication result the gateway's "
             "mail server did not write (possibly forged). It is not on the record unless "
-            "the operator accepts it.",
+            "the lawyer confirms it or the operator accepts it.",
         )
     if outcome.name == "unverified_sender":
         return Explanation(
@@ -130,7 +134,7 @@ def explain(outcome: Outcome, sender: str = "") -> Explanation:
             "reply again from your usual mail program with a single From address, or ask "
             "the gateway's operator to accept this message.",
             "A reply is held for review: its sender could not be verified. It is not on "
-            "the record unless the operator accepts it.",
+            "the record unless the lawyer confirms it or the operator accepts it.",
         )
     if outcome.name == "no_thread":
         return Explanation(
@@ -195,7 +199,17 @@ def tell(
     now = services.clock.now()
     sender = _from_address(mail)
     explanation = explain(outcome, sender)
+    challenged = outcome.name == "unverified_sender" and challenge.send(
+        services, session, row, outcome, mail
+    )
     address = notice_address(row, automatic, services.config.reply_domain)
+    if (
+        challenged
+        and outcome.recipient is not None
+        and address == outcome.recipient.address.lower()
+    ):
+        # The lawyer's registered address was asked to confirm it: one email, not two.
+        address = None
     if address is not None and _may_notify(services, session, outcome, mail, address, now):
         _notify_sender(services, session, row, outcome, explanation, now, address, their_message_id)
     request = outcome.request

@@ -24,6 +24,7 @@ from sqlalchemy.orm import Session
 from gateway.contract import storable
 from gateway.errors import ConfigError
 from gateway.inbound.bounce_policy import BOUNCE_MAX_BYTES, BouncePolicy
+from gateway.inbound.challenge import challenged_message
 from gateway.inbound.protocol import BARE_LF_REFUSAL, LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
 from gateway.settings.config import Config
@@ -124,7 +125,10 @@ class ReplyHandler:
             # Bounces come back to our envelope sender; the worker matches them.
             return True
         token = self.services.tokens.token_from_address(address, config.reply_domain)
-        return token is not None and self.services.tokens.verify(token) is not None
+        if token is None:
+            # The signed address of a challenge to confirm a held reply.
+            return challenged_message(self.services, address) is not None
+        return self.services.tokens.verify(token) is not None
 
     def _audit_rejection(self, peer: str, address: str) -> None:
         # Throttled per client, so a scan of guessed addresses cannot flood the log.

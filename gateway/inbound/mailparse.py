@@ -64,6 +64,11 @@ class ParsedMail:
     sender: tuple[str | None, str] | None = None
     # As a delivery report: the Message-IDs it cites and each recipient's Action.
     report: object | None = None
+    # The bytes as received (DKIM is verified over them); not sent between processes.
+    raw: bytes | None = None
+    # What the gateway's own sender checks found (``gateway.inbound.assurance``), when
+    # worked out before the write transaction.
+    evidence: object | None = None
 
 
 # Printable ASCII (tabs too) without an encoded word ("=?"): nothing to decode.

@@ -30,7 +30,8 @@ def record_held(services: Services, inbound_id: int, by: str) -> Outcome:
         assert request is not None and recipient is not None
         mail = parse(row.raw)
         sender = from_address(mail.message)[0] or row.mail_from
-        check = SenderCheck(True, sender, f"accepted by {by}", authenticated_by=f"accepted by {by}")
+        accepted = {"method": "ops", "accepted_by": by, "held_because": row.outcome_detail or ""}
+        check = SenderCheck(True, sender, f"accepted by {by}", accepted, strength="vouched")
         held_because = row.outcome_detail or ""
         now = services.clock.now()
         outcome = record_reply(

@@ -56,6 +56,7 @@ def parse_stored(raw: bytes) -> Parsed:
     try:
         mail = parse(raw)
         mail.sender = from_address(mail.message)
+        mail.raw = raw
     except RecursionError:
         return Unparseable("nested too deeply to read")
     except Exception as exc:
@@ -99,7 +100,11 @@ def _serve(connection: Connection) -> None:
             raw = connection.recv_bytes()
         except (EOFError, OSError):
             return
-        connection.send_bytes(_packed(parse_stored(raw)))
+        parsed = parse_stored(raw)
+        if isinstance(parsed, ParsedMail):
+            # The worker has the bytes already: they do not travel back.
+            parsed.raw = None
+        connection.send_bytes(_packed(parsed))
 
 
 # Told each message's reading as it is done (from the reading thread).
@@ -161,6 +166,8 @@ class MailReader:
         # Pickled by our own reading process from what our parser built: the sender of the
         # email controls the values in it, never the pickle's opcodes.
         parsed: Parsed = pickle.loads(answer)  # noqa: S301
+        if isinstance(parsed, ParsedMail):
+            parsed.raw = raw
         return parsed
 
     def _read_all(self, raws: list[tuple[int, bytes]], deliver: Deliver) -> None:

@@ -15,6 +15,7 @@ from sqlalchemy.orm import Session
 from gateway.contract import AWAITING_ANSWER, CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
 from gateway.inbound import pending
 from gateway.inbound.approvals import Counted
+from gateway.inbound.assurance import refusal
 from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
@@ -103,6 +104,10 @@ def record_reply(
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     decision = _decision_of(mail, reply, request)
+    # The sender policy, now that what the reply decides is known: held, not recorded.
+    refused = _policy_refuses(services, check, decision, reply, mail)
+    if refused:
+        return Outcome("unverified_sender", refused)
     kind, new_status = DECISION_EFFECT[decision.kind]
     if decision.ambiguous:
         # Conflicting decision words: recorded as read, never as an answer either way.
@@ -162,6 +167,19 @@ def record_reply(
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
     return Outcome("recorded", detail, request, recipient, turn.id)
+
+
+def _policy_refuses(
+    services: Services, check: SenderCheck, decision: Decision, reply: ReplyText, mail: ParsedMail
+) -> str:
+    """Why the sender policy holds this reply (``assurance.refusal``), or ""."""
+    if check.strength == "vouched":
+        # An operator accepted it, or the lawyer confirmed it.
+        return ""
+    # Thanks or a greeting moves nothing, so it is read as a question is.
+    nothing = is_no_answer(without_unanswered_prompt(reply.new_text)) and not mail.attachments
+    kind = DecisionKind.QUESTION if nothing else decision.kind
+    return refusal(services.config, check, None if decision.ambiguous else kind)
 
 
 def _decision_of(mail: ParsedMail, reply: ReplyText, request: Request) -> Decision:

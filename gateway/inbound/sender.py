@@ -31,7 +31,10 @@ header claiming our own id anywhere else makes the message suspect (held, and
 the reason says so), because only a forger writes one there. With
 ``require_authenticated`` (HFA_REQUIRE_AUTHENTICATED_SENDER) the trusted
 server must also say that DMARC, or a DKIM signature aligned with the From
-domain, passed; each check says what authenticated the sender.
+domain, passed.
+
+How well the sender is proven beyond this (the gateway's own DKIM and DMARC,
+trusted ARC sealers, the policy per lawyer domain) is ``assurance``'s.
 """
 
 from __future__ import annotations
@@ -60,8 +63,14 @@ class SenderCheck:
     ok: bool
     address: str
     reason: str = ""
-    # What vouched for the sender, shown on the recorded turn.
-    authenticated_by: str = ""
+    # What vouched for the sender, shown on the recorded turn: the ladder's entry
+    # (``gateway.inbound.assurance``); a plain text on turns recorded before it.
+    authenticated_by: Any = ""
+    # What the ladder proved: dkim (aligned DKIM), dmarc (DMARC or aligned SPF), token,
+    # or vouched (an operator accepted it, or the lawyer confirmed it).
+    strength: str = ""
+    # The From domain's DMARC record (``gateway.inbound.dmarc.DmarcRecord``), when looked up.
+    dmarc: Any = None
 
 
 def _raw_from_headers(message: Message) -> list[str]:

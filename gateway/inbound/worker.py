@@ -10,7 +10,10 @@ transaction as whatever it adds to a thread:
     delivery_report    a report that is no failure (RFC 3464 Action delayed, delivered,
                        relayed, expanded): a delay is told to the thread, the email stays
     loop               our own mail came back
-    unverified_sender  From is not the lawyer the token was issued to: held for ops
+    unverified_sender  From is not the lawyer the token was issued to, or not proven as
+                       the sender policy asks: held for ops, and the lawyer is challenged
+    confirmed          the lawyer's CONFIRM to a challenge: the held reply is recorded
+    unconfirmed        a message to a challenge address that confirms nothing
     no_thread          no reply token and no reference to our mail
     unparseable        the bytes could not be read as an email
     failed             processing crashed repeatedly; kept for ``hfa inbound reprocess``
@@ -35,6 +38,8 @@ from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
 from gateway.inbound.absence import approver_away
+from gateway.inbound.assurance import assure, evidence_for, prefetch
+from gateway.inbound.challenge import confirmed_inbound, take_confirm
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
 from gateway.inbound.reading import MailReader, Parsed, parse_stored
@@ -85,6 +90,10 @@ def process(
     if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
         return Outcome("loop", "our own mail came back")
 
+    held_id = confirmed_inbound(services, row)
+    if held_id is not None:
+        # A CONFIRM to the challenge of a held reply (``challenge``): never itself an answer.
+        return take_confirm(services, session, row, mail, held_id)
     recipient = match_recipient(services, session, row, mail)
     automatic = detect_automatic(mail.headers, mail.subject, mail.headers.get("content-type"))
     bounce_address_only = _to_bounce_address_only(services, row)
@@ -154,6 +163,9 @@ def _answer(
     )
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
+    # How well the sender is proven (the policy is applied once the decision is read).
+    evidence = evidence_for(mail, config, row.raw if mail.raw is None else None)
+    check = assure(check, mail.message, config, evidence, row.rcpt_to, now)
     outcome = record_reply(services, session, row, mail, request, recipient, check, now)
     if outcome.request is None:
         # The reply's text could not be read: held, and the thread is told.
@@ -199,6 +211,8 @@ def process_batch(
         chunk = ids[start : start + WRITE_CHUNK]
         unread = [i for i in chunk if not already_read or i not in already_read]
         parsed = {**(already_read or {}), **(_parse_all(services, unread) if unread else {})}
+        # DNS (DKIM keys, DMARC) before the transaction, never while holding the write lock.
+        prefetch(services.config, [parsed[i] for i in chunk if i in parsed])
         try:
             # Whole: a savepoint per message costs two statements and a flush each,
             # spent only on a chunk that needs them.

@@ -19,6 +19,7 @@ from gateway.settings.durations import seconds_of
 from gateway.settings.guard import Listeners, guard_fields
 from gateway.settings.lawyers import LawyerSettings, approval_aliases, lawyer_settings
 from gateway.settings.mail_auth import mail_auth_fields
+from gateway.settings.sender_auth import sender_auth_fields
 from gateway.settings.table import SETTINGS, by_category
 
 _BY_NAME = {s.name: s for s in SETTINGS}
@@ -174,6 +175,11 @@ class Config:
     worker_poll_seconds: float
     trusted_authserv_id: str
     require_authenticated_sender: bool
+    # "" the system's resolver, "off" no lookups, else "ip:port" (gateway.settings.sender_auth).
+    dns_resolver: str
+    arc_trusted_sealers: frozenset[str]
+    # Lawyer domain -> dmarc, dkim or token; a domain not listed follows the default rule.
+    sender_policy: Mapping[str, str]
     receipts: bool
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]
@@ -327,6 +333,7 @@ def load_config(
         outbox_max_attempts=_int(values, "outbox_max_attempts"),
         **_timing(values),
         trusted_authserv_id=values["trusted_authserv_id"].strip(),
+        **sender_auth_fields(values),
         receipts=_flag(values, "receipts"),
         reminders=_parse_reminders(values["reminders"]),
         escalation=_parse_escalation(values["escalation"]),

@@ -256,6 +256,28 @@ SETTINGS: tuple[Setting, ...] = (
         "1: a reply is recorded only when the trusted server says DMARC or a DKIM signature "
         "aligned with From passed; others are held for ops (needs HFA_TRUSTED_AUTHSERV_ID).",
     ),
+    Setting(
+        "dns_resolver",
+        "",
+        "Where the gateway looks up DKIM keys and DMARC policies when no trusted server "
+        "wrote Authentication-Results: an IP address with an optional port (127.0.0.1:53). "
+        "Empty: the system's resolver; off: no lookups (replies then rest on the trusted "
+        "server's results or the reply address alone).",
+    ),
+    Setting(
+        "arc_trusted_sealers",
+        "",
+        "Domains whose ARC seals are believed (a firm's Microsoft 365 or Google tenant that "
+        "forwards its mail), separated by commas. Empty: ARC is not used.",
+    ),
+    Setting(
+        "sender_policy",
+        "",
+        "What replies from a lawyer domain must show, per domain "
+        "('firm.test=dmarc,other.test=token'): dmarc (aligned DKIM, or SPF pass at the "
+        "trusted server), dkim (aligned DKIM) or token (the reply address alone). Domains "
+        "not listed: a decision needs aligned DKIM when the domain publishes a DMARC policy.",
+    ),
     Setting("receipts", "1", "Send the lawyer a receipt of what was recorded (1 or 0)."),
     Setting(
         "correction_window",

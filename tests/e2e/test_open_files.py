@@ -28,6 +28,7 @@ import pytest
 
 from bench.roles import HFA, ROOT, free_port, http_up, wait_until
 from gateway.outbound.transports import read_maildir
+from tests.dnskit import empty_dns
 from tests.mailkit import reply_to
 
 UNITS = ROOT / "deploy" / "systemd"
@@ -58,6 +59,8 @@ def serve_env(tmp_path: Path, http_port: int, smtp_port: int, **extra: str) -> d
         HFA_LAWYERS=LAWYER,
         HFA_REPLY_DOMAIN="reply.hfa.test",
         HFA_WORKER_POLL_SECONDS="0.1",
+        # DNS at a loopback server that knows no names: fast, never a missing resolver.
+        HFA_DNS_RESOLVER=empty_dns(),
         # The reply is typed text: recorded as an answer at once, not after a window.
         HFA_CORRECTION_WINDOW="0",
         **extra,

@@ -34,6 +34,7 @@ from bench.roles import (
 )
 from gateway.store import schema
 from tests.conftest import _create_postgres_database, _drop_postgres_database
+from tests.dnskit import empty_dns
 
 pytestmark = [pytest.mark.postgres, pytest.mark.slow]
 
@@ -62,6 +63,8 @@ def roles(tmp_path: Path, pg: str) -> Iterator[Roles]:
         HFA_LAWYERS=LAWYER,
         HFA_REPLY_DOMAIN="reply.hfa.test",
         HFA_WORKER_POLL_SECONDS="0.2",
+        # DNS at a loopback server that knows no names: fast, never a missing resolver.
+        HFA_DNS_RESOLVER=empty_dns(),
         HFA_HEARTBEAT_SECONDS="1",
         HFA_READY_ROLE_SECONDS="4",
     )

@@ -165,10 +165,13 @@ async def test_reply_from_the_wrong_sender_is_held_not_recorded(running: Running
     thread = await running.status(filed)
     assert human_turns(thread) == [] and thread["status"] == "recorded"
     await asyncio.sleep(0.3)
-    # No receipt to a stranger: only a notice that says nothing of the thread.
-    [_request_email, notice] = running.sink.messages()
+    # No receipt to a stranger: only a notice that says nothing of the thread; the
+    # lawyer's own address is asked whether to record it.
+    [_request_email, *sent] = running.sink.messages()
+    [notice] = [m for m in sent if m["X-HFA-Kind"] != "sender_challenge"]
     assert notice["To"] == "assistant@lawfirm.example"
     assert notice["Subject"] == "Your email was not recorded"
+    assert [m["To"] for m in sent if m["X-HFA-Kind"] == "sender_challenge"] == [LAWYER]
 
 
 async def test_receipt_tells_the_lawyer_what_was_recorded(running: Running) -> None:

@@ -41,6 +41,8 @@ async def test_messages_are_read_in_another_process_with_their_decision() -> Non
         # The From address is read there with the strict parser, as the worker would.
         assert first.sender == ("counsel@lawfirm.example", "")
         assert reader._process is not None and reader._process.pid != os.getpid()
+        # The bytes DKIM is verified over are the ones received, not sent back and forth.
+        assert first.raw == reply("Approved.")
     finally:
         reader.close()
     assert reader._process is None

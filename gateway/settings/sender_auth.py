@@ -1,0 +1,77 @@
+"""Who sent a reply: the DNS resolver, trusted ARC sealers and the policy per lawyer domain.
+
+``gateway.settings.config`` spreads the result into ``Config`` (as it does ``mail_auth``).
+"""
+
+from __future__ import annotations
+
+import ipaddress
+from collections.abc import Mapping
+from typing import Any
+
+from gateway.errors import ConfigError
+
+# What a lawyer domain's replies must show (HFA_SENDER_POLICY):
+#   dmarc  a DKIM signature aligned with From, or an SPF pass the trusted server saw;
+#   dkim   a DKIM signature aligned with From;
+#   token  the signed reply address alone.
+SENDER_POLICIES = ("dmarc", "dkim", "token")
+DNS_OFF = "off"
+
+
+def _resolver(value: str) -> str:
+    """``host[:port]`` (an IP address; IPv6 in brackets), "" for the system's, or "off"."""
+    text = value.strip().lower()
+    if text in ("", DNS_OFF):
+        return text
+    host, port = text, "53"
+    if text.startswith("["):
+        host, _, rest = text[1:].partition("]")
+        port = rest.removeprefix(":") or "53"
+    elif text.count(":") == 1:
+        host, port = text.split(":")
+    try:
+        ipaddress.ip_address(host)
+        number = int(port)
+    except ValueError:
+        number = 0
+    if not 0 < number < 65536:
+        raise ConfigError(
+            "HFA_DNS_RESOLVER: expected an IP address with an optional port "
+            f"(127.0.0.1:5353, [::1]:53), empty for the system's resolver, or off; got {value!r}"
+        )
+    return f"{host}:{number}"
+
+
+def _domains(value: str, setting: str) -> frozenset[str]:
+    out: set[str] = set()
+    for part in (p.strip().lower().rstrip(".") for p in value.split(",")):
+        if not part:
+            continue
+        if "." not in part or "@" in part or " " in part:
+            raise ConfigError(f"{setting}: expected domains separated by commas, got {part!r}")
+        out.add(part)
+    return frozenset(out)
+
+
+def _policies(value: str) -> dict[str, str]:
+    table: dict[str, str] = {}
+    for part in (p.strip() for p in value.split(",")):
+        if not part:
+            continue
+        domain, sep, policy = (s.strip().lower() for s in part.partition("="))
+        if not sep or "." not in domain or "@" in domain or policy not in SENDER_POLICIES:
+            raise ConfigError(
+                "HFA_SENDER_POLICY: expected DOMAIN=POLICY,... with POLICY one of "
+                f"{', '.join(SENDER_POLICIES)}, got {part!r}"
+            )
+        table[domain.rstrip(".")] = policy
+    return table
+
+
+def sender_auth_fields(values: Mapping[str, str]) -> dict[str, Any]:
+    return {
+        "dns_resolver": _resolver(values["dns_resolver"]),
+        "arc_trusted_sealers": _domains(values["arc_trusted_sealers"], "HFA_ARC_TRUSTED_SEALERS"),
+        "sender_policy": _policies(values["sender_policy"]),
+    }
