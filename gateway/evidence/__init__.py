@@ -1,0 +1,7 @@
+"""Evidence bundles: one thread, offline-verifiable, for an auditor or a court.
+
+``collect`` reads the thread from the record, ``bundle`` lays out its files and
+signs their manifest, ``report`` renders the pages, ``timestamps`` asks a TSA to
+vouch for the checkpoint's time, ``export`` puts them together; ``standalone``
+is the verifier, shipped in every bundle as verify.py.
+"""

@@ -1,0 +1,105 @@
+"""A thread's evidence bundle, exported from a gateway running on loopback, checked offline."""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import hashlib
+import json
+import subprocess
+import sys
+import zipfile
+from email import message_from_bytes
+from email import policy as email_policy
+from pathlib import Path
+
+from gateway.evidence import standalone
+from gateway.evidence.export import verify
+from tests.conftest import Running
+from tests.evidence.kit import all_sent, answered, export_of
+
+ASK = "May we sign the NDA with ACME Rockets for two years?"
+ANSWER = "Approved, on condition that the term is one year only.\n\nDana"
+
+
+async def test_a_bundle_holds_the_thread_and_verifies_with_its_own_script_alone(
+    running: Running, tmp_path: Path
+) -> None:
+    filed = await answered(running, ASK, ANSWER)
+    await all_sent(running)
+    out = tmp_path / "bundle.zip"
+    done = await asyncio.to_thread(export_of, running, filed["reference"], out)
+    files = done.bundle.files
+
+    # Every email as it left and as it came in: the bytes the relay took, line endings aside.
+    relayed = [raw.replace(b"\r\n", b"\n") for _f, _t, raw in running.sink.received]
+    index = json.loads(files["messages.json"])
+    outbound = [files[m["path"]] for m in index if m["direction"] == "outbound"]
+    assert sorted(outbound) == sorted(relayed) and len(outbound) == 2
+    (inbound,) = [files[m["path"]] for m in index if m["direction"] == "inbound"]
+    assert b"on condition that the term is one year" in inbound
+    # The thread as the API shows it, and the request email as the lawyer saw it.
+    assert json.loads(files["thread.json"]) == await running.status(filed)
+    assert ASK.encode() in files["request-email.txt"] and b"<html" in files["request-email.html"]
+    # The mbox: one "From " line per email, in order.
+    assert files["thread.mbox"].count(b"\nFrom ") + 1 == len(index) == 3
+    senders = json.loads(files["senders.json"])
+    assert [s["from"] for s in senders] == ["counsel@lawfirm.example"]
+    assert senders[0]["authenticated_by"]["result"]
+    report = files["report.html"].decode()
+    assert "conditional_approval" in report and "counsel@lawfirm.example" in report
+    for name, content in files.items():
+        if name not in ("manifest.json", "manifest.sig", "report.html", "certification.html"):
+            assert hashlib.sha256(content).hexdigest() in files["certification.html"].decode()
+
+    # An outsider: only the bundle, Python and cryptography; not the gateway (-I: no
+    # PYTHONPATH, no current directory on the path).
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    with zipfile.ZipFile(out) as bundle:
+        (outside / "verify.py").write_bytes(bundle.read("verify.py"))
+    (outside / "bundle.zip").write_bytes(out.read_bytes())
+    checked = subprocess.run(
+        [sys.executable, "-I", "verify.py", "bundle.zip"],
+        cwd=outside,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert f"OK: the evidence of {filed['reference']} is whole" in checked.stdout
+
+
+def test_the_verifier_imports_only_the_standard_library_and_cryptography() -> None:
+    tree = ast.parse(Path(standalone.__file__).read_text())
+    imported = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            imported |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            imported.add(node.module.split(".")[0])
+    outside = {name for name in imported if name not in sys.stdlib_module_names}
+    assert outside == {"cryptography"}, outside
+
+
+async def test_a_bundle_holds_nothing_of_another_thread(running: Running, tmp_path: Path) -> None:
+    mine = await answered(
+        running, "Marker-ALPHA: may we sign with Northwind?", "Approved. ALPHA-REPLY"
+    )
+    other = await answered(
+        running, "Marker-BRAVO: may we sue Contoso?", "Rejected. BRAVO-REPLY", sent=2
+    )
+    await all_sent(running)
+    out = tmp_path / "mine.zip"
+    await asyncio.to_thread(export_of, running, mine["reference"], out)
+    with zipfile.ZipFile(out) as bundle:
+        everything = b"".join(bundle.read(name) for name in bundle.namelist())
+    assert b"Marker-ALPHA" in everything and b"ALPHA-REPLY" in everything
+    for marker in (b"Marker-BRAVO", b"BRAVO-REPLY", b"Contoso", other["reference"].encode()):
+        assert marker not in everything, marker
+    # Nor the other thread's emails' identities.
+    for _f, _t, raw in running.sink.received:
+        message = message_from_bytes(raw, policy=email_policy.default)
+        if other["reference"] in str(message["Subject"]):
+            assert str(message["Message-ID"]).encode() not in everything
+    assert verify(out).ok
