@@ -31,10 +31,9 @@ import hashlib
 import json
 import sys
 import zipfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from email import message_from_bytes
-from email import policy as email_policy
-from email.message import EmailMessage
 from typing import Any
 
 from cryptography.exceptions import InvalidSignature
@@ -212,7 +211,7 @@ def mbox_of(messages: list[dict[str, Any]], raw: dict[str, bytes]) -> bytes:
     """The thread as one RFC 4155 mbox, oldest first, ``From `` lines quoted (mboxrd)."""
     out = bytearray()
     for message in messages:
-        body = raw[message["path"]].replace(b"\r\n", b"\n")
+        body = raw.get(message["path"], b"").replace(b"\r\n", b"\n")
         out += f"From {message['envelope_from'] or 'MAILER-DAEMON'} {message['asctime']}\n".encode()
         for line in body.split(b"\n"):
             if line.lstrip(b">").startswith(b"From "):
@@ -224,15 +223,22 @@ def mbox_of(messages: list[dict[str, Any]], raw: dict[str, bytes]) -> bytes:
 
 
 def lawyer_view(raw: bytes) -> tuple[bytes, bytes]:
-    """The text and HTML bodies of an email, as a mail client shows them (UTF-8)."""
-    message = message_from_bytes(raw, policy=email_policy.default)
-    assert isinstance(message, EmailMessage)
-    parts = []
-    for kind in ("plain", "html"):
-        part = message.get_body(preferencelist=(kind,))
-        content = part.get_content() if part is not None else ""
-        parts.append(str(content).encode())
-    return parts[0], parts[1]
+    """The text and HTML bodies of an email as a mail client shows them: decoded, in UTF-8.
+
+    The first text/plain and text/html parts that are not attachments, as
+    ``email.message.EmailMessage.get_body`` picks them for a simple message.
+    """
+    found: dict[str, bytes] = {}
+    for part in message_from_bytes(raw).walk():
+        kind = part.get_content_type()
+        if kind in ("text/plain", "text/html") and kind not in found:
+            if part.get_content_disposition() == "attachment":
+                continue
+            payload = part.get_payload(decode=True)
+            content = payload if isinstance(payload, bytes) else b""
+            charset = part.get_content_charset() or "utf-8"
+            found[kind] = content.decode(charset, errors="replace").encode()
+    return found.get("text/plain", b""), found.get("text/html", b"")
 
 
 def senders_of(thread: dict[str, Any]) -> list[dict[str, Any]]:
@@ -459,6 +465,14 @@ def _check_messages(
             )
 
 
+def _guarded(verdict: Verdict, path: str, check: Callable[[], None]) -> None:
+    """Run one check; a file so changed that it breaks the check's reading is named."""
+    try:
+        check()
+    except (KeyError, TypeError, AttributeError, ValueError, IndexError) as exc:
+        verdict.fail(path, f"not in the shape the bundle writes ({type(exc).__name__}): it was changed")
+
+
 def verify_files(files: dict[str, bytes], pinned: list[str] | None = None) -> Verdict:
     """Every check, over a bundle's files (path -> bytes)."""
     verdict = Verdict()
@@ -467,22 +481,35 @@ def verify_files(files: dict[str, bytes], pinned: list[str] | None = None) -> Ve
     except NoteError as exc:
         verdict.fail("--key", str(exc))
         return verdict
-    manifest = _check_manifest(files, keys, verdict)
+    manifest: dict[str, Any] | None = None
+
+    def signed() -> None:
+        nonlocal manifest
+        manifest = _check_manifest(files, keys, verdict)
+
+    _guarded(verdict, MANIFEST, signed)
     if manifest is None:
         return verdict
-    _check_files(files, manifest, verdict)
+    listed: dict[str, Any] = manifest
+    _guarded(verdict, MANIFEST, lambda: _check_files(files, listed, verdict))
     tree = _check_checkpoint(files, keys, verdict)
     index = _json(files, MESSAGES, verdict)
     messages = index if isinstance(index, list) else []
-    inbound_ids = {m.get("inbound_id") for m in messages if m.get("direction") == "inbound"}
-    entries = _check_entries(files, tree, inbound_ids, verdict)
-    try:
-        _check_messages(files, messages, entries, verdict)
-    except (KeyError, TypeError, AttributeError):
-        verdict.fail(MESSAGES, "not the index of the thread's emails")
+    entries: list[dict[str, Any]] = []
+
+    def proofs() -> None:
+        inbound = {m.get("inbound_id") for m in messages if m.get("direction") == "inbound"}
+        entries.extend(_check_entries(files, tree, inbound, verdict))
+
+    _guarded(verdict, ENTRIES, proofs)
+    _guarded(verdict, MESSAGES, lambda: _check_messages(files, messages, entries, verdict))
     thread = _json(files, THREAD, verdict)
-    if isinstance(thread, dict) and files.get(SENDERS) != json_bytes(senders_of(thread)):
-        verdict.fail(SENDERS, f"is not how {THREAD} records each reply's sender")
+
+    def senders() -> None:
+        if isinstance(thread, dict) and files.get(SENDERS) != json_bytes(senders_of(thread)):
+            verdict.fail(SENDERS, f"is not how {THREAD} records each reply's sender")
+
+    _guarded(verdict, THREAD, senders)
     return verdict
 
 
