@@ -39,7 +39,9 @@ async def test_every_flipped_byte_of_every_file_is_reported_naming_the_file(
 ) -> None:
     filed = await answered(running_sqlite, "May we sign?", "Approved, within budget.\n\nDana")
     await all_sent(running_sqlite)
-    done = await asyncio.to_thread(export_of, running_sqlite, filed["reference"], tmp_path / "b.zip")
+    done = await asyncio.to_thread(
+        export_of, running_sqlite, filed["reference"], tmp_path / "b.zip"
+    )
     files = done.bundle.files
     assert standalone.verify_files(files).ok
     flips = 0
