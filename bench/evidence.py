@@ -30,7 +30,7 @@ import httpx
 
 from bench.audit import generate
 from gateway.app import Gateway
-from gateway.evidence import standalone
+from gateway.evidence import verifier
 from gateway.evidence.export import export
 from gateway.outbound.transports import read_maildir
 from gateway.services import Services, build_services
@@ -95,11 +95,11 @@ async def make_thread(services: Services, gateway: Gateway, turns: int) -> str:
     maildir = services.config.data_dir / "maildir"
     async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}") as http:
         ask = {"category": "legal_review", "request": "May we renew?"}
-        for _attempt in range(10):
+        for _attempt in range(60):
             response = await http.post("/v1/requests", json=ask)
             if response.status_code != 503:  # SQLite busy under the workers: asked again
                 break
-            await asyncio.sleep(0.2)
+            await asyncio.sleep(0.5)
         if response.status_code != 201:
             raise RuntimeError(f"filing failed: {response.status_code} {response.text}")
         filed = response.json()
@@ -148,7 +148,8 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         keys = signing.load_keys(services.config.raw, services.config.data_dir)
         start = datetime(2026, 1, 1, tzinfo=UTC)
         with services.db.transaction() as session:
-            generate(session, args.log_entries, start=start, keys=keys)
+            mirror = services.config.data_dir / "audit.jsonl"
+            generate(session, args.log_entries, start=start, keys=keys, mirror=mirror)
             # The generated entries name references from HFA-00001 up: the measured thread
             # is numbered past them, so its bundle proves its own entries only.
             session.add(_placeholder(args.log_entries, start))
@@ -162,10 +163,10 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     config, db, clock = services.config, services.db, services.clock
     result: dict[str, Any] = {"reference": reference, "log_entries_before": args.log_entries}
     plain = _timed(args.rounds, lambda: export(config, db, clock, reference, out, pdf=False))
-    checks = _timed(args.rounds, lambda: standalone.verify_zip(str(out)))
-    verdict = standalone.verify_zip(str(out))
+    checks = _timed(args.rounds, lambda: verifier.verify_zip(str(out)))
+    verdict = verifier.verify_zip(str(out))
     assert verdict.ok, verdict.problems
-    files = standalone.read_zip(str(out))
+    files = verifier.read_zip(str(out))
     result |= {
         "turns": len(json.loads(files["thread.json"])["turns"]),
         "emails": len(json.loads(files["messages.json"])),
@@ -180,7 +181,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
     if not args.no_pdf:
         with_pdf = _timed(1, lambda: export(config, db, clock, reference, out, pdf=True))
         result["export_with_pdf_seconds"] = round(with_pdf[0], 3)
-        result["pdf_made"] = "report.pdf" in standalone.read_zip(str(out))
+        result["pdf_made"] = "report.pdf" in verifier.read_zip(str(out))
     services.close()
     return result
 

@@ -24,7 +24,7 @@ from gateway.cli.output import (
     parse_since,
     when,
 )
-from gateway.evidence.standalone import CHECKPOINT as BUNDLE_CHECKPOINT
+from gateway.evidence.verifier import CHECKPOINT as BUNDLE_CHECKPOINT
 from gateway.store import audit, audit_check, audit_proof, mirror, signing
 from gateway.store import checkpoint as notes
 from gateway.store.audit_check import Verdict

@@ -10,7 +10,7 @@ from typing import Any
 from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading
 from gateway.evidence.collect import NotProvable
 from gateway.evidence.export import export, verify
-from gateway.evidence.standalone import print_verdict
+from gateway.evidence.verifier import print_verdict
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -2,6 +2,7 @@
 
 ``collect`` reads the thread from the record, ``bundle`` lays out its files and
 signs their manifest, ``report`` renders the pages, ``timestamps`` asks a TSA to
-vouch for the checkpoint's time, ``export`` puts them together; ``standalone``
-is the verifier, shipped in every bundle as verify.py.
+vouch for the checkpoint's time, ``export`` puts them together; ``verifier`` is
+the verifier (the standard library and cryptography only), shipped in every
+bundle as hfa_verify/ with verify.py to run it.
 """

@@ -1,6 +1,6 @@
 """An evidence bundle: one thread's files, a manifest of their hashes, signed with the log's key.
 
-The files (see ``standalone`` for their names) are built from what ``collect``
+The files (see ``verifier.layout`` for their names) are built from what ``collect``
 read; those derived from others (the mbox, the request email's bodies, the
 senders) are built by the very functions the verifier uses to check them.
 ``manifest.json`` lists every file with its SHA-256 and what it is;
@@ -23,12 +23,33 @@ from pathlib import Path
 from typing import Any
 
 from gateway.clock import iso
-from gateway.evidence import standalone as check
+from gateway.evidence import verifier as check
 from gateway.evidence.collect import Collected, Email
 from gateway.store import checkpoint as notes
 from gateway.store.signing import LogKeys
 
 SCRIPT = "verify.py"
+# The verifier's modules go in the bundle under this package name, beside verify.py.
+PACKAGE = "hfa_verify"
+LAUNCHER = f'''"""Check this evidence bundle offline: python3 verify.py BUNDLE.zip [--key KEY].
+
+Needs Python 3.11 or later and the cryptography package; no database, no network.
+The checks are the modules of {PACKAGE}/, beside this file once the bundle is
+unzipped (or, with this file alone, read from the bundle itself).
+"""
+
+import sys
+from pathlib import Path
+
+here = Path(__file__).resolve().parent
+sys.path.insert(0, str(here))
+if not (here / "{PACKAGE}").is_dir():
+    sys.path.insert(0, next((a for a in sys.argv[1:] if not a.startswith("-")), ""))
+
+from {PACKAGE}.cli import main  # noqa: E402
+
+sys.exit(main())
+'''
 # A bundle's members all carry the export's time, so one export is one set of bytes.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 
@@ -140,9 +161,9 @@ def build(
 ) -> Bundle:
     """Every file of the bundle, then its manifest and the manifest's signature."""
     bundle = Bundle(collected.reference)
-    bundle.add(
-        SCRIPT, Path(check.__file__).read_bytes(), "the verification script (Python + cryptography)"
-    )
+    bundle.add(SCRIPT, LAUNCHER.encode(), "the verification script (Python + cryptography)")
+    for module in sorted(Path(check.__file__).parent.glob("*.py")):
+        bundle.add(f"{PACKAGE}/{module.name}", module.read_bytes(), "a module of the verifier")
     bundle.add(
         check.KEYS, ("\n".join(keys.verifier_keys()) + "\n").encode(), "the audit log's public keys"
     )

@@ -9,7 +9,7 @@ from gateway import contract
 from gateway.clock import Clock
 from gateway.errors import ConfigError, NotFound
 from gateway.evidence import collect, report
-from gateway.evidence import standalone as check
+from gateway.evidence import verifier as check
 from gateway.evidence.bundle import Bundle, build
 from gateway.evidence.timestamps import stamp_checkpoint
 from gateway.settings.config import Config

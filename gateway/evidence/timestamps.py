@@ -3,7 +3,7 @@
 The request (rfc3161-client) carries the SHA-256 of the checkpoint note and a
 nonce, and asks for the TSA's certificate; the answer is kept whole in the
 bundle, where the verifier checks its signature and that it stamps this very
-checkpoint (``standalone.check_timestamp``, which the export runs first too: it
+checkpoint (``verifier.check_timestamp``, which the export runs first too: it
 reads DER leniently where TSAs, OpenSSL's among them, do not sort their
 certificates as DER would). A TSA that cannot be reached or
 refuses fails the export: a bundle promised trusted time carries it or is not
@@ -18,7 +18,7 @@ import urllib.request
 from rfc3161_client import TimestampRequestBuilder
 
 from gateway.errors import GatewayError
-from gateway.evidence import standalone as check
+from gateway.evidence import verifier as check
 from gateway.settings.config import Config
 
 TSA_SECONDS = 30.0

@@ -14,7 +14,7 @@ from typing import Any
 
 from sqlalchemy import event
 
-from gateway.evidence import standalone
+from gateway.evidence import verifier
 from tests import auditkit
 from tests.budget import cpu_budget
 from tests.conftest import Running
@@ -65,6 +65,6 @@ async def test_a_50_turn_thread_exports_and_verifies_within_its_budget(
 
     with cpu_budget(1.0):
         done = export_of(running, long["reference"], tmp_path / "again.zip")
-        verdict = standalone.verify_zip(str(done.path))
+        verdict = verifier.verify_zip(str(done.path))
     assert verdict.ok, verdict.problems
     assert done.emails > 50 and done.entries > 100

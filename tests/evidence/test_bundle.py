@@ -13,7 +13,7 @@ from email import message_from_bytes
 from email import policy as email_policy
 from pathlib import Path
 
-from gateway.evidence import standalone
+from gateway.evidence import verifier
 from gateway.evidence.export import verify
 from tests.conftest import Running
 from tests.evidence.kit import all_sent, answered, export_of
@@ -49,35 +49,48 @@ async def test_a_bundle_holds_the_thread_and_verifies_with_its_own_script_alone(
     report = files["report.html"].decode()
     assert "conditional_approval" in report and "counsel@lawfirm.example" in report
     for name, content in files.items():
-        if name not in ("manifest.json", "manifest.sig", "report.html", "certification.html"):
+        if name not in ("manifest.json", "manifest.sig", "certification.html"):
             assert hashlib.sha256(content).hexdigest() in files["certification.html"].decode()
 
     # An outsider: only the bundle, Python and cryptography; not the gateway (-I: no
-    # PYTHONPATH, no current directory on the path).
-    outside = tmp_path / "outside"
-    outside.mkdir()
+    # PYTHONPATH, no user site, not even the script's directory on the path). Once with
+    # verify.py alone beside the bundle, once with the bundle unzipped.
+    alone, unzipped = tmp_path / "alone", tmp_path / "unzipped"
+    alone.mkdir()
     with zipfile.ZipFile(out) as bundle:
-        (outside / "verify.py").write_bytes(bundle.read("verify.py"))
-    (outside / "bundle.zip").write_bytes(out.read_bytes())
-    checked = subprocess.run(
+        (alone / "verify.py").write_bytes(bundle.read("verify.py"))
+        bundle.extractall(unzipped)
+    for where in (alone, unzipped):
+        (where / "bundle.zip").write_bytes(out.read_bytes())
+        checked = subprocess.run(
+            [sys.executable, "-I", "verify.py", "bundle.zip"],
+            cwd=where,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        assert checked.returncode == 0, checked.stdout + checked.stderr
+        assert f"OK: the evidence of {filed['reference']} is whole" in checked.stdout
+    # And it finds a change, from outside too.
+    (unzipped / "bundle.zip").write_bytes(out.read_bytes().replace(b"verify.py", b"verifx.py"))
+    changed = subprocess.run(
         [sys.executable, "-I", "verify.py", "bundle.zip"],
-        cwd=outside,
+        cwd=unzipped,
         capture_output=True,
         text=True,
         timeout=60,
     )
-    assert checked.returncode == 0, checked.stdout + checked.stderr
-    assert f"OK: the evidence of {filed['reference']} is whole" in checked.stdout
+    assert changed.returncode == 1 and "FAILED verifx.py" in changed.stdout, changed.stdout
 
 
 def test_the_verifier_imports_only_the_standard_library_and_cryptography() -> None:
-    tree = ast.parse(Path(standalone.__file__).read_text())
     imported = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            imported |= {alias.name.split(".")[0] for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module:
-            imported.add(node.module.split(".")[0])
+    for module in Path(verifier.__file__).parent.glob("*.py"):
+        for node in ast.walk(ast.parse(module.read_text())):
+            if isinstance(node, ast.Import):
+                imported |= {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                imported.add(node.module.split(".")[0])
     outside = {name for name in imported if name not in sys.stdlib_module_names}
     assert outside == {"cryptography"}, outside
 

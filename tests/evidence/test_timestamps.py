@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from gateway.evidence import standalone
+from gateway.evidence import verifier
 from gateway.evidence.export import export
 from gateway.evidence.timestamps import TimestampUnavailable, stamp_checkpoint
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
@@ -40,27 +40,27 @@ async def test_the_checkpoint_is_timestamped_and_the_stamp_is_checked(
         export, services.config, services.db, services.clock, filed["reference"], out, pdf=False
     )
     files = done.bundle.files
-    assert standalone.TIMESTAMP in files
-    verdict = standalone.verify_files(files)
+    assert verifier.TIMESTAMP in files
+    verdict = verifier.verify_files(files)
     assert verdict.ok, verdict.problems
     (said,) = [n for n in verdict.notes if "says the TSA" in n]
     assert "CN=Test TSA" in said and "checkpoint.txt existed by 20" in said
 
     # The stamp vouches for this checkpoint only: another checkpoint's is refused.
-    other = stamp_checkpoint(services.config, files[standalone.CHECKPOINT].decode() + "x")[0][1]
+    other = stamp_checkpoint(services.config, files[verifier.CHECKPOINT].decode() + "x")[0][1]
     with pytest.raises(ValueError, match="something other"):
-        standalone.check_timestamp(other, files[standalone.CHECKPOINT])
+        verifier.check_timestamp(other, files[verifier.CHECKPOINT])
     # A stamp whose time was changed no longer matches what the TSA signed.
-    stamp = files[standalone.TIMESTAMP]
+    stamp = files[verifier.TIMESTAMP]
     when = stamp.index(b"Z", stamp.index(b"\x18\x0f20")) - 1  # the GeneralizedTime's last digit
     later = stamp[:when] + bytes([stamp[when] ^ 0x01]) + stamp[when + 1 :]
     with pytest.raises(ValueError, match="signed digest"):
-        standalone.check_timestamp(later, files[standalone.CHECKPOINT])
+        verifier.check_timestamp(later, files[verifier.CHECKPOINT])
     # A stamp whose signed content was changed is refused, naming the file.
-    forged = bytearray(files[standalone.TIMESTAMP])
+    forged = bytearray(files[verifier.TIMESTAMP])
     forged[len(forged) // 3] ^= 0x01
-    problems = standalone.verify_files({**files, standalone.TIMESTAMP: bytes(forged)}).problems
-    assert {p.path for p in problems} == {standalone.TIMESTAMP}
+    problems = verifier.verify_files({**files, verifier.TIMESTAMP: bytes(forged)}).problems
+    assert {p.path for p in problems} == {verifier.TIMESTAMP}
 
 
 def test_an_unreachable_tsa_fails_the_export_with_a_reason(tmp_path: Path) -> None:
