@@ -11,12 +11,21 @@ import sys
 import zipfile
 from email import message_from_bytes
 from email import policy as email_policy
+from email.message import EmailMessage
 from pathlib import Path
 
+import dkim
+import httpx
+
+from gateway.app import Gateway
 from gateway.evidence import verifier
 from gateway.evidence.export import verify
-from tests.conftest import Running
+from gateway.outbound.transports import read_maildir
+from gateway.services import build_services
+from tests.conftest import REPLY_DOMAIN, Running, SmtpSink, make_config, stop_running
+from tests.e2e.deploykit import SELECTOR, dns_for, write_dkim_key
 from tests.evidence.kit import all_sent, answered, export_of
+from tests.mailkit import reply_to, send
 
 ASK = "May we sign the NDA with ACME Rockets for two years?"
 ANSWER = "Approved, on condition that the term is one year only.\n\nDana"
@@ -116,3 +125,40 @@ async def test_a_bundle_holds_nothing_of_another_thread(running: Running, tmp_pa
         if other["reference"] in str(message["Subject"]):
             assert str(message["Message-ID"]).encode() not in everything
     assert verify(out).ok
+
+
+async def test_emails_are_kept_as_written_to_the_maildir_with_their_dkim_signature(
+    tmp_path: Path,
+) -> None:
+    key_file, record = write_dkim_key(tmp_path)
+    config = make_config(
+        tmp_path / "var", dkim_selector=SELECTOR, dkim_private_key_file=str(key_file)
+    )
+    services = build_services(config)  # no relay: the Maildir
+    gateway = Gateway(services)
+    await gateway.start()
+    http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}", timeout=10)
+    running = Running(gateway, services, SmtpSink(), http)
+    maildir = config.data_dir / "maildir"
+    try:
+        filed = await running.file(request=ASK)
+        while not read_maildir(maildir):
+            await asyncio.sleep(0.05)
+        (_key, raw), *_ = read_maildir(maildir)
+        request_email = message_from_bytes(raw, policy=email_policy.default)
+        assert isinstance(request_email, EmailMessage)
+        await send(reply_to(request_email, ANSWER), gateway.smtp_port or 0)
+        await running.wait_status(filed, lambda s: s["human_has_replied"])
+        await all_sent(running)
+        done = await asyncio.to_thread(export_of, running, filed["reference"], tmp_path / "b.zip")
+    finally:
+        await stop_running(running)
+    files = done.bundle.files
+    written = sorted(raw for _key, raw in read_maildir(maildir))
+    index = json.loads(files["messages.json"])
+    kept = sorted(files[m["path"]] for m in index if m["direction"] == "outbound")
+    assert kept == written and len(kept) == 2  # byte for byte
+    for raw in kept:
+        assert raw.startswith(b"DKIM-Signature:")
+        assert dkim.verify(raw, dnsfunc=dns_for(REPLY_DOMAIN, record))
+    assert verify(done.path).ok
