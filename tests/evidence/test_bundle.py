@@ -16,12 +16,14 @@ from pathlib import Path
 
 import dkim
 import httpx
+from sqlalchemy import update
 
 from gateway.app import Gateway
 from gateway.evidence import verifier
 from gateway.evidence.export import verify
 from gateway.outbound.transports import read_maildir
 from gateway.services import build_services
+from gateway.store.models import OutboxItem
 from tests.conftest import REPLY_DOMAIN, Running, SmtpSink, make_config, stop_running
 from tests.e2e.deploykit import SELECTOR, dns_for, write_dkim_key
 from tests.evidence.kit import all_sent, answered, export_of
@@ -161,4 +163,22 @@ async def test_emails_are_kept_as_written_to_the_maildir_with_their_dkim_signatu
     for raw in kept:
         assert raw.startswith(b"DKIM-Signature:")
         assert dkim.verify(raw, dnsfunc=dns_for(REPLY_DOMAIN, record))
+    assert verify(done.path).ok
+
+
+async def test_emails_sent_before_the_bytes_were_kept_are_counted_not_invented(
+    running: Running, tmp_path: Path
+) -> None:
+    filed = await answered(running, ASK, ANSWER)
+    await all_sent(running)
+    with running.services.db.transaction() as session:
+        # As a row sent by the release before: no bytes kept.
+        session.execute(
+            update(OutboxItem)
+            .where(OutboxItem.purpose == "receipt")
+            .values(relayed=None, relayed_sha256=None)
+        )
+    done = await asyncio.to_thread(export_of, running, filed["reference"], tmp_path / "b.zip")
+    assert done.unsent == 1 and done.emails == 2
+    assert b"1 email(s) were sent before" in done.bundle.files["report.html"]
     assert verify(done.path).ok
