@@ -59,6 +59,9 @@ async def test_a_bundle_holds_the_thread_and_verifies_with_its_own_script_alone(
     assert senders[0]["authenticated_by"]["result"]
     report = files["report.html"].decode()
     assert "conditional_approval" in report and "counsel@lawfirm.example" in report
+    # Every email is vouched for by the hash its audit entry recorded.
+    checked_here = verify(out)
+    assert checked_here.ok and not [n for n in checked_here.notes if "no hash" in n]
     for name, content in files.items():
         if name not in ("manifest.json", "manifest.sig", "certification.html"):
             assert hashlib.sha256(content).hexdigest() in files["certification.html"].decode()
