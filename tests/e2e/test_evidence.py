@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ import pytest
 from sqlalchemy import update
 
 from gateway.cli import main
+from gateway.evidence import report
 from gateway.settings.config import Config
 from gateway.store.models import AuditCheckpoint, AuditEntry
 from tests import auditkit
@@ -75,10 +77,13 @@ async def test_a_bundle_verifies_after_the_database_is_rewritten_and_the_log_fai
     use_settings(monkeypatch, running.services.config)
 
     code, out = await asyncio.to_thread(
-        hfa, capsys, "evidence", "export", reference, "-o", str(bundle), "--no-pdf"
+        hfa, capsys, "evidence", "export", reference, "-o", str(bundle)
     )
     assert code == 0, out
     assert "audit entries with their proofs" in out
+    if report.chromium() is not None:
+        with zipfile.ZipFile(bundle) as archive:
+            assert archive.read("report.pdf").startswith(b"%PDF-")
     code, out = await asyncio.to_thread(
         hfa, capsys, "audit", "verify", "--no-mirror", "--checkpoint", str(bundle)
     )
