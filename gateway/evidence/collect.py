@@ -90,7 +90,7 @@ def _request(session: Session, reference: str) -> Request:
     return request
 
 
-def _emails(session: Session, request_id: int) -> tuple[list[Email], int]:
+def _emails(session: Session, request_id: int, sender: str) -> tuple[list[Email], int]:
     """The thread's emails oldest first, and how many sent ones were kept without their bytes."""
     sent = session.scalars(
         select(OutboxItem)
@@ -112,7 +112,7 @@ def _emails(session: Session, request_id: int) -> tuple[list[Email], int]:
                 "outbound",
                 item.sent_at,
                 item.relayed,
-                "",
+                sender,
                 [item.target],
                 item.purpose,
                 outbox_id=item.id,
@@ -237,11 +237,11 @@ def _key_party(session: Session, request: Request) -> dict[str, str]:
     return {k: v for k, v in (("client", key.client), ("matter", key.matter)) if v}
 
 
-def collect(session: Session, reference: str) -> Collected:
+def collect(session: Session, reference: str, sender: str) -> Collected:
     """Everything of one thread the bundle holds; NotProvable while entries await a checkpoint."""
     request = _request(session, reference)
     reference = request.reference
-    emails, unsent = _emails(session, request.id)
+    emails, unsent = _emails(session, request.id, sender)
     inbound = {e.inbound_id: e.at for e in emails if e.inbound_id is not None}
     entries = [
         e

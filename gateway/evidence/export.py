@@ -37,7 +37,7 @@ def export(
         raise NotFound(f"not a reference (HFA-00042 is one): {reference!r}")
     reference = contract.reference_for(number)
     keys = signing.load_keys(config.raw, config.data_dir, create=False)
-    collected = _collected(db, keys, config.data_dir / "audit.jsonl", reference, clock)
+    collected = _collected(db, keys, config, reference, clock)
     extra = stamp_checkpoint(config, collected.checkpoint)
     bundle = build(
         collected,
@@ -55,15 +55,17 @@ def export(
 
 
 def _collected(
-    db: Database, keys: signing.LogKeys, mirror: Path, reference: str, clock: Clock
+    db: Database, keys: signing.LogKeys, config: Config, reference: str, clock: Clock
 ) -> collect.Collected:
     """The thread once a checkpoint covers its entries; an entry written meanwhile (a reply
-    arriving during the export) is waited for too."""
+    arriving during the export) is waited for too. The gateway's emails left with its
+    MAIL FROM as their envelope sender."""
+    mirror, sender = config.data_dir / "audit.jsonl", config.mail_from
     for attempt in range(ATTEMPTS):
         collect.settle(db, keys, mirror, reference, clock.now)
         try:
             with db.reading() as session:
-                return collect.collect(session, reference)
+                return collect.collect(session, reference, sender)
         except collect.NotProvable:
             if attempt == ATTEMPTS - 1:
                 raise

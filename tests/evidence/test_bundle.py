@@ -54,6 +54,8 @@ async def test_a_bundle_holds_the_thread_and_verifies_with_its_own_script_alone(
     assert ASK.encode() in files["request-email.txt"] and b"<html" in files["request-email.html"]
     # The mbox: one "From " line per email, in order.
     assert files["thread.mbox"].count(b"\nFrom ") + 1 == len(index) == 3
+    assert files["thread.mbox"].startswith(f"From gateway@{REPLY_DOMAIN} ".encode())
+    assert b"\nFrom counsel@lawfirm.example " in files["thread.mbox"]
     senders = json.loads(files["senders.json"])
     assert [s["from"] for s in senders] == ["counsel@lawfirm.example"]
     assert senders[0]["authenticated_by"]["result"]
