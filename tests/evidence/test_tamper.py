@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from gateway.evidence import verifier
+from gateway.evidence.bundle import sign_manifest
+from gateway.store.signing import LogKeys
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
 from tests.evidence.kit import all_sent, answered, export_of
 
@@ -58,6 +63,26 @@ async def test_every_flipped_byte_of_every_file_is_reported_naming_the_file(
             assert named, (name, position, verdict.problems)
             assert all(p.what for p in named)
     assert flips >= len(files) * 100
+    # A bundle re-signed with another key (keys.txt swapped too) passes only on its own
+    # word: against the operator's published key it fails.
+    published = files["keys.txt"].decode().split()
+    assert verifier.verify_files(files, published).ok
+    other = Ed25519PrivateKey.generate()
+    forger = LogKeys(published[0].partition("+")[0], (other,))
+    forged = dict(files)
+    forged["keys.txt"] = (forger.verifier_keys()[0] + "\n").encode()
+    # (the manifest lists keys.txt's hash, so the forger rewrites and re-signs it too)
+    manifest = json.loads(files["manifest.json"])
+    for item in manifest["files"]:
+        if item["path"] == "keys.txt":
+            item["sha256"] = hashlib.sha256(forged["keys.txt"]).hexdigest()
+    forged["manifest.json"] = verifier.json_bytes(manifest)
+    forged["manifest.sig"] = sign_manifest(
+        forged["manifest.json"], done.bundle.reference, forger
+    ).encode()
+    assert not verifier.verify_files(forged, published).ok
+    pinned = [p.path for p in verifier.verify_files(forged, published).problems]
+    assert "manifest.sig" in pinned
     # A file slipped in, and one taken out, are named too.
     added = verifier.verify_files({**files, "messages/999-inbound-reply.eml": b"From: x"})
     assert [p.path for p in added.problems] == ["messages/999-inbound-reply.eml"]
