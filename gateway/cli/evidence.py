@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading
+from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading, operator
 from gateway.evidence.collect import NotProvable
 from gateway.evidence.export import export, verify
 from gateway.evidence.verifier import print_verdict
@@ -23,6 +23,7 @@ def cmd_export(args: argparse.Namespace) -> int:
             args.reference,
             Path(args.out),
             pdf=not args.no_pdf,
+            actor=f"ops:{operator(args)}",
         )
     except NotProvable as exc:
         return fail(f"no bundle: {exc}", EXIT_FAILED)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,6 +15,7 @@ from gateway.evidence.bundle import Bundle, build
 from gateway.evidence.timestamps import stamp_checkpoint
 from gateway.settings.config import Config
 from gateway.store import signing
+from gateway.store.audit import AuditLog
 from gateway.store.db import Database
 
 ATTEMPTS = 3
@@ -29,9 +31,20 @@ class Exported:
 
 
 def export(
-    config: Config, db: Database, clock: Clock, reference: str, out: Path, *, pdf: bool = True
+    config: Config,
+    db: Database,
+    clock: Clock,
+    reference: str,
+    out: Path,
+    *,
+    pdf: bool = True,
+    actor: str = "ops",
 ) -> Exported:
-    """Write REFERENCE's bundle to ``out``; NotFound, NotProvable or ConfigError say why not."""
+    """Write REFERENCE's bundle to ``out``; NotFound, NotProvable or ConfigError say why not.
+
+    The export is audited on the thread (``evidence.exported``, with the manifest's hash),
+    so the log says who handed out which bundle; the next bundle carries that entry.
+    """
     number = contract.number_from_reference(reference)
     if number is None:
         raise NotFound(f"not a reference (HFA-00042 is one): {reference!r}")
@@ -51,6 +64,19 @@ def export(
         out.write_bytes(bundle.zipped(clock.now()))
     except OSError as exc:
         raise ConfigError(f"-o: cannot write {out}: {exc}") from None
+    with db.transaction() as session:
+        AuditLog(None).append(
+            session,
+            "evidence.exported",
+            at=clock.now(),
+            actor=actor,
+            reference=reference,
+            details={
+                "manifest_sha256": hashlib.sha256(bundle.files[check.MANIFEST]).hexdigest(),
+                "files": len(bundle.files),
+                "timestamped": bool(extra),
+            },
+        )
     return Exported(out, bundle, len(collected.entries), len(collected.emails), collected.unsent)
 
 

@@ -11,6 +11,7 @@ offline; the log no longer contains the bundle's checkpoint.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import os
 import zipfile
@@ -81,6 +82,13 @@ async def test_a_bundle_verifies_after_the_database_is_rewritten_and_the_log_fai
     )
     assert code == 0, out
     assert "audit entries with their proofs" in out
+    # The log says who exported which bundle.
+    with running.services.db.reading() as session:
+        (exported,) = session.query(AuditEntry).filter_by(event="evidence.exported").all()
+    with zipfile.ZipFile(bundle) as archive:
+        manifest = archive.read("manifest.json")
+    assert exported.reference == reference and exported.actor.startswith("ops:")
+    assert exported.details["manifest_sha256"] == hashlib.sha256(manifest).hexdigest()
     if report.chromium() is not None:
         with zipfile.ZipFile(bundle) as archive:
             assert archive.read("report.pdf").startswith(b"%PDF-")

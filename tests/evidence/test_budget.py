@@ -63,6 +63,9 @@ async def test_a_50_turn_thread_exports_and_verifies_within_its_budget(
     )
     assert len(many) == len(few) <= STATEMENTS, many
 
+    # Run here, in the event loop's thread: the gateway's sequencer waits meanwhile, so
+    # the entry the last export wrote is integrated first.
+    await asyncio.to_thread(auditkit.settle, running.services)
     with cpu_budget(1.0):
         done = export_of(running, long["reference"], tmp_path / "again.zip")
         verdict = verifier.verify_zip(str(done.path))
