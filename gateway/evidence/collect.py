@@ -290,8 +290,8 @@ def settle(db: Database, keys: LogKeys, mirror: Path | None, reference: str, now
             with db.reading() as session:
                 if not pending_entries(session, reference):
                     return
-            if sequencer.lead():
-                sequencer.step(now())
+            if sequencer.lead() and sequencer.step(now()):
+                continue  # integrated here: checked again at once
             if time.monotonic() > deadline:
                 raise NotProvable(
                     f"{reference}'s newest audit entries are in no signed checkpoint after "
