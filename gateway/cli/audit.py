@@ -10,6 +10,7 @@ import argparse
 import json
 import sys
 import time
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from gateway.cli.output import (
     parse_since,
     when,
 )
+from gateway.evidence.verifier import CHECKPOINT as BUNDLE_CHECKPOINT
 from gateway.store import audit, audit_check, audit_proof, mirror, signing
 from gateway.store import checkpoint as notes
 from gateway.store.audit_check import Verdict
@@ -138,12 +140,20 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
     print(f"checked in {seconds:.2f}s ({rate:,.0f} entries/s)")
 
 
+def _saved_checkpoint(path: Path) -> str:
+    """A checkpoint saved by 'hfa audit anchor', or the one an evidence bundle carries."""
+    if zipfile.is_zipfile(path):
+        with zipfile.ZipFile(path) as bundle:
+            return bundle.read(BUNDLE_CHECKPOINT).decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
 def cmd_verify(args: argparse.Namespace) -> int:
     saved = None
     if args.checkpoint:
         try:
-            saved = Path(args.checkpoint).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            saved = _saved_checkpoint(Path(args.checkpoint))
+        except (OSError, UnicodeDecodeError, KeyError, zipfile.BadZipFile) as exc:
             return fail(f"--checkpoint: cannot read {args.checkpoint}: {exc}", EXIT_USAGE)
     services = open_database(args)
     try:
@@ -250,7 +260,9 @@ def register(sub: Any) -> None:
         "verify", help="check every leaf, every checkpoint and the mirror (reads only)"
     )
     verify.add_argument(
-        "--checkpoint", help="a checkpoint saved by 'hfa audit anchor' the log must still contain"
+        "--checkpoint",
+        help="a checkpoint the log must still contain: saved by 'hfa audit anchor', "
+        "or an evidence bundle (.zip)",
     )
     verify.add_argument(
         "--key", action="append", help="another verifier key (name+hash+key) to accept; repeatable"

@@ -84,6 +84,7 @@ def add_inbound(
     """
     now = services.clock.now()
     sender = storable(mail_from)
+    digest = digest or hashlib.sha256(raw).hexdigest()
     result = session.connection().execute(
         _INSERT_INBOUND,
         {
@@ -93,7 +94,7 @@ def add_inbound(
             "rcpt_to": [storable(address) for address in rcpt_to],
             "raw": raw,
             "size": len(raw),
-            "sha256": digest or hashlib.sha256(raw).hexdigest(),
+            "sha256": digest,
             "message_id": message_id_of(raw),
             "state": "pending",
             "attempts": 0,
@@ -106,7 +107,8 @@ def add_inbound(
         "inbound.received",
         at=now,
         actor=f"smtp:{peer}",
-        details={"inbound_id": inbound_id, "size": len(raw), "mail_from": sender},
+        # The hash of the bytes as received: the log vouches for the message kept.
+        details={"inbound_id": inbound_id, "size": len(raw), "sha256": digest, "mail_from": sender},
     )
     return inbound_id
 

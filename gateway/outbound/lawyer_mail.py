@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from datetime import timedelta
 from functools import partial
@@ -10,7 +11,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
-from gateway.outbound.transports import MailTransport, before_data
+from gateway.outbound.transports import MailTransport, before_data, handed_over
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.settings.lawyers import LawyerSettings
@@ -56,13 +57,22 @@ class EmailDeliverer:
             loop_marker=config.reply_domain,
             settings=mail_settings(config.lawyer),
         )
+        composed = message.as_bytes()
         token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
+        kept: list[bytes] = []
+        kept_token = handed_over.set(kept)
         try:
-            return await self.transport.send(
-                message.as_bytes(), config.mail_from, [thread.recipient.address]
+            detail = await self.transport.send(
+                composed, config.mail_from, [thread.recipient.address]
             )
         finally:
             before_data.reset(token)
+            handed_over.reset(kept_token)
+        # Recorded with the success (gateway.outbound.outcomes); a transport that keeps
+        # nothing (none of the gateway's) sends what it was given.
+        item.relayed = kept[0] if kept else composed
+        item.relayed_sha256 = hashlib.sha256(item.relayed).hexdigest()
+        return detail
 
 
 async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> None:

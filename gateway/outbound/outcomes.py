@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime, timedelta
 
-from sqlalchemy import update
+from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
 from gateway import contract
@@ -32,6 +32,13 @@ _MARK_SENT = (
 )
 
 
+_KEEP_RELAYED = (
+    update(OutboxItem)
+    .where(OutboxItem.id == bindparam("i"))
+    .values(relayed=bindparam("b"), relayed_sha256=bindparam("h"))
+)
+
+
 def record_successes(services: Services, session: Session, delivered: Sequence[Delivered]) -> None:
     """Mark the claimed items sent: one prebuilt UPDATE for all, and an audit entry each.
 
@@ -49,25 +56,52 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
             _MARK_SENT.where(OutboxItem.id.in_(ids)).values(sent_at=now)
         )
     }
+    _keep_relayed(session, delivered)
     for item, detail in delivered:
+        details: dict[str, object] = {
+            "outbox_id": item.id,
+            "purpose": item.purpose,
+            "to": shown_target(item.target),
+            "attempt": item.attempts,
+            "relay": detail[:300],
+        }
+        relayed_sha256 = _relayed(item)[1]
+        if relayed_sha256 is not None:
+            # The hash of the bytes that left: the log vouches for the message kept.
+            details["sha256"] = relayed_sha256
         services.audit.append(
             session,
             f"{item.channel}.sent",
             at=now,
             reference=contract.reference_for(item.request_id) if item.request_id else None,
-            details={
-                "outbox_id": item.id,
-                "purpose": item.purpose,
-                "to": shown_target(item.target),
-                "attempt": item.attempts,
-                "relay": detail[:300],
-            },
+            details=details,
         )
         row = marked.get(item.id)
         if row is not None and (row.delay_noticed_at is not None or row.revived_by):
             _notice_delivered(session, item, now)
     if retry.release_waiting(services, session, [item for item, _detail in delivered]):
         services.outbox_ready.set()
+
+
+def _relayed(item: OutboxItem) -> tuple[bytes | None, str | None]:
+    """The bytes the deliverer handed to the relay, set on the claimed item, if any.
+
+    Read from the instance's own state: ``relayed`` is a deferred column, and a claimed
+    item is detached, so reading an attribute the deliverer did not set would load it.
+    """
+    state = item.__dict__
+    return state.get("relayed"), state.get("relayed_sha256")
+
+
+def _keep_relayed(session: Session, delivered: Sequence[Delivered]) -> None:
+    rows = [
+        {"i": item.id, "b": raw, "h": digest}
+        for item, _detail in delivered
+        for raw, digest in [_relayed(item)]
+        if raw is not None
+    ]
+    if rows:
+        session.connection().execute(_KEEP_RELAYED, rows)
 
 
 def _notice_delivered(session: Session, item: OutboxItem, now: datetime) -> None:

@@ -35,6 +35,17 @@ before_data: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
     "before_data", default=None
 )
 
+# Set by the deliverer around one message's send: the last transport in the chain (the
+# relay or the Maildir) puts here the bytes it was handed, DKIM signature included, so
+# the message is kept exactly as it left (the evidence of what the lawyer received).
+handed_over: ContextVar[list[bytes] | None] = ContextVar("handed_over", default=None)
+
+
+def _keep_handed_over(message: bytes) -> None:
+    kept = handed_over.get()
+    if kept is not None:
+        kept[:] = [message]
+
 
 @dataclass
 class _Attempt:
@@ -130,6 +141,7 @@ class SmtpRelay:
         self._idle.append((client, time.monotonic(), sent))
 
     async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+        _keep_handed_over(message)
         attempt = _Attempt()
         try:
             errors, response = await self._send_pooled(message, sender, recipients, attempt)
@@ -270,6 +282,7 @@ class MaildirTransport:
         self.path = path
 
     async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+        _keep_handed_over(message)
         try:
             box = mailbox.Maildir(str(self.path), create=True)
             key = box.add(message)

@@ -379,4 +379,10 @@ SETTINGS: tuple[Setting, ...] = (
         "How often the sequencer integrates newly committed audit entries and signs a "
         "checkpoint (the longest an entry waits for its leaf, plus one batch).",
     ),
+    Setting(
+        "tsa_url",
+        "",
+        "An RFC 3161 time-stamping authority (http(s) URL): 'hfa evidence export' has it "
+        "timestamp the bundle's checkpoint. Empty: bundles carry no trusted time.",
+    ),
 )

@@ -203,6 +203,10 @@ class OutboxItem(Base):
     delay_noticed_at: Mapped[datetime | None]
     # Who brought a dead item back with 'hfa outbox retry' (told on the thread once sent).
     revived_by: Mapped[str | None] = mapped_column(String(320))
+    # An email as it was handed to the relay or the Maildir (DKIM signature included),
+    # kept once it was accepted: the evidence of what the lawyer received.
+    relayed: Mapped[bytes | None] = mapped_column(LargeBinary, deferred=True)
+    relayed_sha256: Mapped[str | None] = mapped_column(String(64))
 
 
 class InboundMessage(Base):

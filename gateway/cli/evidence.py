@@ -1,0 +1,68 @@
+"""``hfa evidence export|verify``: one thread's evidence bundle, and its offline check."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any
+
+from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading, operator
+from gateway.evidence.collect import NotProvable
+from gateway.evidence.export import export, verify
+from gateway.evidence.verifier import print_verdict
+
+
+def cmd_export(args: argparse.Namespace) -> int:
+    reading = open_reading(args)
+    try:
+        done = export(
+            reading.config,
+            reading.db,
+            reading.clock,
+            args.reference,
+            Path(args.out),
+            pdf=not args.no_pdf,
+            actor=f"ops:{operator(args)}",
+        )
+    except NotProvable as exc:
+        return fail(f"no bundle: {exc}", EXIT_FAILED)
+    finally:
+        reading.close()
+    files = done.bundle.files
+    print(
+        f"wrote {done.path}: {len(files)} files, {done.emails} emails, "
+        f"{done.entries} audit entries with their proofs"
+        + ("" if "report.pdf" in files or args.no_pdf else "; no PDF (Chromium is not installed)")
+    )
+    if done.unsent:
+        print(
+            f"note: {done.unsent} email(s) were sent before the gateway kept the bytes it relayed",
+            file=sys.stderr,
+        )
+    print(
+        f"check it anywhere: python3 verify.py {done.path.name} (verify.py is inside), or hfa evidence verify"
+    )
+    return EXIT_OK
+
+
+def cmd_verify(args: argparse.Namespace) -> int:
+    verdict = verify(Path(args.bundle), args.key)
+    print_verdict(verdict)
+    return EXIT_OK if verdict.ok else EXIT_FAILED
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("evidence", help="export a thread's evidence bundle, or check one offline")
+    s = p.add_subparsers(dest="evidence_command", required=True, metavar="ACTION")
+    out = s.add_parser("export", help="write one thread's bundle: emails, proofs, report (.zip)")
+    out.add_argument("reference", help="the request (HFA-00042)")
+    out.add_argument("-o", "--out", required=True, help="the bundle to write (FILE.zip)")
+    out.add_argument("--no-pdf", action="store_true", help="skip the report's PDF (Chromium)")
+    out.set_defaults(handler=cmd_export)
+    check = s.add_parser("verify", help="check a bundle offline: hashes, signatures, proofs")
+    check.add_argument("bundle", help="the bundle (FILE.zip)")
+    check.add_argument(
+        "--key", action="append", help="the log's verifier key to trust instead of the bundle's"
+    )
+    check.set_defaults(handler=cmd_verify)

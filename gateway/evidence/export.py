@@ -1,0 +1,102 @@
+"""``hfa evidence export``'s work: settle, collect, build, write; and the verifier's entry."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+
+from gateway import contract
+from gateway.clock import Clock
+from gateway.errors import ConfigError, NotFound
+from gateway.evidence import collect, report
+from gateway.evidence import verifier as check
+from gateway.evidence.bundle import Bundle, build
+from gateway.evidence.timestamps import stamp_checkpoint
+from gateway.settings.config import Config
+from gateway.store import signing
+from gateway.store.audit import AuditLog
+from gateway.store.db import Database
+
+ATTEMPTS = 3
+
+
+@dataclass(frozen=True)
+class Exported:
+    path: Path
+    bundle: Bundle
+    entries: int
+    emails: int
+    unsent: int
+
+
+def export(
+    config: Config,
+    db: Database,
+    clock: Clock,
+    reference: str,
+    out: Path,
+    *,
+    pdf: bool = True,
+    actor: str = "ops",
+) -> Exported:
+    """Write REFERENCE's bundle to ``out``; NotFound, NotProvable or ConfigError say why not.
+
+    The export is audited on the thread (``evidence.exported``, with the manifest's hash),
+    so the log says who handed out which bundle; the next bundle carries that entry.
+    """
+    number = contract.number_from_reference(reference)
+    if number is None:
+        raise NotFound(f"not a reference (HFA-00042 is one): {reference!r}")
+    reference = contract.reference_for(number)
+    keys = signing.load_keys(config.raw, config.data_dir, create=False)
+    collected = _collected(db, keys, config, reference, clock)
+    extra = stamp_checkpoint(config, collected.checkpoint)
+    bundle = build(
+        collected,
+        keys,
+        exported_at=clock.now(),
+        render=report.render,
+        pdf=report.print_to_pdf if pdf else None,
+        extra=extra,
+    )
+    try:
+        out.write_bytes(bundle.zipped(clock.now()))
+    except OSError as exc:
+        raise ConfigError(f"-o: cannot write {out}: {exc}") from None
+    with db.transaction() as session:
+        AuditLog(None).append(
+            session,
+            "evidence.exported",
+            at=clock.now(),
+            actor=actor,
+            reference=reference,
+            details={
+                "manifest_sha256": hashlib.sha256(bundle.files[check.MANIFEST]).hexdigest(),
+                "files": len(bundle.files),
+                "timestamped": bool(extra),
+            },
+        )
+    return Exported(out, bundle, len(collected.entries), len(collected.emails), collected.unsent)
+
+
+def _collected(
+    db: Database, keys: signing.LogKeys, config: Config, reference: str, clock: Clock
+) -> collect.Collected:
+    """The thread once a checkpoint covers its entries; an entry written meanwhile (a reply
+    arriving during the export) is waited for too. The gateway's emails left with its
+    MAIL FROM as their envelope sender."""
+    mirror, sender = config.data_dir / "audit.jsonl", config.mail_from
+    for attempt in range(ATTEMPTS):
+        collect.settle(db, keys, mirror, reference, clock.now)
+        try:
+            with db.reading() as session:
+                return collect.collect(session, reference, sender)
+        except collect.NotProvable:
+            if attempt == ATTEMPTS - 1:
+                raise
+    raise AssertionError("unreachable")
+
+
+def verify(path: Path, keys: list[str] | None = None) -> check.Verdict:
+    return check.verify_zip(str(path), keys)
