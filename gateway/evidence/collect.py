@@ -198,34 +198,15 @@ def _leaf_hashes(session: Session, size: int) -> list[bytes]:
     return [bytes.fromhex(h) for (h,) in rows]
 
 
-# Subtrees of at least this many leaves are kept once hashed; smaller ones are hashed again
-# when asked for, so what is kept stays a small fraction of the leaves.
-_KEPT_SUBTREE = 64
-
-
 def shared_subtrees(leaves: list[bytes]) -> Callable[[int, int], bytes]:
     """A range hasher for many proofs in one tree: each subtree is hashed once.
 
     The proofs of a thread's entries ask for the same large subtrees (the tree's left
     half, say) again and again: hashed from their leaves each time, a hundred proofs in
-    a log of a million entries cost a hundred million hashes. Split as RFC 6962 splits,
-    every range asked for is a node of the tree, so a large one is made from its two
-    children, each kept: the whole tree costs at most one hash per node.
+    a log of a million entries cost a hundred million hashes. The tree's levels are
+    hashed once instead (``merkle.Levels``), about one hash per leaf in all.
     """
-    kept: dict[tuple[int, int], bytes] = {}
-
-    def subtree(start: int, end: int) -> bytes:
-        size = end - start
-        if size < _KEPT_SUBTREE:
-            return merkle.root_of(leaves[start:end])
-        found = kept.get((start, end))
-        if found is None:
-            half = 1 << ((size - 1).bit_length() - 1)
-            found = merkle.node_hash(subtree(start, start + half), subtree(start + half, end))
-            kept[(start, end)] = found
-        return found
-
-    return subtree
+    return merkle.Levels(leaves).subtree
 
 
 def _key_party(session: Session, request: Request) -> dict[str, str]:

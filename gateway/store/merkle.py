@@ -47,6 +47,42 @@ def _split(n: int) -> int:
     return 1 << ((n - 1).bit_length() - 1)
 
 
+def level_above(below: Sequence[bytes]) -> list[bytes]:
+    """The node hashes of each complete pair of ``below``, left to right (one tree level)."""
+    sha256, prefix = hashlib.sha256, b"\x01"
+    return [sha256(prefix + below[i] + below[i + 1]).digest() for i in range(0, len(below) - 1, 2)]
+
+
+class Levels:
+    """Every complete, aligned subtree of a list of leaves from ``KEPT`` leaves up, hashed
+    once, level by level: any range a proof asks for is then a look-up, or a fold of
+    look-ups along the tree's right edge. Building it costs about one hash per leaf in
+    tight loops, where asking node by node cost a Python call per node; the levels
+    below ``KEPT`` are not kept (a small range is hashed from its leaves when asked)."""
+
+    KEPT = 64
+
+    def __init__(self, leaves: Sequence[bytes]) -> None:
+        self.leaves = leaves
+        self.size = len(leaves)
+        self._levels: dict[int, list[bytes]] = {}
+        level, height = list(leaves), 0
+        while len(level) > 1:
+            level, height = level_above(level), height + 1
+            if 1 << height >= self.KEPT:
+                self._levels[height] = level
+
+    def subtree(self, start: int, end: int) -> bytes:
+        """The hash of leaves [start, end): MTH of that range, as RFC 6962 splits it."""
+        size = end - start
+        if size < self.KEPT:
+            return root_of(self.leaves[start:end])
+        if size & (size - 1) == 0 and start % size == 0:
+            return self._levels[size.bit_length() - 1][start // size]
+        half = _split(size)
+        return node_hash(self.subtree(start, start + half), self.subtree(start + half, end))
+
+
 def root_of(leaves: Sequence[bytes]) -> bytes:
     """The Merkle tree hash of a list of leaf hashes (MTH in RFC 6962)."""
     if not leaves:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
 import pytest
 
@@ -31,14 +32,21 @@ def test_a_hundred_proofs_in_a_large_log_cost_about_one_pass_over_it(
     size = 100_000
     tree = leaves(size)
     hashed = [0]
-    real_node = merkle.node_hash
+    real_node, real_level = merkle.node_hash, merkle.level_above
 
     def node(left: bytes, right: bytes) -> bytes:
         hashed[0] += 1
         return real_node(left, right)
 
-    # Every interior node of the tree, whoever hashes it, is one call of node_hash.
+    def level(below: Sequence[bytes]) -> list[bytes]:
+        above = real_level(below)
+        hashed[0] += len(above)
+        return above
+
+    # Every interior node of the tree, whoever hashes it, is one call of node_hash or
+    # one node of a level hashed whole.
     monkeypatch.setattr(merkle, "node_hash", node)
+    monkeypatch.setattr(merkle, "level_above", level)
     subtree = collect.shared_subtrees(tree)
     for index in range(0, size, size // 100):
         merkle.hash_ranges(merkle.inclusion_ranges(index, size), subtree)

@@ -206,3 +206,16 @@ def test_a_proof_in_ten_million_entries_holds_at_most_24_hashes(index: int) -> N
 
 def test_a_proof_of_a_power_of_two_tree_is_exactly_its_depth() -> None:
     assert len(merkle.inclusion_ranges(12345, 1 << 20)) == 20
+
+
+@pytest.mark.parametrize("size", [1, 63, 64, 65, 127, 128, 129, 1000, 1024, 3001])
+def test_levels_answer_every_proof_range_as_the_leaves_do(size: int) -> None:
+    leaves = [merkle.leaf_hash(n.to_bytes(4, "big")) for n in range(size)]
+    levels, plain = merkle.Levels(leaves), merkle.subtree_of(leaves)
+    assert levels.subtree(0, size) == merkle.root_of(leaves)
+    for index in {0, size // 3, size // 2, size - 1}:
+        for start, end in merkle.inclusion_ranges(index, size):
+            assert levels.subtree(start, end) == plain(start, end), (index, start, end)
+    for old in {1, size // 2, size - 1} - {0}:
+        for start, end in merkle.consistency_ranges(old, size):
+            assert levels.subtree(start, end) == plain(start, end), (old, start, end)
