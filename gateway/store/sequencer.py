@@ -42,7 +42,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import bindparam, select, text, update
+from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -141,22 +141,25 @@ def integrate(
     """One batch in the caller's transaction; None when nothing committed is waiting.
 
     ``edge`` is the tree's edge as this process's previous batch left it: given, the
-    batch skips reading it back (a leader that raced another one finds out all the
-    same, below). Four round trips in all on PostgreSQL: the pending entries, their
-    leaves, the checkpoint and the commit; under load each one waits its turn for a
-    busy server, and that is most of the time an entry waits for its proof.
+    batch reads it back only when the newest checkpoint's size, fetched with the
+    pending entries, says the tree moved meanwhile (another leader by mistake, a
+    restore). Four round trips in all on PostgreSQL: the pending entries, their leaves,
+    the checkpoint and the commit; under load each one waits its turn for a busy
+    server, and that is most of the time an entry waits for its proof.
     """
     carried: list[AuditEntry] = []
     if edge is None:
         edge, carried = _edge(session)
-    entries = list(
-        session.scalars(
-            select(AuditEntry)
-            .where(AuditEntry.leaf_index.is_(None))
-            .order_by(AuditEntry.seq)
-            .limit(limit)
-        )
-    )
+    newest_size = select(func.max(AuditCheckpoint.tree_size)).scalar_subquery()
+    rows = session.execute(
+        select(AuditEntry, newest_size)
+        .where(AuditEntry.leaf_index.is_(None))
+        .order_by(AuditEntry.seq)
+        .limit(limit)
+    ).all()
+    entries = [entry for entry, _size in rows]
+    if rows and not carried and (rows[0][1] or 0) != edge.size:
+        edge, carried = _edge(session)
     if not entries and not carried:
         return None
     start = edge.size - len(carried)
