@@ -33,9 +33,9 @@ from dataclasses import replace
 from gateway.replies.answer import decide_answer
 from gateway.replies.conditions import read_conditions
 from gateway.replies.errors import ReplyError
-from gateway.replies.holdback import asks, held_back, sentence_at, taken_back
+from gateway.replies.holdback import asks, held_back, refused, sentence_at, taken_back
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
-from gateway.replies.language import identify, script_languages
+from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
 from gateway.replies.phrases import find, own_index
@@ -142,13 +142,15 @@ def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
 
 def reading_languages(first_sentence: str, region: str) -> tuple[str, ...]:
     """The opening sentence's language; where it is too short to tell, the paragraph's,
-    if that one is clear; otherwise every table language of its script."""
+    if that one is clear; otherwise every table language of its script. A language the
+    detector cannot tell from another (Danish and Bokmål) brings that one with it: the
+    tables that read something must agree on it."""
     candidates = identify(first_sentence)
     if len(candidates) > 1 and len(region) > len(first_sentence):
         whole = identify(region)
         if len(whole) == 1 and whole[0] in candidates:
-            return whole
-    return candidates
+            return with_kin(whole)
+    return with_kin(candidates)
 
 
 def veto_languages(region: str, lead: Lead) -> tuple[str, ...]:
@@ -170,7 +172,7 @@ def _unclear(decision: Decision, because: str | None) -> Decision:
 def _declined(region: str, found: list[Word]) -> Decision | None:
     """A decline said naturally ("Not my area", "ask Tom instead"), with no approval."""
     said_in = [c for c in script_languages(region) if find(found, own_index(c, "decline_phrases"))]
-    for code in identify(region) if said_in else ():
+    for code in with_kin(identify(region)) if said_in else ():
         hit = find(found, own_index(code, "decline_phrases"))
         if hit is not None and DecisionKind.APPROVAL not in kinds_in(region, found):
             because = sentence_at(region, found[hit[0]].start)
@@ -225,6 +227,7 @@ def _approval(
         taken_back(region, found, size)
         or asks(region)
         or held_back(region, found, lead.size, veto_languages(region, lead))
+        or refused(region, found, lead.size, veto_languages(region, lead))
         or (_yes_continuation(region, found, lead, first_end) if lead.answer == "yes" else None)
     )
     if stop is not None:
