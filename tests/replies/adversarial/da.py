@@ -39,6 +39,7 @@ LANGUAGE = Language(
         "Godkendt; underskriften venter vi dog med indtil videre.",
         "Godkendt, men jeg skal lige tale med partneren først.",
         "Godkendt, men vent til jeg har talt med klienten.",
+        "Godkendt, men hold lige underskriften tilbage til jeg har set bilaget.",
     ],
     yes=["Ja.", "Jep."],
     no=["Nej.", "Nej!"],

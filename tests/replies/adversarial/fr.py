@@ -40,6 +40,7 @@ LANGUAGE = Language(
         "Validé, mais attendez que la direction confirme avant d'envoyer.",
         "D'accord, mais pas tant que le client n'a pas validé.",
         "Approuvé, mais je veux voir la version définitive avant toute signature.",
+        "Validé, mais on garde la signature sous le coude pour l'instant.",
     ],
     yes=["Oui.", "Oui, tout à fait."],
     no=["Non.", "Non, merci."],

@@ -39,6 +39,7 @@ LANGUAGE = Language(
         "Godkjent; signeringen venter vi med inntil videre.",
         "Godkjent, men jeg må snakke med partneren først.",
         "Godkjent, men vent til jeg har snakket med klienten.",
+        "Godkjent i utgangspunktet, men hold igjen signaturen.",
     ],
     yes=["Ja.", "Jepp."],
     no=["Nei.", "Nei!"],

@@ -39,6 +39,7 @@ LANGUAGE = Language(
         "Goedgekeurd, maar pas na overleg met de cliënt.",
         "Akkoord, maar niet tekenen zolang finance het budget niet heeft bevestigd.",
         "Goedgekeurd, maar ik moet het eerst nog even met de partner bespreken.",
+        "Akkoord hoor, maar houd de handtekening nog even aan.",
     ],
     yes=["Ja.", "Jazeker."],
     no=["Nee.", "Nee, dank je."],

@@ -40,6 +40,7 @@ LANGUAGE = Language(
         "Jag är med på upplägget; underskriften får vänta tills vidare.",
         "Godkänt, men först måste jag prata med delägaren.",
         "Godkänt, men avvakta tills jag har pratat med klienten.",
+        "Godkänt från min sida, men invänta klientens besked.",
     ],
     yes=["Ja.", "Japp."],
     no=["Nej.", "Nej!"],
