@@ -39,6 +39,8 @@ LANGUAGE = Language(
         "Po věcné stránce souhlasím; podpis zatím odložte.",
         "Schvaluji, ale nejdřív musím mluvit s partnerem.",
         "Schváleno, ale počkejte, až budu mluvit s klientem.",
+        "Schvaluji s tím, že podpis počká na klienta.",
+        "Schvaluji, ale podpis počká do pondělí.",
     ],
     yes=["Ano.", "Jo."],
     no=["Ne.", "Ne!"],

@@ -40,6 +40,7 @@ LANGUAGE = Language(
         "Godkendt, men jeg skal lige tale med partneren først.",
         "Godkendt, men vent til jeg har talt med klienten.",
         "Godkendt, men hold lige underskriften tilbage til jeg har set bilaget.",
+        "Godkendt, men underskriften må vente til mandag.",
     ],
     yes=["Ja.", "Jep."],
     no=["Nej.", "Nej!"],

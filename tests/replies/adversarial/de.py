@@ -41,6 +41,7 @@ LANGUAGE = Language(
         "Einverstanden, aber warten Sie bitte auf mein Go.",
         "Freigabe erteilt, aber erst nach Freigabe durch die Geschäftsführung.",
         "Im Grundsatz einverstanden; die Unterschrift bitte vorerst zurückhalten.",
+        "Genehmigt, aber die Unterschrift wartet bis Montag.",
     ],
     yes=["Ja.", "Jawohl."],
     no=["Nein.", "Nein!"],

@@ -41,6 +41,8 @@ LANGUAGE = Language(
         "Approved, pending my review of the final draft.",
         "Approve, but let me talk to the partner first.",
         "I agree with the approach; hold the signature for now.",
+        "Approved, but the signature can wait until Monday.",
+        "Approved, the signing waits for the client's OK.",
     ],
     yes=["Yes.", "Yep."],
     no=["No.", "Nope."],

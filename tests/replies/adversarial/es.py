@@ -39,6 +39,7 @@ LANGUAGE = Language(
         "De acuerdo en lo sustancial; la firma, de momento, la dejamos en suspenso.",
         "Aprobado, pero no lo envíes hasta que yo lo revise.",
         "Aprobado, aunque primero tengo que comentarlo con el socio.",
+        "Aprobado, pero la firma espera al lunes.",
     ],
     yes=["Sí.", "Sí, claro."],
     no=["No.", "No, gracias."],

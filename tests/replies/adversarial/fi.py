@@ -39,6 +39,8 @@ LANGUAGE = Language(
         "Asiasisällöltään hyväksyn; allekirjoitus saa toistaiseksi odottaa.",
         "Hyväksyn, mutta minun täytyy ensin puhua osakkaan kanssa.",
         "Hyväksytty, mutta odottakaa, kunnes olen puhunut asiakkaan kanssa.",
+        "Hyväksyn, mutta allekirjoitus odottaa asiakkaan kommentteja.",
+        "Hyväksyn, mutta allekirjoitus odottaa maanantaihin.",
     ],
     yes=["Kyllä.", "Joo."],
     no=["Ei.", "Ei!"],

@@ -41,6 +41,7 @@ LANGUAGE = Language(
         "D'accord, mais pas tant que le client n'a pas validé.",
         "Approuvé, mais je veux voir la version définitive avant toute signature.",
         "Validé, mais on garde la signature sous le coude pour l'instant.",
+        "Approuvé, mais la signature attendra lundi.",
     ],
     yes=["Oui.", "Oui, tout à fait."],
     no=["Non.", "Non, merci."],

@@ -39,6 +39,7 @@ LANGUAGE = Language(
         "Approvato, ma non inviare nulla finché non ho parlato con il cliente.",
         "Va bene l'approccio, ma aspetta che confermi la direzione.",
         "Approvato, però prima devo sentire il socio.",
+        "Approvato, ma la firma aspetta lunedì.",
     ],
     yes=["Sì.", "Sì, certo."],
     no=["No.", "No, grazie."],

@@ -40,6 +40,7 @@ LANGUAGE = Language(
         "Godkjent, men jeg må snakke med partneren først.",
         "Godkjent, men vent til jeg har snakket med klienten.",
         "Godkjent i utgangspunktet, men hold igjen signaturen.",
+        "Godkjent, men signeringen må vente til mandag.",
     ],
     yes=["Ja.", "Jepp."],
     no=["Nei.", "Nei!"],

@@ -40,6 +40,7 @@ LANGUAGE = Language(
         "Akkoord, maar niet tekenen zolang finance het budget niet heeft bevestigd.",
         "Goedgekeurd, maar ik moet het eerst nog even met de partner bespreken.",
         "Akkoord hoor, maar houd de handtekening nog even aan.",
+        "Goedgekeurd, maar de handtekening wacht tot maandag.",
     ],
     yes=["Ja.", "Jazeker."],
     no=["Nee.", "Nee, dank je."],

@@ -39,6 +39,7 @@ LANGUAGE = Language(
         "Zatwierdzam, ale proszę poczekać na mój sygnał przed wysłaniem.",
         "Akceptuję, ale nie podpisujcie, dopóki dział finansowy nie potwierdzi budżetu.",
         "Zgoda, ale muszę to jeszcze omówić ze wspólnikiem.",
+        "Zatwierdzam, ale podpis poczeka do poniedziałku.",
     ],
     yes=["Tak.", "Tak, proszę."],
     unread_yes=["Tak.", "Tak, proszę."],

@@ -39,6 +39,7 @@ LANGUAGE = Language(
         "Aprovado, mas não envie nada até eu falar com o cliente.",
         "De acordo, mas não antes de o DPA estar assinado.",
         "Aprovado, mas primeiro tenho de falar com o sócio.",
+        "Aprovado, mas a assinatura fica para segunda.",
     ],
     yes=["Sim.", "Sim, claro."],
     no=["Não.", "Não, obrigado."],

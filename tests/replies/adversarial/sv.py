@@ -41,6 +41,7 @@ LANGUAGE = Language(
         "Godkänt, men först måste jag prata med delägaren.",
         "Godkänt, men avvakta tills jag har pratat med klienten.",
         "Godkänt från min sida, men invänta klientens besked.",
+        "Godkänt, men underskriften får vänta till måndag.",
     ],
     yes=["Ja.", "Japp."],
     no=["Nej.", "Nej!"],
