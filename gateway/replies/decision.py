@@ -38,7 +38,7 @@ from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
-from gateway.replies.phrases import find, own_index
+from gateway.replies.phrases import find, merged_index, own_index
 from gateway.replies.quick import NEUTRAL_KEYWORDS, read_quick_reply
 from gateway.replies.statement import Lead, agreed, kinds_in, leading
 from gateway.replies.words import Word, is_question, matches_at, sentence_spans, words
@@ -229,6 +229,7 @@ def _approval(
         or held_back(region, found, lead.size, veto_languages(region, lead))
         or refused(region, found, lead.size, veto_languages(region, lead))
         or (_yes_continuation(region, found, lead, first_end) if lead.answer == "yes" else None)
+        or (_go_ahead_continuation(region, found, lead, first_end))
     )
     if stop is not None:
         return _unclear(decision, stop)
@@ -243,6 +244,20 @@ def _approval(
         # The keyword promises conditions: without them it is not a bare approval.
         return _unclear(decision, decision.trigger)
     return replace(decision, conditions=reading.conditions)
+
+
+def _go_ahead_continuation(
+    region: str, found: list[Word], lead: Lead, first_end: int
+) -> str | None:
+    """ "Adelante, consigue la aprobación del consejo", "Действуйте: запросите ...": a
+    go-ahead whose sentence goes on names the step that goes ahead, unless what follows
+    agrees, sets a condition or thanks ("Go ahead, but only up to 50k", "Go ahead, thanks")."""
+    if tuple(word.text for word in found[: lead.size]) not in LEXICON.needs_stop:
+        return None
+    rest = [word for word in found[lead.size :] if word.start < first_end]
+    if find(rest, merged_index("courtesies")) is not None:
+        return None
+    return _yes_continuation(region, found, lead, first_end)
 
 
 def _yes_continuation(region: str, found: list[Word], lead: Lead, first_end: int) -> str | None:

@@ -27,6 +27,7 @@ LANGUAGE = Language(
         "Procede primero con las comprobaciones KYC y después hablamos.",
         "Adelante, pero antes mándales nuestros comentarios a la cláusula 9.",
         "Adelante y recaba primero la aprobación del consejo.",
+        "Adelante, consigue la aprobación del consejo.",
     ],
     holdback=[
         "Aprobado en principio, pero no firmes todavía.",

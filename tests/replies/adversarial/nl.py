@@ -27,6 +27,7 @@ LANGUAGE = Language(
         "Ga door en laat eerst de CFO het budget goedkeuren.",
         "Ga je gang met de due diligence, dan beslis ik daarna.",
         "Ga door, maar controleer eerst de tekenbevoegdheid.",
+        "Ga je gang, haal de goedkeuring van de raad van commissarissen op.",
     ],
     holdback=[
         "In principe akkoord, maar nog niet tekenen.",
