@@ -158,7 +158,7 @@ def veto_languages(region: str, lead: Lead) -> tuple[str, ...]:
     seen = [lead.language] if lead.language != "und" else []
     seen += [code for code in lead.readers if code not in seen]
     for start, end in sentence_spans(region):
-        seen += [code for code in identify(region[start:end]) if code not in seen]
+        seen += [code for code in with_kin(identify(region[start:end])) if code not in seen]
     return tuple(seen)
 
 

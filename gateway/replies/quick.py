@@ -21,7 +21,7 @@ from collections.abc import Callable
 from gateway.replies.empty import is_no_answer
 from gateway.replies.holdback import asks, held_back, taken_back
 from gateway.replies.kinds import Decision, DecisionKind
-from gateway.replies.language import identify
+from gateway.replies.language import identify, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import has_negated_approval, is_negator
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
@@ -233,7 +233,11 @@ def _adds_nothing(sentence: str) -> bool:
 def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
     """What in the notes makes the approval no decision."""
     found = words(notes)
-    stop = asks(notes) or taken_back(notes, found, 0) or held_back(notes, found, 0, identify(notes))
+    stop = (
+        asks(notes)
+        or taken_back(notes, found, 0)
+        or held_back(notes, found, 0, with_kin(identify(notes)))
+    )
     if stop is not None or not negation_vetoes:
         return stop
     if has_negated_approval(notes):

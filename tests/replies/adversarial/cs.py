@@ -57,6 +57,8 @@ LANGUAGE = Language(
         "Počkejte, myslel jsem ZAMÍTNOUT.",
         "Ne před telefonickým ověřením u banky.",
         "Je to konečná faktura?",
+        "neplaťte, dokud nezavolám",
+        "počkejte na můj pokyn",
     ],
     self_correction=[
         "Schvaluji. Ach ne, počkejte.",

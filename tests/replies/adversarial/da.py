@@ -57,6 +57,8 @@ LANGUAGE = Language(
         "Vent, jeg mente AFVIS.",
         "Ikke før banken har bekræftet telefonisk.",
         "Er det den endelige faktura?",
+        "ikke betal før jeg har talt med banken",
+        "vent til jeg giver lyd",
     ],
     self_correction=[
         "Godkendt. Åh nej, vent.",

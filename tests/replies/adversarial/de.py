@@ -59,6 +59,7 @@ LANGUAGE = Language(
         "Moment, ich meinte ABLEHNEN.",
         "Erst nach Rückruf bei der Bank.",
         "Ist das die Schlussrechnung?",
+        "warten Sie auf mein Signal",
     ],
     self_correction=[
         "Genehmigt. Ach nein, Moment.",

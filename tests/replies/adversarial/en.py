@@ -59,6 +59,8 @@ LANGUAGE = Language(
         "Do not pay without a call-back first.",
         "Hang on, I meant REJECT.",
         "Is this the final invoice?",
+        "wait for my signal",
+        "hold until I call",
     ],
     self_correction=[
         "Approved. Oh no, wait - don't sign yet.",

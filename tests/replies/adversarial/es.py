@@ -57,6 +57,7 @@ LANGUAGE = Language(
         "Espera, quería decir RECHAZAR.",
         "No antes de confirmar por teléfono con el banco.",
         "¿Es la factura definitiva?",
+        "espera mi señal",
     ],
     self_correction=[
         "Aprobado. Ay no, espera.",

@@ -57,6 +57,8 @@ LANGUAGE = Language(
         "Odota, tarkoitin HYLKÄÄ.",
         "Ei ennen kuin pankki on vahvistanut puhelimitse.",
         "Onko tämä lopullinen lasku?",
+        "älkää maksako ennen kuin soitan",
+        "odottakaa ohjeitani",
     ],
     self_correction=[
         "Hyväksytty. Voi ei, odota.",

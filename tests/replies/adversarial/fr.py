@@ -58,6 +58,7 @@ LANGUAGE = Language(
         "Attendez, je voulais dire REJETER.",
         "Pas avant le rappel de la banque.",
         "Est-ce la facture définitive ?",
+        "attendez mon signal",
     ],
     self_correction=[
         "Approuvé. Ah non, attendez.",

@@ -56,6 +56,7 @@ LANGUAGE = Language(
         "Aspetta, intendevo RIFIUTARE.",
         "Non prima della verifica telefonica con la banca.",
         "È la fattura definitiva?",
+        "aspetta il mio segnale",
     ],
     self_correction=[
         "Approvato. Ah no, aspetta.",

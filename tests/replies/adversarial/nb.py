@@ -57,6 +57,8 @@ LANGUAGE = Language(
         "Vent, jeg mente AVVIS.",
         "Ikke før banken har bekreftet på telefon.",
         "Er dette sluttfakturaen?",
+        "ikke betal før jeg sier fra",
+        "vent på beskjed fra meg",
     ],
     self_correction=[
         "Godkjent. Å nei, vent.",

@@ -58,6 +58,7 @@ LANGUAGE = Language(
         "Wacht, ik bedoelde AFWIJZEN.",
         "Niet voordat de bank telefonisch bevestigd heeft.",
         "Is dit de eindfactuur?",
+        "wacht op mijn teken",
     ],
     self_correction=[
         "Goedgekeurd. O nee, wacht even.",

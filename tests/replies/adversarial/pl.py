@@ -57,6 +57,7 @@ LANGUAGE = Language(
         "Chwila, chodziło mi o ODRZUĆ.",
         "Nie przed telefonicznym potwierdzeniem z bankiem.",
         "Czy to faktura końcowa?",
+        "czekaj na mój sygnał",
     ],
     self_correction=[
         "Zatwierdzam. Och nie, czekaj.",

@@ -56,6 +56,7 @@ LANGUAGE = Language(
         "Espere, queria dizer REJEITAR.",
         "Não antes da confirmação telefónica com o banco.",
         "Esta é a fatura final?",
+        "aguarde o meu sinal",
     ],
     self_correction=[
         "Aprovado. Ah não, espera.",

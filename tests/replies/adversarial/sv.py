@@ -58,6 +58,9 @@ LANGUAGE = Language(
         "Vänta, jag menade AVSLÅ.",
         "Inte innan banken har bekräftat per telefon.",
         "Är detta slutfakturan?",
+        "vänta, jag ringer först",
+        "betala först efter att jag har ringt banken",
+        "avvakta mitt besked",
     ],
     self_correction=[
         "Godkänt. Åh nej, vänta.",
