@@ -71,6 +71,8 @@ LANGUAGE = Language(
         "Schvaluji. Jejda, špatný spis, počkejte.",
         "Schvaluji. Ne, musím si to ještě promyslet.",
         "Schvaluji. No, wait.",
+        "Schváleno. Vlastně ne.",
+        "Schvaluji. Nie, czekaj.",
     ],
     natural={
         "approval": [

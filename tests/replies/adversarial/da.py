@@ -71,6 +71,8 @@ LANGUAGE = Language(
         "Godkendt. Hov, forkert sag, vent.",
         "Godkendt. Nej, jeg skal lige tænke over det igen.",
         "Godkendt. No, wait.",
+        "Godkendt. Nej forresten, vent.",
+        "Ja, godkendt. Nej, glem det.",
     ],
     natural={
         "approval": [

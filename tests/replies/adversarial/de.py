@@ -72,6 +72,8 @@ LANGUAGE = Language(
         "Genehmigt. Hm, nein, Kommando zurück.",
         "Freigegeben. Ach nein, falscher Vorgang, bitte ignorieren.",
         "Genehmigt. Non, attendez.",
+        "Genehmigt. Doch nicht.",
+        "Genehmigt. Nee, wacht.",
     ],
     natural={
         "approval": [

@@ -70,6 +70,8 @@ LANGUAGE = Language(
         "Aprobado. Bueno, no, mejor espera.",
         "Aprobado... no, no, un segundo.",
         "Aprobado. No, wait.",
+        "Aprobado. Mejor no.",
+        "Aprobado. Non, attendez.",
     ],
     natural={
         "approval": [

@@ -71,6 +71,9 @@ LANGUAGE = Language(
         "Hyväksytty. Hups, väärä asia, odota.",
         "Hyväksyn. Ei, minun täytyy vielä miettiä.",
         "Hyväksytty. No, wait.",
+        "Hyväksytty. Ei sittenkään.",
+        "Hyväksytty. Nej, vänta.",
+        "Kyllä, hyväksytty. Ei kun, odotetaan vielä.",
     ],
     natural={
         "approval": [

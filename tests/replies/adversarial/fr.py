@@ -71,6 +71,8 @@ LANGUAGE = Language(
         "Approuvé. Non, oubliez ça.",
         "Je valide. Euh, non, un instant.",
         "Approuvé. Nein, Moment.",
+        "Approuvé. Finalement non.",
+        "Approuvé. No, espera.",
     ],
     natural={
         "approval": [

@@ -69,6 +69,8 @@ LANGUAGE = Language(
         "D'accordo... anzi no, aspetta.",
         "Approvato. No, un momento, ci devo ripensare.",
         "Approvato. No, wait.",
+        "Approvato. Anzi no.",
+        "Approvato. Não, espera.",
     ],
     natural={
         "approval": [

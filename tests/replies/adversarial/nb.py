@@ -71,6 +71,8 @@ LANGUAGE = Language(
         "Godkjent. Oi, feil sak, vent.",
         "Godkjent. Nei, jeg må tenke meg om en gang til.",
         "Godkjent. No, wait.",
+        "Godkjent. Nei forresten.",
+        "Godkjent. Nej, vänta.",
     ],
     natural={
         "approval": [

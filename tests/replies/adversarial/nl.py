@@ -71,6 +71,8 @@ LANGUAGE = Language(
         "Goedgekeurd... nee, nee, even wachten.",
         "Akkoord. Nee, ik moet er nog eens over nadenken.",
         "Goedgekeurd. No, wait.",
+        "Goedgekeurd. Toch niet.",
+        "Goedgekeurd. Nein, warte.",
     ],
     natural={
         "approval": [

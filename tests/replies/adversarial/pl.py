@@ -70,6 +70,8 @@ LANGUAGE = Language(
         "Zgoda... nie, nie, chwila.",
         "Zatwierdzam. Nie, muszę się jeszcze zastanowić.",
         "Zatwierdzam. No, wait.",
+        "Zatwierdzam. A jednak nie.",
+        "Zatwierdzam. Ne, počkejte.",
     ],
     natural={
         "approval": [

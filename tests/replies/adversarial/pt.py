@@ -69,6 +69,8 @@ LANGUAGE = Language(
         "De acordo... não, não, espera aí.",
         "Aprovado. Não, tenho de pensar melhor.",
         "Aprovado. No, wait.",
+        "Aprovado. Afinal não.",
+        "Aprovado. No, aspetta.",
     ],
     natural={
         "approval": [

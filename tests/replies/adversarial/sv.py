@@ -73,6 +73,8 @@ LANGUAGE = Language(
         "Godkänt. Oj, fel ärende, vänta.",
         "Godkänt. Nej, jag måste fundera en gång till.",
         "Godkänt. No, wait.",
+        "Ja, godkänt. Nej förresten.",
+        "Godkänt. Ei, odota.",
     ],
     natural={
         "approval": [
