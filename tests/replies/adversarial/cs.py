@@ -41,6 +41,8 @@ LANGUAGE = Language(
         "Schváleno, ale počkejte, až budu mluvit s klientem.",
         "Schvaluji s tím, že podpis počká na klienta.",
         "Schvaluji, ale podpis počká do pondělí.",
+        "Schváleno bude, až to uvidím.",
+        "Souhlasím, až uvidím finální verzi.",
     ],
     yes=["Ano.", "Jo."],
     no=["Ne.", "Ne!"],

@@ -41,6 +41,7 @@ LANGUAGE = Language(
         "Godkendt, men vent til jeg har talt med klienten.",
         "Godkendt, men hold lige underskriften tilbage til jeg har set bilaget.",
         "Godkendt, men underskriften må vente til mandag.",
+        "Godkender, når jeg har set den endelige version.",
     ],
     yes=["Ja.", "Jep."],
     no=["Nej.", "Nej!"],

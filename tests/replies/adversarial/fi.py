@@ -41,6 +41,7 @@ LANGUAGE = Language(
         "Hyväksytty, mutta odottakaa, kunnes olen puhunut asiakkaan kanssa.",
         "Hyväksyn, mutta allekirjoitus odottaa asiakkaan kommentteja.",
         "Hyväksyn, mutta allekirjoitus odottaa maanantaihin.",
+        "Hyväksyn, kun olen nähnyt lopullisen version.",
     ],
     yes=["Kyllä.", "Joo."],
     no=["Ei.", "Ei!"],

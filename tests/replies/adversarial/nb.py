@@ -41,6 +41,7 @@ LANGUAGE = Language(
         "Godkjent, men vent til jeg har snakket med klienten.",
         "Godkjent i utgangspunktet, men hold igjen signaturen.",
         "Godkjent, men signeringen må vente til mandag.",
+        "Godkjenner når jeg har sett endelig versjon.",
     ],
     yes=["Ja.", "Jepp."],
     no=["Nei.", "Nei!"],
