@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Ano, nechte mě to ověřit.",
         "Ano, pracuji na tom.",
         "Ano, nejdřív chci vidět finální verzi.",
+        "Ano, jistě, ale chci si přečíst přílohu.",
+        "Ano, dobře, po obědě.",
     ],
     go_ahead_first=[
         "Pokračujte a nejdřív mi pošlete jejich poslední návrh.",

@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Ja, lad mig lige tjekke det.",
         "Ja, jeg sidder med det nu.",
         "Ja, jeg vil gerne se den endelige version først.",
+        "Ja, fint, men jeg vil lige læse bilaget.",
+        "Ja, gerne, efter frokost.",
     ],
     go_ahead_first=[
         "Værsgo, men send mig først deres seneste udkast.",

@@ -17,6 +17,8 @@ LANGUAGE = Language(
         "Ja, ich muss das noch mit Herrn Weber besprechen.",
         "Ja, liegt mir vor, ich gebe Ihnen bis Mittwoch Bescheid.",
         "Ja, ich bin gerade dran.",
+        "Ja, gerne, aber ich will die Anlage lesen.",
+        "Ja, gut, nach dem Mittagessen.",
     ],
     go_ahead_first=[
         "Bitte fortfahren und zuerst die Vollmacht prüfen.",

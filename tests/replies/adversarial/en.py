@@ -17,6 +17,8 @@ LANGUAGE = Language(
         "Yes, noted. I'll revert shortly.",
         "Yes, will do a review later today.",
         "Yes, I'm looking into it.",
+        "Yes, sure, but I want to read the annex.",
+        "Yes, fine, after lunch.",
     ],
     go_ahead_first=[
         "Go ahead and send me their latest draft first; I want to see the liability clause.",

@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Sí, lo estoy revisando.",
         "Sí, primero necesito ver la versión final.",
         "Sí, lo vemos en la reunión del lunes.",
+        "Sí, claro, pero quiero leer el anexo.",
+        "Sí, vale, después de comer.",
     ],
     go_ahead_first=[
         "Adelante, pero primero envíame su último borrador.",

@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Kyllä, anna minun tarkistaa.",
         "Joo, työn alla.",
         "Kyllä, haluan nähdä lopullisen version ensin.",
+        "Kyllä, selvä, mutta haluan lukea liitteen.",
+        "Kyllä, ok, lounaan jälkeen.",
     ],
     go_ahead_first=[
         "Jatkakaa ja lähettäkää minulle ensin heidän viimeisin luonnoksensa.",

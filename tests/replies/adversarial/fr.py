@@ -16,6 +16,8 @@ LANGUAGE = Language(
         "Oui, je vous réponds d'ici vendredi.",
         "Oui, je le lirai demain.",
         "Oui, c'est noté, je m'en occupe après l'audience.",
+        "Oui, bien sûr, mais je veux lire l'annexe.",
+        "Oui, d'accord, après le déjeuner.",
     ],
     go_ahead_first=[
         "Allez-y et envoyez-moi d'abord leur dernière version.",

@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Sì, lasciami controllare.",
         "Sì, lo sto esaminando.",
         "Sì, prima vorrei vedere la bozza.",
+        "Sì, certo, ma voglio leggere l'allegato.",
+        "Sì, ok, dopo pranzo.",
     ],
     go_ahead_first=[
         "Procedi pure e mandami prima l'ultima bozza.",

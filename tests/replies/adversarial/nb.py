@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Ja, la meg sjekke det.",
         "Ja, jeg jobber med saken nå.",
         "Ja, jeg vil se den endelige versjonen først.",
+        "Ja, greit, men jeg vil lese vedlegget.",
+        "Ja, gjerne, etter lunsj.",
     ],
     go_ahead_first=[
         "Kjør på og send meg deres siste utkast først.",

@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Ja, laat me het even nakijken.",
         "Ja, ik ben ermee bezig.",
         "Ja, eerst wil ik de definitieve versie zien.",
+        "Ja, prima, maar ik wil de bijlage lezen.",
+        "Ja, goed, na de lunch.",
     ],
     go_ahead_first=[
         "Ga je gang en stuur me eerst hun laatste versie.",

@@ -15,6 +15,7 @@ LANGUAGE = Language(
         "Tak, daj mi to sprawdzić.",
         "Tak, zajmuję się tym.",
         "Tak, najpierw chcę zobaczyć ostateczną wersję.",
+        "Tak, jasne, ale chcę przeczytać załącznik.",
     ],
     go_ahead_first=[
         "Proszę kontynuować i najpierw przesłać mi ostatnią wersję.",

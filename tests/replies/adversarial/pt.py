@@ -15,6 +15,8 @@ LANGUAGE = Language(
         "Sim, deixe-me verificar.",
         "Sim, estou a analisar.",
         "Sim, primeiro quero ver a versão final.",
+        "Sim, claro, mas quero ler o anexo.",
+        "Sim, ok, depois do almoço.",
     ],
     go_ahead_first=[
         "Pode avançar e envie-me primeiro a última versão.",

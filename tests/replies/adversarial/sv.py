@@ -16,6 +16,9 @@ LANGUAGE = Language(
         "Ja, jag håller på att gå igenom det.",
         "Ja, jag vill se den slutliga versionen först.",
         "Japp, det står på min lista till i morgon.",
+        "Ja, absolut, men jag vill läsa bilagan.",
+        "Ja, visst, bara jag hinner läsa bilagan.",
+        "Ja, gärna, efter lunch.",
     ],
     go_ahead_first=[
         "Kör på och skicka mig deras senaste utkast först.",
