@@ -45,6 +45,7 @@ LANGUAGE = Language(
         "Schvaluji, ale podpis počká do pondělí.",
         "Schváleno bude, až to uvidím.",
         "Souhlasím, až uvidím finální verzi.",
+        "Schváleno, ale nic se neodesílá, dokud to neuvidí Anna.",
     ],
     yes=["Ano.", "Jo."],
     no=["Ne.", "Ne!"],

@@ -44,6 +44,8 @@ LANGUAGE = Language(
         "Freigabe erteilt, aber erst nach Freigabe durch die Geschäftsführung.",
         "Im Grundsatz einverstanden; die Unterschrift bitte vorerst zurückhalten.",
         "Genehmigt, aber die Unterschrift wartet bis Montag.",
+        "Genehmigt, aber legen Sie es noch bis Donnerstag auf Wiedervorlage.",
+        "Genehmigt, aber die Unterschrift hat noch Zeit.",
     ],
     yes=["Ja.", "Jawohl."],
     no=["Nein.", "Nein!"],
