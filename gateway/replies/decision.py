@@ -33,12 +33,12 @@ from dataclasses import replace
 from gateway.replies.answer import decide_answer
 from gateway.replies.conditions import read_conditions
 from gateway.replies.errors import ReplyError
-from gateway.replies.holdback import asks, held_back, sentence_at, taken_back
+from gateway.replies.holdback import asks, held_back, refused, sentence_at, taken_back
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
-from gateway.replies.language import identify, script_languages
+from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
-from gateway.replies.phrases import find, own_index
+from gateway.replies.phrases import find, merged_index, own_index
 from gateway.replies.quick import NEUTRAL_KEYWORDS, read_quick_reply
 from gateway.replies.statement import Lead, agreed, kinds_in, leading
 from gateway.replies.words import Word, is_question, matches_at, sentence_spans, words
@@ -142,13 +142,15 @@ def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
 
 def reading_languages(first_sentence: str, region: str) -> tuple[str, ...]:
     """The opening sentence's language; where it is too short to tell, the paragraph's,
-    if that one is clear; otherwise every table language of its script."""
+    if that one is clear; otherwise every table language of its script. A language the
+    detector cannot tell from another (Danish and Bokmål) brings that one with it: the
+    tables that read something must agree on it."""
     candidates = identify(first_sentence)
     if len(candidates) > 1 and len(region) > len(first_sentence):
         whole = identify(region)
         if len(whole) == 1 and whole[0] in candidates:
-            return whole
-    return candidates
+            return with_kin(whole)
+    return with_kin(candidates)
 
 
 def veto_languages(region: str, lead: Lead) -> tuple[str, ...]:
@@ -156,7 +158,7 @@ def veto_languages(region: str, lead: Lead) -> tuple[str, ...]:
     seen = [lead.language] if lead.language != "und" else []
     seen += [code for code in lead.readers if code not in seen]
     for start, end in sentence_spans(region):
-        seen += [code for code in identify(region[start:end]) if code not in seen]
+        seen += [code for code in with_kin(identify(region[start:end])) if code not in seen]
     return tuple(seen)
 
 
@@ -170,7 +172,7 @@ def _unclear(decision: Decision, because: str | None) -> Decision:
 def _declined(region: str, found: list[Word]) -> Decision | None:
     """A decline said naturally ("Not my area", "ask Tom instead"), with no approval."""
     said_in = [c for c in script_languages(region) if find(found, own_index(c, "decline_phrases"))]
-    for code in identify(region) if said_in else ():
+    for code in with_kin(identify(region)) if said_in else ():
         hit = find(found, own_index(code, "decline_phrases"))
         if hit is not None and DecisionKind.APPROVAL not in kinds_in(region, found):
             because = sentence_at(region, found[hit[0]].start)
@@ -225,7 +227,9 @@ def _approval(
         taken_back(region, found, size)
         or asks(region)
         or held_back(region, found, lead.size, veto_languages(region, lead))
+        or refused(region, found, lead.size, veto_languages(region, lead))
         or (_yes_continuation(region, found, lead, first_end) if lead.answer == "yes" else None)
+        or (_go_ahead_continuation(region, found, lead, first_end))
     )
     if stop is not None:
         return _unclear(decision, stop)
@@ -240,6 +244,20 @@ def _approval(
         # The keyword promises conditions: without them it is not a bare approval.
         return _unclear(decision, decision.trigger)
     return replace(decision, conditions=reading.conditions)
+
+
+def _go_ahead_continuation(
+    region: str, found: list[Word], lead: Lead, first_end: int
+) -> str | None:
+    """ "Adelante, consigue la aprobación del consejo", "Действуйте: запросите ...": a
+    go-ahead whose sentence goes on names the step that goes ahead, unless what follows
+    agrees, sets a condition or thanks ("Go ahead, but only up to 50k", "Go ahead, thanks")."""
+    if tuple(word.text for word in found[: lead.size]) not in LEXICON.needs_stop:
+        return None
+    rest = [word for word in found[lead.size :] if word.start < first_end]
+    if find(rest, merged_index("courtesies")) is not None:
+        return None
+    return _yes_continuation(region, found, lead, first_end)
 
 
 def _yes_continuation(region: str, found: list[Word], lead: Lead, first_end: int) -> str | None:

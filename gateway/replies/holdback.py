@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.phrases import find, merged_index, own_index
+from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
 from gateway.replies.words import Word, is_question, list_item, sentence_spans
 
@@ -44,6 +44,28 @@ def held_back(region: str, found: list[Word], after: int, languages: Iterable[st
         if step is not None:
             return step
     return None
+
+
+def refused(region: str, found: list[Word], after: int, languages: Iterable[str]) -> str | None:
+    """A rejection said after the approval that stands as a statement of its own
+    ("Akkoord, maar niet tekenen.", "署名しないでください。") or is held until something
+    ("niet tekenen zolang ...", "don't sign until ..."): the action is not approved. One
+    with an object of its own is a condition ("but do not send it to personal addresses")."""
+    for language in languages:
+        rejections = own_index(language, "reject_phrases")
+        until = [merged_index("contingent"), *(own_index(language, key) for key in _UNTIL)]
+        start = after
+        while (hit := find(found, rejections, start)) is not None:
+            end = hit[1]
+            ends_clause = end == len(found) or found[end].gap != ""
+            if ends_clause or any(phrase_at(found, end, words) for words in until):
+                return sentence_at(region, found[hit[0]].start)
+            start = hit[0] + 1
+    return None
+
+
+# What may follow a rejection and hold the action back until something happens.
+_UNTIL = ("provisos", "holdbacks", "first_steps")
 
 
 def _first_step(region: str, found: list[Word], after: int, language: str) -> str | None:

@@ -25,6 +25,10 @@ _CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 _CJK_LANGUAGES = ("ja", "zh")
 _CYRILLIC_LANGUAGES = ("ru", "uk")
+# Languages written so alike that the detector cannot tell them apart on a sentence or two
+# ("Ser bra ut, dere kan signere" is Bokmål, detected as Danish; "Запитайте краще" is
+# Ukrainian, detected as Russian): where it picks one, the other is read too.
+_KIN = {"da": ("nb",), "nb": ("da",), "ru": ("uk",), "uk": ("ru",)}
 # Below these many letters (ideographs) a guess is not trusted, whatever its score.
 MIN_LETTERS = 20
 MIN_IDEOGRAPHS = 6
@@ -64,6 +68,12 @@ def _letters(text: str) -> float:
     ideographs = len(_HAN.findall(text))
     letters = sum(ch.isalpha() for ch in text) - ideographs
     return letters + ideographs * MIN_LETTERS / MIN_IDEOGRAPHS
+
+
+def with_kin(languages: tuple[str, ...]) -> tuple[str, ...]:
+    """``languages`` and the languages the detector cannot tell them from, in that order."""
+    kin = [code for language in languages for code in _KIN.get(language, ())]
+    return (*languages, *(code for code in dict.fromkeys(kin) if code not in languages))
 
 
 def identify(text: str) -> tuple[str, ...]:

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from gateway.replies.empty import is_no_answer
 from gateway.replies.holdback import asks, held_back, taken_back
 from gateway.replies.kinds import Decision, DecisionKind
-from gateway.replies.language import identify
+from gateway.replies.language import identify, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import has_negated_approval, is_negator
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
@@ -181,7 +181,7 @@ def _with_conditions(notes: str) -> Decision:
     items = listed or [line for line in lines if not line.rstrip().endswith((":", "："))]
     if not items:
         return Decision(None, WITH_CONDITIONS, ambiguous=True, because=WITH_CONDITIONS)
-    stop = _stop(notes, negation_vetoes=False)
+    stop = _stop(notes, negation_vetoes=False) or next(filter(None, map(_shouts_no, items)), None)
     if stop is not None:
         return Decision(None, WITH_CONDITIONS, ambiguous=True, because=stop)
     return Decision(
@@ -196,9 +196,6 @@ def _approve_notes(notes: str, typed: Decision) -> Decision:
     stop = _stop(notes, negation_vetoes=True)
     if stop is not None:
         return Decision(None, "APPROVE", ambiguous=True, because=stop)
-    if typed.kind is DecisionKind.APPROVAL:
-        # "Approved, go ahead." typed over the link's body: the typed approval, as read.
-        return typed
     if typed.kind is DecisionKind.APPROVAL:
         # "Approved, go ahead." typed over the link's body: the typed approval, as read.
         return typed
@@ -236,11 +233,13 @@ def _adds_nothing(sentence: str) -> bool:
 def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
     """What in the notes makes the approval no decision."""
     found = words(notes)
-    stop = asks(notes) or taken_back(notes, found, 0) or held_back(notes, found, 0, identify(notes))
+    stop = (
+        asks(notes)
+        or taken_back(notes, found, 0)
+        or held_back(notes, found, 0, with_kin(identify(notes)))
+    )
     if stop is not None or not negation_vetoes:
         return stop
-    if has_negated_approval(notes):
-        return notes.strip()[:300]
     if has_negated_approval(notes):
         return notes.strip()[:300]
     for start, end in sentence_spans(notes):
@@ -252,12 +251,29 @@ def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
 
 def _opens_with_negation(sentence: str) -> bool:
     """ "NOT the full amount", "Do not pay", "Nicht den vollen Betrag": a contradiction.
-    A negation later in the sentence is part of a limit ("liability shall not exceed")."""
-    found = words(sentence)[:3]
+    A negation later in the sentence is part of a limit ("liability shall not exceed"),
+    and so is one that opens a limit ("not more than EUR 50,000", "не более 55 000")."""
+    found = words(sentence)
     markers = merged_index("conditions")
-    for position, word in enumerate(found):
+    for position, word in enumerate(found[:3]):
         if find(found[position : position + 1], markers) is not None:
+            return False
+        if phrase_at(found, position, merged_index("provisos")) is not None:
             return False
         if is_negator(word.text, everywhere=True) or word.text in LEXICON.negated_forms:
             return True
     return False
+
+
+def _shouts_no(condition: str) -> str | None:
+    """A listed condition that opens with a negation in capitals ("NOT the full amount",
+    "NICHT den vollen Betrag"): it contradicts the approval rather than limiting it. A
+    negation in lower case is a condition ("no exclusivity", "not more than 50k")."""
+    found = words(condition)
+    if not found:
+        return None
+    first = condition[found[0].start : found[0].end]
+    negates = is_negator(found[0].text, everywhere=True) or found[0].text in LEXICON.negated_forms
+    if negates and len(first) > 1 and first.isupper():
+        return condition.strip()[:300]
+    return None
