@@ -195,10 +195,9 @@ def test_a_gateway_killed_while_writing_a_large_reply_loses_and_orphans_nothing(
     engine = create_engine(f"sqlite:///{database}")
     try:
         with Session(engine) as session:
-            assert (
-                hashlib.sha256(blobs.raw_of(session, session.get(InboundMessage, _id))).hexdigest()
-                == digest
-            )
+            message = session.get(InboundMessage, _id)
+            assert message is not None
+            assert hashlib.sha256(blobs.raw_of(session, message)).hexdigest() == digest
             scan = blobs.read(session, scan_digest, len(SCAN))
             assert scan == SCAN
             # Once they are old, the sweep removes what no row owns, and nothing else.
