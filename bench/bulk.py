@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from gateway import policy as rules
 from gateway.store.db import Database
 
 CHUNK = 50_000
@@ -106,6 +107,26 @@ def _request_rows(
         yield tuple(row)
 
 
+def _policy_rows(table: _Table, first: int, last: int, at: str) -> Iterator[tuple[Any, ...]]:
+    """Each request's approval policy as filing writes it: the default, any of its lawyers."""
+    policy = rules.any_of([LAWYER])
+    row, (p_id,) = table.template(
+        {
+            "rule": json.dumps(rules.to_json(policy) | {"default": True}),
+            "outcome": rules.PENDING,
+            "state": json.dumps(rules.as_object(policy, rules.evaluate(policy, []))),
+            "delegates": "{}",
+            "decided_at": None,
+            "step_due_at": None,
+            "updated_at": at,
+        },
+        ("request_id",),
+    )
+    for i in range(first, last):
+        row[p_id] = i
+        yield tuple(row)
+
+
 def _turn_rows(
     table: _Table,
     first: int,
@@ -185,7 +206,8 @@ def load(
         conn.execute("PRAGMA synchronous=OFF")
         conn.execute("PRAGMA cache_size=-262144")
         tables = {
-            name: _Table(conn, name) for name in ("requests", "turns", "recipients", "outbox")
+            name: _Table(conn, name)
+            for name in ("requests", "turns", "recipients", "outbox", "request_policies")
         }
         # Secondary indexes are built once at the end: sorting beats a million B-tree inserts.
         indexes = conn.execute(
@@ -206,6 +228,8 @@ def load(
                 tables["recipients"].sql, _recipient_rows(tables["recipients"], first, last, at)
             )
             conn.executemany(tables["outbox"].sql, _outbox_rows(tables["outbox"], first, last, at))
+            policies = tables["request_policies"]
+            conn.executemany(policies.sql, _policy_rows(policies, first, last, at))
             cursor = conn.executemany(
                 tables["turns"].sql,
                 _turn_rows(tables["turns"], first, last, per_request, special, special_turns, at),

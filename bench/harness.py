@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench import http_paths, memory, peer, procs, smtp_paths
+from bench import http_paths, lock_hold, memory, peer, procs, smtp_paths
 from bench.drive import FULL, QUICK, Driver, Plan
 from bench.report import ROWS, Figure, combine, table
 
@@ -83,6 +83,9 @@ async def _one_run(
                 figures["recorded"] = await smtp_paths.recorded(
                     driver, work, sink_port, sink_load.rate
                 )
+                say("write lock held per reply recorded (in-process)")
+                replies = 80 if driver.plan is QUICK else 400
+                figures["lock_hold"] = await asyncio.to_thread(lock_hold.figure, work, replies)
     if "scale" in wanted and empty is not None:
         say(f"scale: bulk-loaded {plan.scale_requests:,} requests, {plan.scale_turns:,} turns")
         source, loaded = await asyncio.to_thread(
@@ -112,6 +115,7 @@ def _wanted_row(key: str, wanted: set[str]) -> bool:
         "large_message": "memory",
         "peer_submit": "peer",
         "peer_status": "peer",
+        "lock_hold": "recorded",
     }.get(key, key)
     return owner in wanted
 

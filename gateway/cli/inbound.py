@@ -29,6 +29,7 @@ from gateway.inbound.ops import NotHeld, record_held, reprocess
 from gateway.render import shown as escape_controls
 from gateway.replies import ReplyError, extract_reply
 from gateway.services import Services
+from gateway.store import blobs
 from gateway.store.models import Attachment, InboundMessage, Turn
 
 # Every outcome the inbound worker gives a message (README, "How it works"); a test keeps
@@ -151,7 +152,7 @@ def cmd_show(args: argparse.Namespace) -> int:
             if message is None:
                 return fail(f"no inbound message {args.id}", EXIT_NOT_FOUND)
             turn = session.get(Turn, message.turn_id) if message.turn_id else None
-            shown = _row(message) | _captured(message.raw, turn)
+            shown = _row(message) | _captured(blobs.raw_of(session, message), turn)
             shown["rcpt_to"] = [hide_tokens(a) for a in message.rcpt_to]
             shown["attachments"] = [
                 {"name": a.filename, "type": a.content_type, "size": a.size}

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, undefer
 from gateway import contract
 from gateway.errors import NotFound
 from gateway.intake.reading import status_of
-from gateway.store import merkle
+from gateway.store import blobs, merkle
 from gateway.store.audit import fields_of
 from gateway.store.db import Database
 from gateway.store.models import (
@@ -125,7 +125,7 @@ def _emails(session: Session, request_id: int, sender: str) -> tuple[list[Email]
             Email(
                 "inbound",
                 row.received_at,
-                row.raw,
+                blobs.raw_of(session, row),
                 row.mail_from,
                 list(row.rcpt_to),
                 "reply",

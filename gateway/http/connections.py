@@ -8,6 +8,9 @@
   a client trickling a header line every few seconds (slowloris) gets ``408``
   and is closed. Time spent answering is not limited here; idle keep-alive
   connections are closed by uvicorn's own keep-alive timeout.
+
+The limits are the same over either of uvicorn's HTTP/1.1 parsers: httptools
+(llhttp, in C) where it is installed, as it is with the gateway, else h11.
 """
 
 from __future__ import annotations
@@ -15,9 +18,14 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
+
+try:
+    from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+except ImportError:  # httptools is not installed: h11 only
+    HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
 from gateway.throttle import ConnectionGuard
 
@@ -41,8 +49,16 @@ TOO_MANY = _answer(
 TOO_SLOW = _answer("408 Request Timeout", "the request did not arrive in time")
 
 
-class GuardedH11(H11Protocol):
-    """H11Protocol with per-client and total connection caps and a request deadline."""
+# Type-checked as h11's protocol; at run time a mixin over either parser's protocol.
+if TYPE_CHECKING:
+    _Protocol = H11Protocol
+else:
+    _Protocol = object
+
+
+class _Guarded(_Protocol):
+    """Per-client and total connection caps and a request deadline, over a uvicorn
+    HTTP protocol (both keep the request being read as ``cycle``)."""
 
     guard: ConnectionGuard
     timeout: float
@@ -106,6 +122,20 @@ class GuardedH11(H11Protocol):
         self.transport.close()
 
 
-def guarded_protocol(guard: ConnectionGuard, timeout: float) -> type[GuardedH11]:
+class GuardedH11(_Guarded, H11Protocol):  # type: ignore[misc]
+    """h11's protocol with the limits."""
+
+
+if HttpToolsProtocol is not None:
+
+    class GuardedHttpTools(_Guarded, HttpToolsProtocol):  # type: ignore[misc]
+        """httptools' protocol with the limits: the same checks, a parser in C."""
+
+    GUARDED: type[asyncio.Protocol] = GuardedHttpTools
+else:
+    GUARDED = GuardedH11
+
+
+def guarded_protocol(guard: ConnectionGuard, timeout: float) -> type[asyncio.Protocol]:
     """A protocol class for ``uvicorn.Config(http=...)`` sharing one guard."""
-    return type("GatewayH11", (GuardedH11,), {"guard": guard, "timeout": timeout})
+    return type("GatewayHttp", (GUARDED,), {"guard": guard, "timeout": timeout})

@@ -52,6 +52,7 @@ from gateway.outbound.outbox import Deliverer
 from gateway.outbound.transports import mail_transport
 from gateway.replies import DecisionKind, ReplyError
 from gateway.services import Services
+from gateway.store import blobs
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
 
 CHANNEL = "challenge"
@@ -266,7 +267,7 @@ def take_confirm(
     check = _confirm_check(services, row, mail, recipient)
     if isinstance(check, str):
         return Outcome("unconfirmed", check[:300], request, recipient)
-    held_mail = parse_stored(held.raw)
+    held_mail = parse_stored(blobs.raw_of(session, held))
     if not isinstance(held_mail, ParsedMail):
         return Outcome("unconfirmed", "the held reply cannot be read", request, recipient)
     vouched = SenderCheck(

@@ -28,6 +28,7 @@ from gateway.inbound.challenge import challenged_message
 from gateway.inbound.protocol import BARE_LF_REFUSAL, LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
 from gateway.settings.config import Config
+from gateway.store import blobs
 from gateway.store.models import InboundMessage
 from gateway.throttle import ConnectionGuard, Throttle
 
@@ -77,10 +78,13 @@ def add_inbound(
     mail_from: str,
     rcpt_to: list[str],
     digest: str | None = None,
+    *,
+    apart: bool = False,
 ) -> int:
     """Add the message as received to the caller's transaction; returns its inbound id.
 
     ``digest``: the SHA-256 of ``raw`` in hex, when the caller worked it out already.
+    ``apart``: the bytes were written already (``store.blobs``): the row keeps none.
     """
     now = services.clock.now()
     sender = storable(mail_from)
@@ -92,7 +96,7 @@ def add_inbound(
             "peer": storable(peer)[:128],
             "mail_from": sender,
             "rcpt_to": [storable(address) for address in rcpt_to],
-            "raw": raw,
+            "raw": b"" if apart else raw,
             "size": len(raw),
             "sha256": digest,
             "message_id": message_id_of(raw),
@@ -224,10 +228,13 @@ class ReplyHandler:
         heavy = len(raw) > HEAVY_MESSAGE_BYTES
         # Hashing megabytes releases the interpreter: in a thread, the loop goes on.
         digest = await asyncio.to_thread(_sha256, raw) if heavy else _sha256(raw)
+        apart = blobs.kept_apart(raw)
 
         def add(session: Session) -> None:
             for address in copies.values():
-                inbound_id = add_inbound(services, session, raw, peer, mail_from, [address], digest)
+                inbound_id = add_inbound(
+                    services, session, raw, peer, mail_from, [address], digest, apart=apart
+                )
                 if cut_from:
                     services.audit.append(
                         session,
@@ -238,9 +245,14 @@ class ReplyHandler:
                     )
 
         try:
-            # 250 only once the commit holding these bytes has returned (group commit;
-            # a large message alone, off the loop).
-            await services.db.write(add, heavy=heavy)
+            if apart:
+                # A large message's bytes first, in short transactions of their own, so
+                # the write lock is never held for long; then its row, like any other.
+                await asyncio.to_thread(
+                    blobs.write_apart, services.db.transaction, raw, digest, services.clock.now()
+                )
+            # 250 only once the commit holding these bytes has returned (group commit).
+            await services.db.write(add)
         except Exception:
             log.exception("could not store an inbound message; answered 451")
             return "451 4.3.0 Temporary failure, please try again later"

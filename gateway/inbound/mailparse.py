@@ -58,6 +58,9 @@ class ParsedMail:
     truncated: list[str] = field(default_factory=list)
     # The reply split off the text (or why it could not be), when already worked out.
     reply: object | None = None
+    # SHA-256 of the attachments whose bytes were written apart already (``store.blobs``),
+    # before the transaction that records the turn.
+    written_apart: set[str] = field(default_factory=set)
     # The decision read from that reply, when already worked out.
     decision: object | None = None
     # The single From address (or None, and why not), when already read.

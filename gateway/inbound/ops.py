@@ -7,6 +7,7 @@ from gateway.inbound.record import Outcome, finish, record_reply
 from gateway.inbound.sender import SenderCheck, from_address
 from gateway.inbound.worker import lease_for, process_one
 from gateway.services import Services
+from gateway.store import blobs
 from gateway.store.models import InboundMessage, Recipient, Request
 
 
@@ -28,7 +29,7 @@ def record_held(services: Services, inbound_id: int, by: str) -> Outcome:
         request = session.get(Request, row.request_id)
         recipient = session.get(Recipient, row.recipient_id)
         assert request is not None and recipient is not None
-        mail = parse(row.raw)
+        mail = parse(blobs.raw_of(session, row))
         sender = from_address(mail.message)[0] or row.mail_from
         accepted = {"method": "ops", "accepted_by": by, "held_because": row.outcome_detail or ""}
         check = SenderCheck(True, sender, f"accepted by {by}", accepted, strength="vouched")

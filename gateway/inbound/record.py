@@ -17,7 +17,7 @@ from gateway.inbound import pending
 from gateway.inbound.approvals import Counted
 from gateway.inbound.assurance import refusal
 from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
-from gateway.inbound.mailparse import ParsedMail
+from gateway.inbound.mailparse import MailAttachment, ParsedMail
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox
 from gateway.outbound.quickreply import conditions_in, without_unanswered_prompt
@@ -32,6 +32,7 @@ from gateway.replies import (
     read_decision,
 )
 from gateway.services import Services
+from gateway.store import blobs
 from gateway.store.models import (
     Attachment,
     InboundMessage,
@@ -336,6 +337,26 @@ def _recorded_detail(kind: str, attachments: list[dict[str, Any]]) -> str:
     )
 
 
+def kept_attachments(mail: ParsedMail) -> list[MailAttachment]:
+    """The attachments stored on their own (within the limits); the rest stay in the raw message."""
+    return [
+        att
+        for att in mail.attachments[:MAX_ATTACHMENTS]
+        if len(att.content) <= MAX_ATTACHMENT_BYTES
+    ]
+
+
+def write_large_attachments(services: Services, mail: ParsedMail) -> None:
+    """The bytes of the large attachments, each chunk in a transaction of its own, before
+    the transaction that records the turn (which then only links them)."""
+    for att in kept_attachments(mail):
+        if blobs.kept_apart(att.content) and att.sha256 not in mail.written_apart:
+            blobs.write_apart(
+                services.db.transaction, att.content, att.sha256, services.clock.now()
+            )
+            mail.written_apart.add(att.sha256)
+
+
 def store_attachments(
     session: Session, row: InboundMessage, mail: ParsedMail
 ) -> list[dict[str, Any]]:
@@ -354,6 +375,10 @@ def store_attachments(
             meta["stored"] = False
             listed.append(meta)
             continue
+        apart = blobs.kept_apart(content)
+        if apart and att.sha256 not in mail.written_apart:
+            # Read again by hand (``hfa inbound accept``): written here, in this transaction.
+            blobs.write_in(session.connection(), content, att.sha256, row.received_at)
         session.add(
             Attachment(
                 inbound_id=row.id,
@@ -361,7 +386,7 @@ def store_attachments(
                 content_type=meta["type"],
                 size=meta["size"],
                 sha256=meta["sha256"],
-                content=content,
+                content=b"" if apart else content,
             )
         )
         listed.append(meta)

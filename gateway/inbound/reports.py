@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session
 from gateway.inbound.record import Outcome
 from gateway.replies.bounces import DeliveryReport, read_delivery_report
 from gateway.services import Services
+from gateway.store import blobs
 from gateway.store.models import InboundMessage, OutboxItem, Request
 from gateway.store.thread import add_turn
 
@@ -49,7 +50,7 @@ def record_bounce(
     """
     now = services.clock.now()
     if report is None:
-        report = read_delivery_report(row.raw)
+        report = read_delivery_report(blobs.raw_of(session, row))
     ids = report.message_ids
     items = (
         list(session.scalars(select(OutboxItem).where(OutboxItem.message_id.in_(ids))))
@@ -133,7 +134,7 @@ def keep_headers_only(services: Services, session: Session, row: InboundMessage,
     """Mail to the bounce address about nothing we sent: its body is dropped, its headers
     kept (who sent what, when) with a line saying so, and the drop audited. What it says,
     for the outcome."""
-    raw = row.raw
+    raw = blobs.raw_of(session, row)
     end = raw.find(b"\r\n\r\n")
     end = raw.find(b"\n\n") if end < 0 else end
     head = raw[: min(end if end >= 0 else len(raw), HEADERS_KEPT_BYTES)]

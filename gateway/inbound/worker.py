@@ -48,6 +48,7 @@ from gateway.inbound.record import (
     finish,
     record_auto_reply,
     record_reply,
+    write_large_attachments,
 )
 from gateway.inbound.reports import keep_headers_only, record_bounce
 from gateway.inbound.sender import verify_sender
@@ -56,6 +57,7 @@ from gateway.replies import AutomaticKind, detect_automatic
 from gateway.replies.bounces import DeliveryReport
 from gateway.runner import run_until_stopped
 from gateway.services import Services
+from gateway.store import blobs
 from gateway.store.db import in_savepoint
 from gateway.store.models import InboundMessage, Recipient, Request
 from gateway.store.queue import kept_leased
@@ -78,7 +80,7 @@ def process(
     earlier = EarlierCopies(session, row)
     if earlier.duplicate():
         return Outcome("duplicate", "the same message was processed before")
-    mail = parsed if parsed is not None else parse_stored(row.raw)
+    mail = parsed if parsed is not None else parse_stored(blobs.raw_of(session, row))
     if isinstance(mail, Unparseable):
         outcome = Outcome("unparseable", str(mail))
         if _to_bounce_address_only(services, row):
@@ -164,7 +166,7 @@ def _answer(
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
     # How well the sender is proven (the policy is applied once the decision is read).
-    evidence = evidence_for(mail, config, row.raw if mail.raw is None else None)
+    evidence = evidence_for(mail, config, blobs.raw_of(session, row) if mail.raw is None else None)
     check = assure(check, mail.message, config, evidence, row.rcpt_to, now)
     outcome = record_reply(services, session, row, mail, request, recipient, check, now)
     if outcome.request is None:
@@ -187,10 +189,7 @@ def _parse_all(services: Services, ids: list[int]) -> dict[int, Parsed]:
     """Read and parse the messages before the write transaction: parsing is the slow part,
     and the write lock (on SQLite, one for every process) is not held meanwhile."""
     with services.db.reading() as session:
-        rows = session.execute(
-            select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.id.in_(ids))
-        )
-        raws = {inbound_id: raw for inbound_id, raw in rows}
+        raws = blobs.raws(session, ids)
     return {inbound_id: parse_stored(raw) for inbound_id, raw in raws.items()}
 
 
@@ -213,6 +212,9 @@ def process_batch(
         parsed = {**(already_read or {}), **(_parse_all(services, unread) if unread else {})}
         # DNS (DKIM keys, DMARC) before the transaction, never while holding the write lock.
         prefetch(services.config, [parsed[i] for i in chunk if i in parsed])
+        for mail in parsed.values():
+            if isinstance(mail, ParsedMail):
+                write_large_attachments(services, mail)
         try:
             # Whole: a savepoint per message costs two statements and a flush each,
             # spent only on a chunk that needs them.
@@ -331,10 +333,16 @@ def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
 
 def load_raw(services: Services, ids: list[int]) -> dict[int, bytes]:
     with services.db.reading() as session:
-        rows = session.execute(
-            select(InboundMessage.id, InboundMessage.raw).where(InboundMessage.id.in_(ids))
-        )
-        return {row.id: row.raw for row in rows}
+        return blobs.raws(session, ids)
+
+
+def sweep_orphans(services: Services) -> int:
+    """Remove the chunks of large values whose owner was never recorded (a crash)."""
+    with services.db.transaction() as session:
+        removed = blobs.sweep(session, services.clock.now())
+    if removed:
+        log.info("removed %d chunks of large values that no message owns", removed)
+    return removed
 
 
 class InboundWorker:
@@ -343,9 +351,14 @@ class InboundWorker:
         # Messages are read (parsed, understood) in a process of their own: one at a
         # time, beside this one's write transactions (``gateway.inbound.reading``).
         self.reader = MailReader()
+        # Chunks of large values that no row owns (a write cut short) are removed hourly.
+        self._next_sweep = services.clock.now()
 
     async def run_once(self) -> int:
         services = self.services
+        if services.clock.now() >= self._next_sweep:
+            await asyncio.to_thread(sweep_orphans, services)
+            self._next_sweep = services.clock.now() + blobs.ORPHAN_AGE
         ids = await services.db.run(claim_pending, services)
         if ids:
             lease = lease_for(services)

@@ -12,9 +12,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import dkim
-from dkim.crypto import UnparsableKeyError, parse_pem_private_key
-
 from gateway.errors import ConfigError
 from gateway.settings.config import Config
 
@@ -45,6 +42,10 @@ class DkimSigner:
     """Signs messages as ``d=domain; s=selector`` with relaxed/relaxed canonicalisation."""
 
     def __init__(self, selector: str, domain: str, private_key: bytes) -> None:
+        # dkimpy (and the DNS library it loads) only where a key is configured: about
+        # 10 MB that a gateway signing nothing never needs.
+        from dkim.crypto import UnparsableKeyError, parse_pem_private_key
+
         try:
             parse_pem_private_key(private_key)
         except (UnparsableKeyError, ValueError, IndexError) as exc:
@@ -62,6 +63,8 @@ class DkimSigner:
             if line[:1] not in (b" ", b"\t") and b":" in line
         }
         headers = [h for h in SIGNED_HEADERS if h in present] + [b"from"]
+        import dkim
+
         header: bytes = dkim.sign(
             message,
             self.selector.encode("ascii"),

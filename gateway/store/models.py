@@ -258,7 +258,8 @@ class Attachment(Base):
     filename: Mapped[str] = mapped_column(Text)
     content_type: Mapped[str] = mapped_column(String(255))
     size: Mapped[int] = mapped_column(Integer)
-    sha256: Mapped[str] = mapped_column(String(64))
+    sha256: Mapped[str] = mapped_column(String(64), index=True)
+    # Empty when the file is over 256 KB: then it is kept apart (``store.blobs``).
     content: Mapped[bytes] = mapped_column(LargeBinary)
 
 
