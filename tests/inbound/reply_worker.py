@@ -35,6 +35,9 @@ def main(url: str, data_dir: str, settings: str, go_file: str) -> None:
             idle = 0
             for outcome in process_batch(services, ids):
                 print(outcome, flush=True)
+            # A breath between batches: on a busy machine a process that never pauses
+            # can record every reply before the others are scheduled at all.
+            time.sleep(0.02)
     finally:
         services.close()
 
