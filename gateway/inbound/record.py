@@ -16,8 +16,9 @@ from gateway.contract import AWAITING_ANSWER, CONDITIONAL_APPROVAL, LATE_REPLY_N
 from gateway.inbound import pending
 from gateway.inbound.approvals import Counted
 from gateway.inbound.assurance import refusal
+from gateway.inbound.attachments import recorded_detail, store_attachments
 from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
-from gateway.inbound.mailparse import MailAttachment, ParsedMail
+from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox
 from gateway.outbound.quickreply import conditions_in, without_unanswered_prompt
@@ -32,9 +33,7 @@ from gateway.replies import (
     read_decision,
 )
 from gateway.services import Services
-from gateway.store import blobs
 from gateway.store.models import (
-    Attachment,
     InboundMessage,
     Recipient,
     Request,
@@ -42,8 +41,6 @@ from gateway.store.models import (
 )
 from gateway.store.thread import add_turn
 
-MAX_ATTACHMENTS = 20
-MAX_ATTACHMENT_BYTES = 10 * 1024 * 1024
 # A reply with no new text (a greeting, thanks, a signature): kept, never an answer.
 NO_ANSWER_KIND = "no_answer"
 
@@ -164,7 +161,7 @@ def record_reply(
         },
     )
     _tell_everyone(services, session, request, recipient, turn, now, replaced, counted)
-    detail = _recorded_detail(kind, attachments)
+    detail = recorded_detail(kind, attachments)
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
     return Outcome("recorded", detail, request, recipient, turn.id)
@@ -325,72 +322,6 @@ def _queue_receipt(
             "tally_parts": counted.tally_parts() if counted is not None else {},
         },
     )
-
-
-def _recorded_detail(kind: str, attachments: list[dict[str, Any]]) -> str:
-    skipped = sum(1 for a in attachments if a.get("stored") is False)
-    if not skipped:
-        return kind
-    return (
-        f"{kind}; {skipped} attachment(s) over the limits ({MAX_ATTACHMENTS} files, "
-        f"{MAX_ATTACHMENT_BYTES // 1048576} MB each) kept only in the raw message"
-    )
-
-
-def kept_attachments(mail: ParsedMail) -> list[MailAttachment]:
-    """The attachments stored on their own (within the limits); the rest stay in the raw message."""
-    return [
-        att
-        for att in mail.attachments[:MAX_ATTACHMENTS]
-        if len(att.content) <= MAX_ATTACHMENT_BYTES
-    ]
-
-
-def write_large_attachments(services: Services, mail: ParsedMail) -> None:
-    """The bytes of the large attachments, each chunk in a transaction of its own, before
-    the transaction that records the turn (which then only links them)."""
-    for att in kept_attachments(mail):
-        if blobs.kept_apart(att.content) and att.sha256 not in mail.written_apart:
-            blobs.write_apart(
-                services.db.transaction, att.content, att.sha256, services.clock.now()
-            )
-            mail.written_apart.add(att.sha256)
-
-
-def store_attachments(
-    session: Session, row: InboundMessage, mail: ParsedMail
-) -> list[dict[str, Any]]:
-    """Each attachment stored apart (within the limits) and listed on the turn."""
-    listed: list[dict[str, Any]] = []
-    for index, att in enumerate(mail.attachments):
-        content = att.content
-        meta = {
-            "name": (att.filename or f"attachment-{index + 1}")[:255],
-            "type": (att.content_type or "application/octet-stream")[:255],
-            "size": len(content),
-            "sha256": att.sha256,
-        }
-        if index >= MAX_ATTACHMENTS or len(content) > MAX_ATTACHMENT_BYTES:
-            # Still in the raw message; listed without a separate stored copy.
-            meta["stored"] = False
-            listed.append(meta)
-            continue
-        apart = blobs.kept_apart(content)
-        if apart and att.sha256 not in mail.written_apart:
-            # Read again by hand (``hfa inbound accept``): written here, in this transaction.
-            blobs.write_in(session.connection(), content, att.sha256, row.received_at)
-        session.add(
-            Attachment(
-                inbound_id=row.id,
-                filename=meta["name"],
-                content_type=meta["type"],
-                size=meta["size"],
-                sha256=meta["sha256"],
-                content=b"" if apart else content,
-            )
-        )
-        listed.append(meta)
-    return listed
 
 
 def finish(services: Services, session: Session, row: InboundMessage, outcome: Outcome) -> None:

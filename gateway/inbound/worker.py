@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session, defer
 from gateway.inbound import held
 from gateway.inbound.absence import approver_away
 from gateway.inbound.assurance import assure, evidence_for, prefetch
+from gateway.inbound.attachments import write_large_attachments
 from gateway.inbound.challenge import confirmed_inbound, take_confirm
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
@@ -48,7 +49,6 @@ from gateway.inbound.record import (
     finish,
     record_auto_reply,
     record_reply,
-    write_large_attachments,
 )
 from gateway.inbound.reports import keep_headers_only, record_bounce
 from gateway.inbound.sender import verify_sender

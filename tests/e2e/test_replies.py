@@ -247,7 +247,7 @@ async def test_attachments_are_kept_listed_and_never_read_for_decisions(running:
 async def test_attachments_over_the_count_limit_are_listed_and_noted(running: Running) -> None:
     from sqlalchemy import select
 
-    from gateway.inbound.record import MAX_ATTACHMENTS
+    from gateway.inbound.attachments import MAX_ATTACHMENTS
     from gateway.store.models import Attachment, InboundMessage
 
     filed, email = await filed_with_email(running)
