@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import atexit
+import logging
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
@@ -86,6 +87,20 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     for item in items:
         if "postgres" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored() -> Iterator[None]:
+    """An ``hfa`` command run in-process sets logging up as for a terminal: the root logger
+    at INFO, its one handler on the stderr pytest captured for that test and closes after
+    it. Left so, every later test's log line would be a "Logging error" traceback."""
+    root = logging.getLogger()
+    level = root.level
+    yield
+    for handler in list(root.handlers):
+        if type(handler) is logging.StreamHandler:
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 def _shares_a_module_fixture(item: pytest.Item) -> bool:
