@@ -52,24 +52,42 @@ def _elapsed(node: ast.AST) -> bool:
     )
 
 
+def _timing_functions(tree: ast.AST) -> set[str]:
+    """Functions that measure a duration (a helper that times a probe, say): what they
+    return is as much a wall-clock figure as the difference they compute."""
+    return {
+        func.name
+        for func in ast.walk(tree)
+        if isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef)
+        and any(_elapsed(node) for node in ast.walk(func) if isinstance(node, ast.Assign))
+    }
+
+
+def _names(target: ast.AST) -> set[str]:
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
 def _wall_clock_asserts(tree: ast.AST) -> list[str]:
-    """Test functions that assert on a difference of wall-clock readings."""
+    """Test functions that assert on a difference of wall-clock readings, computed in the
+    test or returned by a function that times something (called, or handed to an executor)."""
+    timing = _timing_functions(tree)
     found = []
     for func in ast.walk(tree):
         if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef):
             continue
-        timed = {
-            target.id
-            for node in ast.walk(func)
-            if isinstance(node, ast.Assign) and _elapsed(node.value)
-            for target in node.targets
-            if isinstance(target, ast.Name)
-        }
+        timed: set[str] = set()
         for node in ast.walk(func):
-            if isinstance(node, ast.Assert) and (
-                _elapsed(node.test)
-                or any(isinstance(n, ast.Name) and n.id in timed for n in ast.walk(node.test))
-            ):
+            if not isinstance(node, ast.Assign):
+                continue
+            calls_timing = any(
+                isinstance(n, ast.Call) and (_names(n.func) | _names(ast.Tuple(n.args))) & timing
+                for n in ast.walk(node.value)
+            )
+            if _elapsed(node.value) or calls_timing:
+                for target in node.targets:
+                    timed |= _names(target)
+        for node in ast.walk(func):
+            if isinstance(node, ast.Assert) and (_elapsed(node.test) or _names(node.test) & timed):
                 found.append(func.name)
                 break
     return found
