@@ -59,6 +59,18 @@ def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginMa
 def pytest_configure(config: pytest.Config) -> None:
     if not config.pluginmanager.has_plugin("xdist"):
         config.addinivalue_line("markers", "xdist_group(name): tests run in one process")
+    worker: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if worker is not None:
+        # A worker process is started with COLUMNS=80: the width commands print tables
+        # for would differ from a run in one process. Keep the one the run was started with.
+        os.environ.pop("COLUMNS", None)
+        if worker.get("hfa_columns") is not None:
+            os.environ["COLUMNS"] = worker["hfa_columns"]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["hfa_columns"] = os.environ.get("COLUMNS")
 
 
 @pytest.hookimpl(optionalhook=True)
