@@ -91,9 +91,14 @@ _DEFAULT_PORTS = {"https": 443, "http": 80}
 
 
 def _waiting_where(item: OutboxItem, *also: ColumnElement[bool]) -> tuple[ColumnElement[bool], ...]:
-    """Deliveries that failed before and wait, over ``item``'s receiver: every channel
-    of the relay, or the webhook URLs that may be on its host (checked exactly after)."""
-    shape = (OutboxItem.state == "pending", OutboxItem.last_error.is_not(None), *also)
+    """Deliveries that failed before and wait, over ``item``'s receiver (see _for_receiver)."""
+    return _for_receiver(item, OutboxItem.last_error.is_not(None), *also)
+
+
+def _for_receiver(item: OutboxItem, *also: ColumnElement[bool]) -> tuple[ColumnElement[bool], ...]:
+    """Pending deliveries over ``item``'s receiver: every channel of the relay, or the
+    webhook URLs that may be on its host (``_same_host`` checks exactly after)."""
+    shape = (OutboxItem.state == "pending", *also)
     if item.channel != "webhook":
         return (OutboxItem.channel != "webhook", *shape)
     parts = urlsplit(item.target.strip())
@@ -103,31 +108,43 @@ def _waiting_where(item: OutboxItem, *also: ColumnElement[bool]) -> tuple[Column
     return (OutboxItem.channel == "webhook", on_host, *shape)
 
 
-def _same_host(session: Session, item: OutboxItem, *where: ColumnElement[bool]) -> list[int]:
-    """The ids of the waiting webhooks ``where`` says, to ``item``'s very origin."""
+def _same_host(
+    session: Session, item: OutboxItem, *where: ColumnElement[bool], failed: bool = True
+) -> list[int]:
+    """The ids of the pending (by default: failed and waiting) webhooks ``where`` says,
+    to ``item``'s very origin."""
     origin = _origin(item.target)
-    rows = session.execute(
-        select(OutboxItem.id, OutboxItem.target).where(*_waiting_where(item, *where))
-    )
+    shape = _waiting_where(item, *where) if failed else _for_receiver(item, *where)
+    rows = session.execute(select(OutboxItem.id, OutboxItem.target).where(*shape))
     return [row.id for row in rows if _origin(row.target) == origin]
 
 
 def probe_delay(session: Session, item: OutboxItem, now: datetime, delay: float) -> float:
-    """``delay``, or at most PROBE_SECONDS when nothing else waiting for the same
-    receiver (the relay, or the webhook's host) is due that soon.
+    """``delay``, or at most PROBE_SECONDS when ``item`` is the probe of its receiver (the
+    relay, or the webhook's host): the oldest of what waits for it.
 
-    So one delivery always tries each failing receiver within PROBE_SECONDS, and its
-    success releases the rest (``release_waiting``).
+    Only an older delivery that will try the receiver soon takes the part: one in flight
+    (it fails, and is the probe, or it goes out, and releases the rest) or one that failed
+    and is due within PROBE_SECONDS. The oldest is the same row for every process, so
+    failures recorded at once in separate transactions agree on it, and each failing
+    receiver is tried within PROBE_SECONDS while the rest back off.
     """
     if delay <= PROBE_SECONDS:
         return delay
     soon = now + timedelta(seconds=PROBE_SECONDS)
-    other = (OutboxItem.id != item.id, OutboxItem.next_attempt_at <= soon)
+    trying_soon = (OutboxItem.lease_until >= now) | (
+        OutboxItem.last_error.is_not(None) & (OutboxItem.next_attempt_at <= soon)
+    )
+    older = (OutboxItem.id < item.id, trying_soon)
     if item.channel == "webhook":
-        other_probe = bool(_same_host(session, item, *other))
+        other_probe = bool(_same_host(session, item, *older, failed=False))
     else:
-        other_probe = bool(session.scalar(select(exists().where(*_waiting_where(item, *other)))))
+        other_probe = bool(session.scalar(select(exists().where(*_for_receiver(item, *older)))))
     return delay if other_probe else PROBE_SECONDS
+
+
+def _unclaimed(now: datetime) -> ColumnElement[bool]:
+    return (OutboxItem.lease_until.is_(None)) | (OutboxItem.lease_until < now)
 
 
 @dataclass
@@ -167,10 +184,7 @@ def release_waiting(services: Services, session: Session, delivered: list[Outbox
         if receiver in state.failing or item.attempts > 1:
             answering.setdefault(receiver, item)
     now = services.clock.now()
-    waiting = (
-        OutboxItem.next_attempt_at > now,
-        (OutboxItem.lease_until.is_(None)) | (OutboxItem.lease_until < now),
-    )
+    waiting = (OutboxItem.next_attempt_at > now, _unclaimed(now))
     released = 0
     for receiver, item in answering.items():
         state.failing.discard(receiver)
