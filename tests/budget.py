@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 
 @contextmanager
@@ -20,3 +21,22 @@ def cpu_budget(seconds: float) -> Iterator[None]:
     yield
     used = time.thread_time() - started
     assert used < seconds, f"used {used:.2f} s of CPU time; the budget is {seconds} s"
+
+
+@dataclass
+class CpuUse:
+    """CPU seconds a block used: by the thread that ran it, and by the whole process."""
+
+    thread: float = 0.0
+    process: float = 0.0
+
+
+@contextmanager
+def cpu_use() -> Iterator[CpuUse]:
+    """What the block used, filled in once it ends: for budgets on more than one figure
+    (the event loop's own share, and the process's, its worker threads included)."""
+    used = CpuUse()
+    thread, process = time.thread_time(), time.process_time()
+    yield used
+    used.thread = time.thread_time() - thread
+    used.process = time.process_time() - process

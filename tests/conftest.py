@@ -9,9 +9,12 @@ database of their own, and are skipped with the reason when it is unset.
 from __future__ import annotations
 
 import asyncio
+import atexit
+import logging
 import os
 import uuid
 from collections.abc import AsyncIterator, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from email import message_from_bytes
 from email.message import EmailMessage
@@ -37,13 +40,91 @@ REPLY_DOMAIN = "hfa.example"
 POSTGRES_URL = os.environ.get("HFA_TEST_POSTGRES_URL", "")
 
 
+# Test processes for a run of the whole suite or of several files (pyproject's addopts ask
+# for ``--numprocesses=auto``). Most tests wait on sockets, subprocesses and timers more than
+# they compute, so more processes than cores pay; ``-n N`` or PYTEST_XDIST_AUTO_NUM_WORKERS
+# choose another count, ``-n 0`` runs in this process.
+WORKERS = 4
+
+
+def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
+    """Without pytest-xdist (not installed, or ``-p no:xdist``) its options in addopts are
+    accepted and the suite runs in one process."""
+    if pluginmanager.has_plugin("xdist"):
+        return
+    group = parser.getgroup("xdist", "tests in parallel (pytest-xdist is not loaded)")
+    group.addoption("--numprocesses", dest="numprocesses_ignored", help="ignored")
+    group.addoption("--dist", dest="dist_ignored", help="ignored")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if not config.pluginmanager.has_plugin("xdist"):
+        config.addinivalue_line("markers", "xdist_group(name): tests run in one process")
+    worker: dict[str, Any] | None = getattr(config, "workerinput", None)
+    if worker is not None:
+        # A worker process is started with COLUMNS=80: the width commands print tables
+        # for would differ from a run in one process. Keep the one the run was started with.
+        os.environ.pop("COLUMNS", None)
+        if worker.get("hfa_columns") is not None:
+            os.environ["COLUMNS"] = worker["hfa_columns"]
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_configure_node(node: Any) -> None:
+    node.workerinput["hfa_columns"] = os.environ.get("COLUMNS")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """How many processes ``--numprocesses=auto`` starts: WORKERS for the suite or a
+    directory of it, none for test files named one by one (each process imports and
+    collects on its own, which costs more than a few files take)."""
+    chosen = os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS")
+    if chosen:
+        return int(chosen)
+    if all(Path(arg.split("::")[0]).is_file() for arg in config.args):
+        return 0
+    return WORKERS
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        if _shares_a_module_fixture(item) and item.get_closest_marker("xdist_group") is None:
+            # A module's Chromium, private Postfix or data dir is set up once, in the one
+            # process that runs the module, not once in each.
+            item.add_marker(pytest.mark.xdist_group(item.nodeid.split("::")[0]))
     if POSTGRES_URL:
         return
     skip = pytest.mark.skip(reason="HFA_TEST_POSTGRES_URL is not set: PostgreSQL tests skipped")
     for item in items:
         if "postgres" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.fixture(autouse=True)
+def _root_logging_restored() -> Iterator[None]:
+    """An ``hfa`` command run in-process sets logging up as for a terminal: the root logger
+    at INFO, its one handler on the stderr pytest captured for that test and closes after
+    it. Left so, every later test's log line would be a "Logging error" traceback."""
+    root = logging.getLogger()
+    level = root.level
+    yield
+    for handler in list(root.handlers):
+        if type(handler) is logging.StreamHandler:
+            root.removeHandler(handler)
+    root.setLevel(level)
+
+
+def _shares_a_module_fixture(item: pytest.Item) -> bool:
+    info = getattr(item, "_fixtureinfo", None)
+    if info is None:
+        return False
+    return any(
+        fixture.scope in ("module", "package")
+        for defs in info.name2fixturedefs.values()
+        for fixture in defs
+    )
 
 
 def _create_postgres_database() -> str:
@@ -67,6 +148,21 @@ def _drop_postgres_database(url: str) -> None:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
+class _Drops:
+    """Drops this process's test databases in the background: a drop waits for the
+    server's disk, and nothing uses a test's database once the test is over."""
+
+    def __init__(self) -> None:
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="drop-database")
+        atexit.register(self.pool.shutdown, wait=True)
+
+    def later(self, url: str) -> None:
+        self.pool.submit(_drop_postgres_database, url)
+
+
+_drops = _Drops()
+
+
 @pytest.fixture
 def postgres_url() -> Iterator[str]:
     """A fresh, empty PostgreSQL database for one test, dropped afterwards."""
@@ -74,18 +170,19 @@ def postgres_url() -> Iterator[str]:
         pytest.skip("HFA_TEST_POSTGRES_URL is not set")
     url = _create_postgres_database()
     yield url
-    _drop_postgres_database(url)
+    _drops.later(url)
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest) -> Iterator[str]:
-    """Each test that uses it runs on SQLite and, when configured, on PostgreSQL."""
+    """Each test that uses it runs on SQLite and, when configured, on PostgreSQL (in a
+    fresh, empty database of its own)."""
     if request.param == "sqlite":
         yield ""
         return
     url = _create_postgres_database()
     yield url
-    _drop_postgres_database(url)
+    _drops.later(url)
 
 
 def make_config(data_dir: Path, **overrides: str) -> Config:
@@ -236,8 +333,18 @@ async def start_running(config: Config, sink: SmtpSink) -> Running:
     services = build_services(config)
     gateway = Gateway(services)
     await gateway.start()
-    http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}", timeout=10)
-    return Running(gateway, services, sink, http)
+    return Running(gateway, services, sink, gateway_client(gateway))
+
+
+def gateway_client(gateway: Gateway) -> httpx.AsyncClient:
+    """A client of the gateway's HTTP API. It lets an idle connection go after 2 s, before
+    the server's keep-alive (5 s) does: a request sent on a connection the server closes at
+    that moment fails ("Server disconnected"), as it did after a long wait on a busy machine."""
+    return httpx.AsyncClient(
+        base_url=f"http://127.0.0.1:{gateway.http_port}",
+        timeout=10,
+        limits=httpx.Limits(keepalive_expiry=2.0),
+    )
 
 
 async def stop_running(running: Running) -> None:

@@ -9,7 +9,6 @@ from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
 
-import httpx
 import pytest
 from sqlalchemy import select
 
@@ -22,7 +21,7 @@ from gateway.outbound import push
 from gateway.services import Services, build_services
 from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, Recipient, Request, Turn
-from tests.conftest import LAWYER, Running, SmtpSink, stop_running
+from tests.conftest import LAWYER, Running, SmtpSink, gateway_client, stop_running
 from tests.mailkit import reply_to, send
 
 START = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
@@ -37,8 +36,7 @@ async def start_clocked(
     services = build_services(config, clock=clock)
     gateway = Gateway(services)
     await gateway.start()
-    http = httpx.AsyncClient(base_url=f"http://127.0.0.1:{gateway.http_port}", timeout=10)
-    return Running(gateway, services, sink, http)
+    return Running(gateway, services, sink, gateway_client(gateway))
 
 
 @pytest.fixture

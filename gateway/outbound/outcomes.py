@@ -163,8 +163,7 @@ def record_failure(
         return
     retry_after = error.retry_after if isinstance(error, TransientDelivery) else None
     delay = retry.next_delay(config, item, retry_after)
-    if item.channel == "email":
-        retry.relay_state(services).failing = True
+    retry.note_failure(services, item)
     if retry_after is None:
         delay = retry.probe_delay(session, item, now, delay)
     item.next_attempt_at = now + timedelta(seconds=delay)

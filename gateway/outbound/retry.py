@@ -7,10 +7,11 @@ ops brought a dead one back. The wait doubles from
 ``HFA_OUTBOX_BACKOFF_SECONDS`` up to ``HFA_OUTBOX_MAX_BACKOFF_SECONDS``, so a
 relay that comes back is used again within that bound.
 
-A relay that answers again is used within ``PROBE_SECONDS``, not at the next
-backoff: among the emails waiting on a failure, one is always due within that
-time (the probe), and when a retried email goes out, every email waiting for
-the relay is released at once.
+A receiver that answers again is used within ``PROBE_SECONDS``, not at the
+next backoff. Receivers are the relay (for every email) and each webhook host
+(scheme, host and port): among the deliveries waiting on a failure of one
+receiver, one is always due within that time (the probe), and when a delivery
+to it goes out, every delivery waiting for that receiver is released at once.
 
 An email still failing ``HFA_OUTBOX_DELAY_NOTICE_SECONDS`` after it was queued
 gets one ``email_delayed`` system turn; when a delayed (or ops-retried)
@@ -20,10 +21,12 @@ delays are not told on the thread: a turn there is what pushes carry.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import logging
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from urllib.parse import urlsplit
 
-from sqlalchemy import ColumnElement, exists, select, update
+from sqlalchemy import ColumnElement, exists, func, select, update
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
@@ -31,6 +34,8 @@ from gateway.services import Services
 from gateway.settings.config import Config
 from gateway.store.models import OutboxItem, Request
 from gateway.store.thread import add_turn
+
+log = logging.getLogger(__name__)
 
 
 def _since(item: OutboxItem) -> datetime:
@@ -56,49 +61,98 @@ def next_delay(config: Config, item: OutboxItem, retry_after: float | None) -> f
     return max(min(doubling, config.outbox_max_backoff_seconds), retry_after or 0.0)
 
 
-# The longest a relay that answers again waits to be tried, whatever the backoff.
+# The longest a receiver that answers again waits to be tried, whatever the backoff.
 PROBE_SECONDS = 60.0
+# Every channel but webhooks goes out through the one mail relay.
+RELAY = "the relay"
 
 
-def _waiting_emails(now: datetime) -> tuple[ColumnElement[bool], ...]:
-    """Email deliveries that failed before, are waiting for their retry and not claimed."""
-    return (
-        OutboxItem.channel == "email",
-        OutboxItem.state == "pending",
-        OutboxItem.last_error.is_not(None),
-        OutboxItem.next_attempt_at > now,
-        (OutboxItem.lease_until.is_(None)) | (OutboxItem.lease_until < now),
-    )
+def receiver_of(item: OutboxItem) -> str:
+    """Who answers for ``item``: the mail relay, or a webhook URL's origin (scheme, host,
+    port), since the URLs of one host fail and recover together."""
+    if item.channel != "webhook":
+        return RELAY
+    return _origin(item.target)
+
+
+def _origin(url: str) -> str:
+    try:
+        parts = urlsplit(url.strip())
+        port = parts.port
+    except ValueError:
+        return url.strip().lower()
+    scheme = parts.scheme.lower()
+    host = (parts.hostname or "").lower()
+    shown = f"[{host}]" if ":" in host else host
+    return f"{scheme}://{shown}:{port or _DEFAULT_PORTS.get(scheme, 0)}"
+
+
+_DEFAULT_PORTS = {"https": 443, "http": 80}
+
+
+def _waiting_where(item: OutboxItem, *also: ColumnElement[bool]) -> tuple[ColumnElement[bool], ...]:
+    """Deliveries that failed before and wait, over ``item``'s receiver (see _for_receiver)."""
+    return _for_receiver(item, OutboxItem.last_error.is_not(None), *also)
+
+
+def _for_receiver(item: OutboxItem, *also: ColumnElement[bool]) -> tuple[ColumnElement[bool], ...]:
+    """Pending deliveries over ``item``'s receiver: every channel of the relay, or the
+    webhook URLs that may be on its host (``_same_host`` checks exactly after)."""
+    shape = (OutboxItem.state == "pending", *also)
+    if item.channel != "webhook":
+        return (OutboxItem.channel != "webhook", *shape)
+    parts = urlsplit(item.target.strip())
+    host = (parts.hostname or "").lower()
+    prefix = f"{parts.scheme.lower()}://{f'[{host}]' if ':' in host else host}"
+    on_host = func.lower(OutboxItem.target).startswith(prefix, autoescape=True)
+    return (OutboxItem.channel == "webhook", on_host, *shape)
+
+
+def _same_host(
+    session: Session, item: OutboxItem, *where: ColumnElement[bool], failed: bool = True
+) -> list[int]:
+    """The ids of the pending (by default: failed and waiting) webhooks ``where`` says,
+    to ``item``'s very origin."""
+    origin = _origin(item.target)
+    shape = _waiting_where(item, *where) if failed else _for_receiver(item, *where)
+    rows = session.execute(select(OutboxItem.id, OutboxItem.target).where(*shape))
+    return [row.id for row in rows if _origin(row.target) == origin]
 
 
 def probe_delay(session: Session, item: OutboxItem, now: datetime, delay: float) -> float:
-    """``delay``, or at most PROBE_SECONDS when no other waiting email is due that soon.
+    """``delay``, or at most PROBE_SECONDS when ``item`` is the probe of its receiver (the
+    relay, or the webhook's host): the oldest of what waits for it.
 
-    So one email always tries the relay within PROBE_SECONDS, and its success
-    releases the rest (``release_waiting``).
+    Only an older delivery that will try the receiver soon takes the part: one in flight
+    (it fails, and is the probe, or it goes out, and releases the rest) or one that failed
+    and is due within PROBE_SECONDS. The oldest is the same row for every process, so
+    failures recorded at once in separate transactions agree on it, and each failing
+    receiver is tried within PROBE_SECONDS while the rest back off.
     """
-    if item.channel != "email" or delay <= PROBE_SECONDS:
+    if delay <= PROBE_SECONDS:
         return delay
     soon = now + timedelta(seconds=PROBE_SECONDS)
-    other_probe = session.scalar(
-        select(
-            exists().where(
-                OutboxItem.channel == "email",
-                OutboxItem.state == "pending",
-                OutboxItem.last_error.is_not(None),
-                OutboxItem.id != item.id,
-                OutboxItem.next_attempt_at <= soon,
-            )
-        )
+    trying_soon = (OutboxItem.lease_until >= now) | (
+        OutboxItem.last_error.is_not(None) & (OutboxItem.next_attempt_at <= soon)
     )
+    older = (OutboxItem.id < item.id, trying_soon)
+    if item.channel == "webhook":
+        other_probe = bool(_same_host(session, item, *older, failed=False))
+    else:
+        other_probe = bool(session.scalar(select(exists().where(*_for_receiver(item, *older)))))
     return delay if other_probe else PROBE_SECONDS
+
+
+def _unclaimed(now: datetime) -> ColumnElement[bool]:
+    return (OutboxItem.lease_until.is_(None)) | (OutboxItem.lease_until < now)
 
 
 @dataclass
 class RelayState:
-    """What this process saw of the relay: a failure since the waiting mail was released."""
+    """The receivers this process saw fail since what waited for them was released:
+    RELAY for the mail relay, an origin for each webhook host."""
 
-    failing: bool = False
+    failing: set[str] = field(default_factory=set)
 
 
 def relay_state(services: Services) -> RelayState:
@@ -109,23 +163,49 @@ def _new_relay_state(_services: Services) -> RelayState:
     return RelayState()
 
 
-def release_waiting(services: Services, session: Session, delivered: list[OutboxItem]) -> int:
-    """An email went out, so the relay answers again: retry the emails waiting for it now.
+def note_failure(services: Services, item: OutboxItem) -> None:
+    """``item``'s receiver failed: its next success releases what waits for it."""
+    relay_state(services).failing.add(receiver_of(item))
 
-    Looked for only after this process saw the relay fail, or when the email that went
-    out was itself a retry (the probe, perhaps another process's): a success on the first
-    try otherwise says nothing new, and the hot path stays one UPDATE.
+
+def release_waiting(services: Services, session: Session, delivered: list[OutboxItem]) -> int:
+    """Deliveries went out, so their receivers answer again: retry now what waits for them.
+
+    A success through the relay releases every email waiting for it; a webhook host's
+    success releases the webhooks waiting for that host, and nothing else. Looked for
+    only after this process saw that receiver fail, or when what went out was itself a
+    retry (a probe, perhaps another process's): a success on the first try otherwise
+    says nothing new, and the hot path stays one UPDATE. Returns how many were released.
     """
-    emails = [i for i in delivered if i.channel == "email"]
     state = relay_state(services)
-    if not emails or not (state.failing or any(i.attempts > 1 for i in emails)):
-        return 0
-    state.failing = False
+    answering: dict[str, OutboxItem] = {}
+    for item in delivered:
+        receiver = receiver_of(item)
+        if receiver in state.failing or item.attempts > 1:
+            answering.setdefault(receiver, item)
     now = services.clock.now()
-    released = session.execute(
-        update(OutboxItem).where(*_waiting_emails(now)).values(next_attempt_at=now)
-    )
-    return int(getattr(released, "rowcount", 0) or 0)
+    waiting = (OutboxItem.next_attempt_at > now, _unclaimed(now))
+    released = 0
+    for receiver, item in answering.items():
+        state.failing.discard(receiver)
+        if receiver == RELAY:
+            result = session.execute(
+                update(OutboxItem)
+                .where(*_waiting_where(item, *waiting))
+                .values(next_attempt_at=now)
+            )
+            count = int(getattr(result, "rowcount", 0) or 0)
+        else:
+            ids = _same_host(session, item, *waiting)
+            if ids:
+                session.execute(
+                    update(OutboxItem).where(OutboxItem.id.in_(ids)).values(next_attempt_at=now)
+                )
+            count = len(ids)
+        if count:
+            log.info("outbox: %s answers again; %d waiting deliveries released", receiver, count)
+        released += count
+    return released
 
 
 def _span(seconds: float) -> str:

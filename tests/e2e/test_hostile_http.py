@@ -256,19 +256,18 @@ async def test_sqlite_write_lock_answers_promptly(tmp_path: Path, sink: SmtpSink
 
     running = await start_running(make_config(tmp_path), sink)
     holder = sqlite3.connect(str(tmp_path / "gateway.db"), isolation_level=None)
+    # Before, each waited for SQLite's 30 s busy timeout; a client that gives up after
+    # 15 s sees the difference whatever the machine's load.
+    patient = httpx.AsyncClient(base_url=str(running.http.base_url), timeout=15)
     try:
         holder.execute("BEGIN IMMEDIATE")
-        started = time.monotonic()
-        response = await running.http.post(
+        response = await patient.post(
             "/v1/requests", json={"category": "legal_review", "request": "x"}
         )
-        elapsed = time.monotonic() - started
-        assert response.status_code == 503 and elapsed < 5, (response.status_code, elapsed)
-        started = time.monotonic()
-        assert (await running.http.get("/healthz")).status_code == 200
-        # Before: 30 s. A worker's attempt may still hold the loop for the busy timeout.
-        assert time.monotonic() - started < 2
+        assert response.status_code == 503, response.text
+        assert (await patient.get("/healthz")).status_code == 200
     finally:
+        await patient.aclose()
         holder.execute("ROLLBACK")
         holder.close()
         await stop_running(running)
@@ -284,21 +283,24 @@ async def test_slow_and_idle_http_connections_are_closed(tmp_path: Path, sink: S
     assert port is not None
     loop = asyncio.get_running_loop()
 
-    def slowloris() -> tuple[float, int]:
+    def slowloris() -> tuple[bool, int]:
+        # A header line every 0.3 s, for 9 s at most: HFA_HTTP_TIMEOUT_SECONDS (1.5) is
+        # for the whole request, so the gateway closes the connection well before.
+        closed = False
         with socket.create_connection(("127.0.0.1", port), 10) as s:
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n")
-            started = time.monotonic()
             s.settimeout(0.3)
             for _ in range(30):
                 try:
                     s.sendall(b"X-Slow: 1\r\n")
                     if s.recv(1000) == b"":
+                        closed = True
                         break
                 except TimeoutError:
                     continue
                 except OSError:
+                    closed = True
                     break
-            slow = time.monotonic() - started
         socks = [socket.create_connection(("127.0.0.1", port), 5) for _ in range(8)]
         answered = 0
         for s in socks:
@@ -311,11 +313,11 @@ async def test_slow_and_idle_http_connections_are_closed(tmp_path: Path, sink: S
                 pass
         for s in socks:
             s.close()
-        return slow, answered
+        return closed, answered
 
     try:
-        slow, answered = await loop.run_in_executor(None, slowloris)
-        assert slow < 4, slow
+        closed, answered = await loop.run_in_executor(None, slowloris)
+        assert closed, "a header every 0.3 s kept the connection open for 9 s"
         assert answered == 5
     finally:
         await stop_running(running)

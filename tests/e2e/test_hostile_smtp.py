@@ -21,11 +21,11 @@ from pathlib import Path
 from typing import Any
 
 import aiosmtplib
-import httpx
 import pytest
 from sqlalchemy import select
 
 from gateway.store.models import AuditEntry, InboundMessage
+from tests.budget import cpu_use
 from tests.conftest import (
     LAWYER,
     REPLY_DOMAIN,
@@ -184,54 +184,27 @@ def tiny_parts(to: str, in_reply_to: str, parts: int) -> bytes:
     ).encode()
 
 
-async def worst_latency_while(running: Running, busy: Any) -> float:
-    """The worst /healthz time while ``busy`` (a coroutine) runs."""
-    worst = 0.0
-    done = asyncio.Event()
-
-    async def probe() -> None:
-        nonlocal worst
-        async with httpx.AsyncClient(base_url=str(running.http.base_url), timeout=120) as client:
-            while not done.is_set():
-                started = time.monotonic()
-                await client.get("/healthz")
-                worst = max(worst, time.monotonic() - started)
-                await asyncio.sleep(0.05)
-
-    # The probe must run outside the gateway's loop to see it stall: a thread.
-    def probe_in_thread() -> None:
-        asyncio.run(probe())
-
-    prober = asyncio.get_running_loop().run_in_executor(None, probe_in_thread)
-    try:
-        await busy
-    finally:
-        done.set()
-        await prober
-    return worst
-
-
 async def test_many_tiny_parts_cost_bounded_time_and_stall_nothing(running: Running) -> None:
     filed, email = await filed_with_email(running)
     raw = tiny_parts(address_of(email), str(email["Message-ID"]), 100_000)
 
     def send_from_another_thread() -> None:
-        # A real client is another process: its own work must not count as a stall.
         with smtplib.SMTP("127.0.0.1", running.smtp_port, timeout=60) as client:
             client.sendmail(LAWYER, [address_of(email)], raw)
 
-    async def deliver_and_process() -> None:
+    # The test runs on the gateway's own event loop: the CPU time of this thread is all
+    # the loop did meanwhile, the process's is what the whole gateway did (the worker's
+    # threads included). Neither grows when other processes load the machine.
+    with cpu_use() as used:
         await asyncio.get_running_loop().run_in_executor(None, send_from_another_thread)
-        await wait_done(running, 1, timeout=60)
-
-    worst = await worst_latency_while(running, deliver_and_process())
+        await wait_done(running, 1, timeout=120)
     (row,) = inbound_rows(running)
     assert row.processed_at is not None
-    worker_seconds = (row.processed_at - row.received_at).total_seconds()
     # Before: 16.5 s of worker time with the whole gateway blocked (audit, 100k parts).
-    assert worker_seconds < 10, worker_seconds
-    # Before: /healthz blocked for the whole 16.5 s. Margin for a shared, loaded machine.
-    assert worst < 2.0, worst
+    assert used.process < 8, used
+    # Before: the loop did those 16.5 s itself, and /healthz waited for them; now it only
+    # takes the message in, and the reading runs beside it.
+    assert used.thread < 2, used
     # The answer at the top is kept, the rest is marked as not read.
     thread = await running.status(filed)
     assert [t["kind"] for t in human_turns(thread)] == ["approval"]
@@ -334,24 +307,25 @@ async def test_connections_over_the_per_client_cap_get_421(tight: Running) -> No
 
 
 async def test_idle_and_slow_connections_are_closed_with_421(tight: Running) -> None:
+    """HFA_SMTP_TIMEOUT_SECONDS is 1.5: an idle client, and one that sends a byte every
+    0.25 s (slow, never silent), are each told 421 and let go by the gateway. Each is
+    given 10 s: a listener without these timeouts would keep both for good."""
     loop = asyncio.get_running_loop()
 
-    def idle_then_slow() -> tuple[bytes, float, bytes, float]:
+    def idle_then_slow() -> tuple[bytes, bytes, bytes]:
         with socket.create_connection(("127.0.0.1", tight.smtp_port), 10) as idle:
             assert greeting(idle).startswith(b"220")
-            started = time.monotonic()
             idle.settimeout(10)
             idle_said = idle.recv(1000)
-            idle_closed_after = time.monotonic() - started
+            closed = idle.recv(1000) if idle_said else b"(nothing said)"
         with socket.create_connection(("127.0.0.1", tight.smtp_port), 10) as slow:
             greeting(slow)
             for command in (b"EHLO x\r\n", f"MAIL FROM:<{LAWYER}>\r\n".encode()):
                 slow.sendall(command)
                 whole_reply(slow)
-            started = time.monotonic()
             said = b""
             try:
-                for _ in range(40):  # a byte every 0.25 s: slow, never silent
+                for _ in range(40):  # a byte every 0.25 s for 10 s at most
                     slow.sendall(b"R")
                     time.sleep(0.25)
                     slow.setblocking(False)
@@ -362,11 +336,11 @@ async def test_idle_and_slow_connections_are_closed_with_421(tight: Running) -> 
                         break
             except OSError:
                 pass
-            return idle_said, idle_closed_after, said, time.monotonic() - started
+        return idle_said, closed, said
 
-    idle_said, idle_after, slow_said, slow_after = await loop.run_in_executor(None, idle_then_slow)
-    assert idle_said.startswith(b"421") and idle_after < 4
-    assert slow_said.startswith(b"421") and slow_after < 4
+    idle_said, idle_closed, slow_said = await loop.run_in_executor(None, idle_then_slow)
+    assert idle_said.startswith(b"421") and idle_closed == b"", (idle_said, idle_closed)
+    assert slow_said.startswith(b"421"), slow_said
 
 
 async def test_more_than_100_recipients_get_452(running: Running) -> None:

@@ -255,22 +255,27 @@ def test_two_batches_racing_integrate_each_entry_once(services: Services) -> Non
         append(services, n)
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
     outcomes: list[str] = []
+    integrated = threading.Event()
 
     def batch(hold: float) -> None:
         with Session(services.db.engine) as session:
             try:
                 with session.begin():
                     integrate(session, keys, services.clock.now())
+                    if hold:
+                        integrated.set()
                     time.sleep(hold)
                 outcomes.append("committed")
             except Exception as exc:
                 outcomes.append(type(exc).__name__)
 
-    # The first holds its batch open; the second reads the same entries meanwhile.
-    first = threading.Thread(target=batch, args=(1.0,))
+    # The first holds its batch open; the second reads the same entries meanwhile. It
+    # starts once the first has integrated (a fixed pause let a busy machine start the
+    # first too late, and both committed, one of them nothing).
+    first = threading.Thread(target=batch, args=(3.0,))
     second = threading.Thread(target=batch, args=(0.0,))
     first.start()
-    time.sleep(0.2)
+    assert integrated.wait(60)
     second.start()
     for t in (first, second):
         t.join(60)
