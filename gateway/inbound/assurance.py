@@ -35,14 +35,18 @@ from email.message import Message
 from email.utils import getaddresses
 from typing import Any
 
+from sqlalchemy.orm import Session
+
 from gateway.contract import iso
 from gateway.inbound.arc import ArcVerdict, verify_arc
 from gateway.inbound.dkim_check import DkimResult, verify_dkim
 from gateway.inbound.dmarc import DmarcRecord, aligned, dmarc_record
 from gateway.inbound.dns_txt import Budgeted, lookup_for
-from gateway.inbound.sender import SenderCheck, results_claiming
+from gateway.inbound.sender import SenderCheck, results_claiming, verify_sender
 from gateway.replies import DecisionKind
 from gateway.settings.config import Config
+from gateway.store import blobs
+from gateway.store.models import InboundMessage
 
 # The most one message's new DNS questions may take, all together.
 MESSAGE_DNS_SECONDS = 6.0
@@ -303,3 +307,27 @@ def prefetch(config: Config, mails: Collection[Any]) -> None:
             continue
         if sender is not None and sender[0] and getattr(mail, "raw", None) is not None:
             evidence_for(mail, config)
+
+
+def proven_sender(
+    config: Config,
+    session: Session,
+    row: InboundMessage,
+    mail: Any,
+    address: str,
+    now: datetime,
+) -> SenderCheck:
+    """A reply's sender: one mailbox, the lawyer's (``address`` or an alias), and how well
+    it is proven (the ladder); not ok, with the reason, when it is not the lawyer's."""
+    check = verify_sender(
+        mail.message,
+        address,
+        config.trusted_authserv_id,
+        config.aliases_of(address),
+        require_authenticated=config.require_authenticated_sender,
+        sender=mail.sender,
+    )
+    if not check.ok:
+        return check
+    raw = blobs.raw_of(session, row) if mail.raw is None else None
+    return assure(check, mail.message, config, evidence_for(mail, config, raw), row.rcpt_to, now)

@@ -40,11 +40,11 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
-from gateway.inbound.assurance import assure, evidence_for, refusal
+from gateway.inbound.assurance import proven_sender, refusal
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import parse_stored
 from gateway.inbound.record import Outcome, finish, record_reply, reply_of
-from gateway.inbound.sender import SenderCheck, verify_sender
+from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, when
 from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
 from gateway.outbound.mime import display_address
@@ -221,24 +221,19 @@ def confirmed_inbound(services: Services, row: InboundMessage) -> int | None:
 
 
 def _confirm_check(
-    services: Services, row: InboundMessage, mail: ParsedMail, recipient: Recipient
+    services: Services,
+    session: Session,
+    row: InboundMessage,
+    mail: ParsedMail,
+    recipient: Recipient,
 ) -> SenderCheck | str:
     """The CONFIRM's own check through the ladder, or why it does not count."""
     config = services.config
     if not _CONFIRM_WORD.match(_new_text(mail)):
         return "the reply does not start with CONFIRM"
-    check = verify_sender(
-        mail.message,
-        recipient.address,
-        config.trusted_authserv_id,
-        config.aliases_of(recipient.address),
-        require_authenticated=config.require_authenticated_sender,
-        sender=mail.sender,
-    )
+    check = proven_sender(config, session, row, mail, recipient.address, services.clock.now())
     if not check.ok:
         return check.reason
-    evidence = evidence_for(mail, config, row.raw if mail.raw is None else None)
-    check = assure(check, mail.message, config, evidence, row.rcpt_to, services.clock.now())
     # The challenge address is the secret here; an explicit domain policy still applies.
     refused = refusal(config, check, DecisionKind.QUESTION)
     return refused or check
@@ -264,7 +259,7 @@ def take_confirm(
     now = services.clock.now()
     if now - held.received_at > timedelta(days=CONFIRM_DAYS):
         return Outcome("unconfirmed", f"the challenge expired after {CONFIRM_DAYS} days")
-    check = _confirm_check(services, row, mail, recipient)
+    check = _confirm_check(services, session, row, mail, recipient)
     if isinstance(check, str):
         return Outcome("unconfirmed", check[:300], request, recipient)
     held_mail = parse_stored(blobs.raw_of(session, held))

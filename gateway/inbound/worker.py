@@ -38,7 +38,7 @@ from sqlalchemy.orm import Session, defer
 
 from gateway.inbound import held
 from gateway.inbound.absence import approver_away
-from gateway.inbound.assurance import assure, evidence_for, prefetch
+from gateway.inbound.assurance import prefetch, proven_sender
 from gateway.inbound.attachments import write_large_attachments
 from gateway.inbound.challenge import confirmed_inbound, take_confirm
 from gateway.inbound.mailparse import ParsedMail, Unparseable
@@ -51,7 +51,6 @@ from gateway.inbound.record import (
     record_reply,
 )
 from gateway.inbound.reports import keep_headers_only, record_bounce
-from gateway.inbound.sender import verify_sender
 from gateway.outbound.compose import LOOP_HEADER
 from gateway.replies import AutomaticKind, detect_automatic
 from gateway.replies.bounces import DeliveryReport
@@ -155,19 +154,10 @@ def _answer(
             outcome.turn_id,
         )
 
-    check = verify_sender(
-        mail.message,
-        recipient.address,
-        config.trusted_authserv_id,
-        config.aliases_of(recipient.address),
-        require_authenticated=config.require_authenticated_sender,
-        sender=mail.sender,
-    )
+    # How well the sender is proven (the policy is applied once the decision is read).
+    check = proven_sender(config, session, row, mail, recipient.address, now)
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
-    # How well the sender is proven (the policy is applied once the decision is read).
-    evidence = evidence_for(mail, config, blobs.raw_of(session, row) if mail.raw is None else None)
-    check = assure(check, mail.message, config, evidence, row.rcpt_to, now)
     outcome = record_reply(services, session, row, mail, request, recipient, check, now)
     if outcome.request is None:
         # The reply's text could not be read: held, and the thread is told.
