@@ -140,15 +140,19 @@ async def test_three_inbound_workers_count_each_vote_once_and_push_once(
         assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
     go.touch()
     outcomes: Counter[str] = Counter()
+    errors = []
     for worker in workers:
         out, err = worker.communicate(timeout=300)
         assert worker.returncode == 0, err[-2000:]
+        errors.append(err)
         # Each process recorded some of the replies: they ran side by side.
         assert "recorded" in out.split()
         outcomes.update(out.split())
     with services.db.reading() as session:
         stored = list(session.scalars(select(InboundMessage.outcome)))
-        assert None not in stored and set(stored) <= {"recorded", "duplicate"}
+        assert None not in stored and set(stored) <= {"recorded", "duplicate"}, [
+            e[-3000:] for e in errors
+        ]
         recorded = stored.count("recorded")
         decided = 0
         for row in session.scalars(select(RequestPolicy)):
