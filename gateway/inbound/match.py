@@ -20,16 +20,21 @@ _INBOUND = InboundMessage.__table__.c
 
 
 def _earlier_copies(same: ColumnElement[bool]) -> Select[Any]:
-    """Earlier processed copies of the same message, ``same`` telling which are.
+    """Copies of the same message processed already, ``same`` telling which are.
+
+    Whichever copy was stored first: two workers may take two copies in either order,
+    and the one that comes second is the duplicate even when it was stored first (it
+    would otherwise fail on the unique index of recorded replies at every retry, and
+    end as ``failed``).
 
     Found through the Message-ID (or sha256) index: on SQLite, which keeps no
     statistics of this table, the planner would otherwise take ``ix_inbound_pending``
-    for ``state = 'done' AND id < ?`` and read every message processed so far.
-    The state is compared as an expression, which no index serves.
+    for ``state = 'done'`` and read every message processed so far. The state is
+    compared as an expression, which no index serves.
     """
     return select(_INBOUND.rcpt_to, _INBOUND.request_id).where(
         same,
-        _INBOUND.id < bindparam("before"),
+        _INBOUND.id != bindparam("this"),
         _INBOUND.state.concat("") == "done",
         _INBOUND.outcome.not_in(("unparseable", "failed")),
     )
@@ -56,7 +61,7 @@ class EarlierCopies:
     def __init__(self, session: Session, row: InboundMessage) -> None:
         self._session, self._row = session, row
         self._by_id = bool(row.message_id)
-        self._params = {"key": row.message_id or row.sha256, "before": row.id}
+        self._params = {"key": row.message_id or row.sha256, "this": row.id}
         # What this transaction already recorded (an earlier copy in the same batch)
         # is written out first: the statement below runs on the bare connection.
         session.flush()

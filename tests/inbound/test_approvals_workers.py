@@ -151,7 +151,7 @@ async def test_three_inbound_workers_count_each_vote_once_and_push_once(
     with services.db.reading() as session:
         stored = list(session.scalars(select(InboundMessage.outcome)))
         assert None not in stored and set(stored) <= {"recorded", "duplicate"}, [
-            e[-3000:] for e in errors
+            e[-6000:] for e in errors
         ]
         recorded = stored.count("recorded")
         decided = 0

@@ -128,6 +128,17 @@ def test_a_second_copy_in_the_same_batch_is_a_duplicate(services: Services) -> N
     assert process_batch(services, ids) == ["recorded", "duplicate"]
 
 
+def test_the_copy_stored_first_but_taken_second_is_the_duplicate(services: Services) -> None:
+    """Two workers may take two copies of one reply in either order: the one recorded
+    second is a duplicate, never a failure at every retry."""
+    (address,) = reply_addresses(services, 1)
+    raw = reply(address, 1)
+    first, second = (store_inbound(services, raw, "127.0.0.1", LAWYER, [address]) for _ in range(2))
+    assert claim_pending(services) == [first, second]
+    assert process_batch(services, [second]) == ["recorded"]
+    assert process_batch(services, [first]) == ["duplicate"]
+
+
 def test_earlier_copies_are_found_through_the_message_id_index(services: Services) -> None:
     if not services.db.is_sqlite:
         pytest.skip("SQLite's planner, which has no statistics of the inbound table")
