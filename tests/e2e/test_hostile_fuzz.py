@@ -274,6 +274,10 @@ def raw_messages(draw: st.DrawFn) -> bytes:
     return b"\r\n".join(lines) + b"\r\n\r\n" + body + b"\r\n"
 
 
+# The gateway under test runs in this process, in threads of its own: when one of them
+# draws from ``random`` (a Message-ID, a MIME boundary) while Hypothesis draws a message,
+# Hypothesis takes it for the strategy using ``random`` and warns, on that run only.
+@pytest.mark.filterwarnings("ignore::hypothesis.errors.HypothesisDeprecationWarning")
 @settings(
     max_examples=30,
     deadline=None,
