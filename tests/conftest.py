@@ -42,9 +42,10 @@ POSTGRES_URL = os.environ.get("HFA_TEST_POSTGRES_URL", "")
 
 # Test processes for a run of the whole suite or of several files (pyproject's addopts ask
 # for ``--numprocesses=auto``). Most tests wait on sockets, subprocesses and timers more than
-# they compute, so more processes than cores pay; ``-n N`` or PYTEST_XDIST_AUTO_NUM_WORKERS
-# choose another count, ``-n 0`` runs in this process.
-WORKERS = 4
+# they compute, so more processes than cores pay, but not many more: at four on two cores,
+# tests that wait on a subprocess's start or a timer were late now and then. ``-n N`` or
+# PYTEST_XDIST_AUTO_NUM_WORKERS choose another count, ``-n 0`` runs in this process.
+WORKERS = 3
 
 
 def pytest_addoption(parser: pytest.Parser, pluginmanager: pytest.PytestPluginManager) -> None:
