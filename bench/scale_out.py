@@ -77,11 +77,17 @@ class LockSampler:
     def _run(self) -> None:
         with psycopg.connect(self.admin_db, autocommit=True) as conn:
             while not self._stop.wait(0.05):
+                # A wait is named by its statement and by what holds it up: the
+                # blocker's statement and state ("idle in transaction" is a client
+                # that took a lock and has not committed yet).
                 rows = conn.execute(
-                    "SELECT wait_event_type, wait_event || ': ' || left(query, 70) "
-                    "FROM pg_stat_activity "
-                    "WHERE datname = %s AND state = 'active' "
-                    "AND backend_type = 'client backend' AND pid <> pg_backend_pid()",
+                    "SELECT a.wait_event_type, a.wait_event || ': ' || left(a.query, 70) "
+                    "|| coalesce(' <- ' || (SELECT b.state || ': ' || left(b.query, 70) "
+                    "FROM pg_stat_activity b WHERE b.pid = ANY(pg_blocking_pids(a.pid)) "
+                    "LIMIT 1), '') "
+                    "FROM pg_stat_activity a "
+                    "WHERE a.datname = %s AND a.state = 'active' "
+                    "AND a.backend_type = 'client backend' AND a.pid <> pg_backend_pid()",
                     (self.dbname,),
                 ).fetchall()
                 self.active += len(rows)

@@ -95,7 +95,8 @@ async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> N
             .execution_options(synchronize_session=False)
         )
 
-    await services.db.write(hold)
+    # One statement that commits as it ends: the row is marked sent soon after.
+    await services.db.write_statement(hold)
 
 
 def email_deliverer(transport: MailTransport) -> EmailDeliverer:

@@ -193,8 +193,9 @@ class OutboxWorker:
         def claim(session: Session) -> list[OutboxItem]:
             return claim_due(services, session, services.clock.now(), limit)
 
-        # In the group commit: the claim shares a commit with the outcomes being written.
-        items = await services.db.write(claim)
+        # One statement: on SQLite in the group commit (it shares a commit with the
+        # outcomes being written); on PostgreSQL it commits as it ends.
+        items = await services.db.write_statement(claim)
         for channel in {i.channel for i in items}:
             deliverer = self.deliverers.get(channel)
             if isinstance(deliverer, Prepares):

@@ -132,6 +132,13 @@ class Database:
             reader = reader.execution_options(isolation_level="REPEATABLE READ")
         self._reader = reader
         self._read_sessions = sessionmaker(reader, expire_on_commit=False)
+        # One-statement writes (a claim, a lease pushed forward) commit as they end on
+        # PostgreSQL: see :meth:`statement`.
+        self._autocommit = (
+            self.engine
+            if self.is_sqlite
+            else self.engine.execution_options(isolation_level="AUTOCOMMIT")
+        )
         self._writer_lock: WriterLock | None = None
         if self.is_sqlite:
             path = url.removeprefix("sqlite:///")
@@ -150,6 +157,41 @@ class Database:
                     yield session
             except SQLAlchemyError as exc:
                 raise StorageError(f"database error: {type(exc).__name__}") from exc
+
+    @contextmanager
+    def statement(self) -> Iterator[Session]:
+        """A session for a write that is one statement (a claim, a lease pushed forward).
+
+        On PostgreSQL the statement commits as it ends (autocommit): the rows it locks
+        are free again the moment it returns. In a transaction they stayed locked until
+        the client's COMMIT, which a busy process sends late (its thread waits for the
+        interpreter meanwhile), and every writer of those rows waited that long. On
+        SQLite it is an ordinary write transaction: the write lock is its only lock.
+        """
+        if self.is_sqlite:
+            with self.transaction() as session:
+                yield session
+            return
+        try:
+            with (
+                self._autocommit.connect() as conn,
+                Session(bind=conn, expire_on_commit=False) as session,
+            ):
+                yield session
+                session.commit()
+        except SQLAlchemyError as exc:
+            raise StorageError(f"database error: {type(exc).__name__}") from exc
+
+    async def write_statement(self, fn: Callable[[Session], T]) -> T:
+        """``fn(session)``, one statement, written as :meth:`statement` says; its result once
+        committed. On SQLite it joins the group commit, like :meth:`write`."""
+        if self.is_sqlite:
+            return await self.write(fn)
+        return await asyncio.to_thread(self._statement_alone, fn)
+
+    def _statement_alone(self, fn: Callable[[Session], T]) -> T:
+        with self.statement() as session:
+            return fn(session)
 
     @contextmanager
     def reading_rows(self) -> Iterator[Connection]:

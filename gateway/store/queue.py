@@ -20,7 +20,6 @@ from typing import Any, TypeVar
 
 from sqlalchemy import ColumnElement, case, or_, select, update
 from sqlalchemy.orm import Session
-from sqlalchemy.orm.attributes import set_committed_value
 
 from gateway.store.db import Database
 from gateway.store.models import InboundMessage, OutboxItem
@@ -41,9 +40,15 @@ def claim(
     where: Sequence[ColumnElement[bool]] = (),
     order_by: Sequence[Any] = (),
 ) -> list[Leased]:
-    """Lease up to ``limit`` pending rows whose lease is free, counting an attempt on each."""
-    query = (
-        select(model)
+    """Lease up to ``limit`` pending rows whose lease is free, counting an attempt on each.
+
+    One statement: the rows are picked, leased and returned by one UPDATE, so in a
+    :meth:`Database.statement` on PostgreSQL no row stays locked after it (a SELECT
+    ... FOR UPDATE and then an UPDATE kept the batch locked until the COMMIT, and the
+    deliveries of the batch before it waited to be marked sent).
+    """
+    pick = (
+        select(model.id)
         .where(
             model.state == "pending",
             or_(model.lease_until.is_(None), model.lease_until < now),
@@ -53,21 +58,19 @@ def claim(
         .limit(limit)
     )
     if skip_locked:
-        query = query.with_for_update(skip_locked=True)
-    rows = list(session.scalars(query))
-    if not rows:
-        return rows
-    until = now + lease
-    # One statement for the batch, not the unit of work's UPDATE per row; the rows in
-    # hand are given the values it wrote, as loaded ones.
-    session.connection().execute(
-        update(model)
-        .where(model.id.in_([row.id for row in rows]))
-        .values(lease_until=until, attempts=model.attempts + 1)
+        pick = pick.with_for_update(skip_locked=True)
+    rows = list(
+        session.scalars(
+            update(model)
+            .where(model.id.in_(pick.scalar_subquery()))
+            .values(lease_until=now + lease, attempts=model.attempts + 1)
+            .returning(model)
+            .execution_options(synchronize_session=False)
+        )
     )
-    for row in rows:
-        set_committed_value(row, "lease_until", until)
-        set_committed_value(row, "attempts", row.attempts + 1)
+    # RETURNING follows no order: the batch is handed on in the order it was picked.
+    keys: list[str] = [column.key for column in order_by]
+    rows.sort(key=lambda row: (*(getattr(row, key) for key in keys), row.id))
     return rows
 
 
@@ -131,7 +134,7 @@ async def kept_leases(
     held: set[int] = set()
 
     def push(ids: list[int]) -> None:
-        with db.transaction() as session:
+        with db.statement() as session:
             renew(session, model, ids, now=now(), lease=lease)
 
     async def keep() -> None:

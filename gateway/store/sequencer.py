@@ -36,7 +36,8 @@ import contextlib
 import fcntl
 import logging
 import os
-from concurrent.futures import ThreadPoolExecutor
+import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -276,21 +277,38 @@ async def run_sequencer(
 ) -> None:
     """Until ``stop``: lead when no other process does, and integrate while leading.
 
-    Every step runs in a thread of its own (on PostgreSQL it waits on the network, on
-    SQLite on the write lock, and neither may stall the worker's event loop), not in
-    the loop's shared pool: there it queued behind the worker's own database work,
-    and each entry waited that long for its leaf.
+    The whole loop runs in a thread of its own (on PostgreSQL it waits on the network,
+    on SQLite on the write lock, and neither may stall the worker's event loop). Not
+    only each step: between steps the loop used to come back to the event loop, which
+    a busy worker (a burst of emails being rendered) answered late, and every entry
+    waited for its leaf that much longer.
     """
-    loop = asyncio.get_running_loop()
-    thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="hfa-sequencer")
+    halt = threading.Event()
+    thread = threading.Thread(
+        target=_lead_and_integrate,
+        args=(sequencer, now, halt, poll_seconds),
+        name="hfa-sequencer",
+        daemon=True,
+    )
+    thread.start()
     try:
-        while not stop.is_set():
-            began = loop.time()
+        await stop.wait()
+    finally:
+        halt.set()
+        await asyncio.to_thread(thread.join)
+
+
+def _lead_and_integrate(
+    sequencer: Sequencer, now: Any, halt: threading.Event, poll_seconds: float
+) -> None:
+    try:
+        while not halt.is_set():
+            began = time.monotonic()
             wait = poll_seconds
             try:
-                if not await loop.run_in_executor(thread, sequencer.lead):
+                if not sequencer.lead():
                     wait = TAKEOVER_SECONDS
-                elif await loop.run_in_executor(thread, sequencer.step, now()) >= BATCH_LIMIT:
+                elif sequencer.step(now()) >= BATCH_LIMIT:
                     # A full batch: more are waiting. Otherwise batches are gathered
                     # for a poll interval, which bounds how many checkpoints are made.
                     continue
@@ -298,13 +316,11 @@ async def run_sequencer(
                     # Batches start every poll interval, however long the last one took
                     # (on a busy server, most of it): an entry waits one interval plus
                     # one batch, not one interval plus two.
-                    wait = max(0.0, poll_seconds - (loop.time() - began))
+                    wait = max(0.0, poll_seconds - (time.monotonic() - began))
             except Exception:
                 log.exception("audit sequencer step failed; trying again")
-                await loop.run_in_executor(thread, sequencer.let_go)
+                sequencer.let_go()
                 wait = TAKEOVER_SECONDS
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=wait)
+            halt.wait(wait)
     finally:
-        await loop.run_in_executor(thread, sequencer.let_go)
-        thread.shutdown(wait=False)
+        sequencer.let_go()

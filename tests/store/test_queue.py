@@ -5,14 +5,15 @@ from __future__ import annotations
 import asyncio
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import select
+from sqlalchemy import select, text, update
 
 from gateway.clock import FrozenClock
 from gateway.intake.filing import file_request
 from gateway.services import build_services
 from gateway.settings.config import Config
+from gateway.store.db import Database
 from gateway.store.models import OutboxItem
-from gateway.store.queue import claim, kept_leases
+from gateway.store.queue import claim, kept_leases, renew
 
 NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=0.3)
@@ -52,3 +53,51 @@ async def test_claimed_rows_carry_the_lease_they_were_given_and_held_ones_are_re
         }
     finally:
         services.close()
+
+
+def test_a_claim_and_a_renewal_leave_no_row_locked_while_their_caller_goes_on(
+    config: Config,
+) -> None:
+    """On PostgreSQL a claim, and a lease pushed forward, commit as their statement ends:
+    a writer of those rows (a delivery marked sent, the hold before DATA) never waits
+    for the claiming process to get round to its COMMIT. On SQLite the write lock is
+    the only lock, and the claim is still one statement that leases and returns."""
+    clock = FrozenClock(NOW)
+    services = build_services(config, clock=clock)
+    try:
+        with services.db.transaction() as session:
+            for n in range(3):
+                file_request(services, session, {"category": "legal_review", "request": f"{n}"})
+        db = services.db
+        with db.statement() as session:
+            rows = claim(
+                session,
+                OutboxItem,
+                now=NOW,
+                lease=LEASE,
+                limit=2,
+                skip_locked=not db.is_sqlite,
+                order_by=(OutboxItem.next_attempt_at,),
+            )
+            assert [(r.attempts, r.lease_until) for r in rows] == [(1, NOW + LEASE)] * 2
+            assert [r.id for r in rows] == sorted(r.id for r in rows)
+            if not db.is_sqlite:
+                _update_without_waiting(db, [r.id for r in rows])
+        with db.statement() as session:
+            renew(session, OutboxItem, [r.id for r in rows], now=NOW, lease=LEASE * 10)
+            if not db.is_sqlite:
+                _update_without_waiting(db, [r.id for r in rows])
+        with db.reading() as session:
+            stored = dict(session.execute(select(OutboxItem.id, OutboxItem.attempts)).all())
+        # Two leased, each counted once; the third still waits for a claim.
+        assert sorted(stored.values()) == [0, 1, 1]
+    finally:
+        services.close()
+
+
+def _update_without_waiting(db: Database, ids: list[int]) -> None:
+    """Another connection writes the rows at once, or fails: no lock waited for."""
+    with db.engine.connect() as other:
+        other.execute(text("SET LOCAL lock_timeout = '200ms'"))
+        other.execute(update(OutboxItem).where(OutboxItem.id.in_(ids)).values(last_error="checked"))
+        other.rollback()

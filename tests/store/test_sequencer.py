@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -18,7 +19,7 @@ from sqlalchemy.orm import Session
 from gateway.services import Services
 from gateway.store import signing
 from gateway.store.models import AuditCheckpoint, AuditEntry
-from gateway.store.sequencer import Sequencer, integrate
+from gateway.store.sequencer import Sequencer, integrate, run_sequencer
 from tests import auditkit
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -284,3 +285,28 @@ def test_two_batches_racing_integrate_each_entry_once(services: Services) -> Non
         assert session.scalar(select(func.count()).select_from(AuditCheckpoint)) == 1
     assert [leaf for _seq, leaf in leaves(services)] == [0, 1, 2, 3, 4]
     assert auditkit.verify(services).problems == []
+
+
+async def test_entries_are_integrated_while_the_worker_loop_is_busy(services: Services) -> None:
+    """The sequencer's loop does not come back to the worker's event loop between batches:
+    an entry committed while that loop is busy (a burst of emails being rendered) gets
+    its leaf all the same."""
+    stop = asyncio.Event()
+    sequencer = sequencer_of(services)
+    task = asyncio.create_task(run_sequencer(sequencer, services.clock.now, stop, 0.05))
+    try:
+        append(services, 1)
+        deadline = time.monotonic() + 10
+        while leaves(services)[-1][1] is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert leaves(services)[-1][1] == 0, "the sequencer did not start"
+        # From here the event loop is held by this test, as a busy worker holds it.
+        append(services, 2)
+        deadline = time.monotonic() + 10
+        while leaves(services)[-1][1] is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert [leaf for _seq, leaf in leaves(services)] == [0, 1]
+    finally:
+        stop.set()
+        await asyncio.wait_for(task, timeout=10)
+    assert not sequencer.leading
