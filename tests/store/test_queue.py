@@ -101,3 +101,23 @@ def _update_without_waiting(db: Database, ids: list[int]) -> None:
         other.execute(text("SET LOCAL lock_timeout = '200ms'"))
         other.execute(update(OutboxItem).where(OutboxItem.id.in_(ids)).values(last_error="checked"))
         other.rollback()
+
+
+def test_a_renewal_touches_only_leases_with_less_than_half_left(config: Config) -> None:
+    """Rows with most of their lease left are not rewritten, and so not locked, by a renewal:
+    a delivery that ends quickly is never made to wait for one."""
+    services = build_services(config, clock=FrozenClock(NOW))
+    try:
+        with services.db.transaction() as session:
+            file_request(services, session, {"category": "legal_review", "request": "r"})
+        with services.db.statement() as session:
+            (row,) = claim(session, OutboxItem, now=NOW, lease=LEASE, limit=1, skip_locked=False)
+        with services.db.statement() as session:
+            assert renew(session, OutboxItem, [row.id], now=NOW, lease=LEASE) == 0
+        later = NOW + LEASE * 0.6
+        with services.db.statement() as session:
+            assert renew(session, OutboxItem, [row.id], now=later, lease=LEASE) == 1
+        with services.db.reading() as session:
+            assert session.scalar(select(OutboxItem.lease_until)) == later + LEASE
+    finally:
+        services.close()
