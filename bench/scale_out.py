@@ -222,71 +222,46 @@ def record_replies(
 
 
 class Probe:
-    """Commits an audit entry every 0.1 s and watches, every 50 ms, for its leaf.
+    """The integration-delay probe (``bench.integration_probe``), run in its own process.
 
-    An entry's integration delay is the time from its commit returning to the first
-    moment a reader finds it in the tree (its batch committed): what a reader waits
-    for its proof, overstated by at most one watch interval. For a gateway without a
-    sequencer (``audit_checkpoints`` missing) nothing is written.
+    For a gateway without a sequencer (``audit_checkpoints`` missing) nothing is written.
     """
 
     def __init__(self, db: str) -> None:
         self.db = db
-        self.committed: dict[int, float] = {}
-        self.integrated: dict[int, float] = {}
-        self._stop = threading.Event()
-        self._threads = [
-            threading.Thread(target=self._write, daemon=True),
-            threading.Thread(target=self._watch, daemon=True),
-        ]
+        self.delays: list[float | None] = []
+        self._proc: subprocess.Popen[str] | None = None
         with psycopg.connect(db) as conn:
             found = conn.execute("SELECT to_regclass('audit_checkpoints')").fetchone()
         self.enabled = bool(found and found[0] is not None)
 
-    def _write(self) -> None:
-        with psycopg.connect(self.db, autocommit=True) as conn:
-            while not self._stop.wait(0.1):
-                row = conn.execute(
-                    "INSERT INTO audit (at, event, actor, details) "
-                    "VALUES (now(), 'bench.probe', 'bench', '{}') RETURNING seq"
-                ).fetchone()
-                assert row is not None
-                self.committed[int(row[0])] = time.time()
-
-    def _watch(self) -> None:
-        with psycopg.connect(self.db, autocommit=True) as conn:
-            while True:
-                waiting = [seq for seq in list(self.committed) if seq not in self.integrated]
-                if waiting:
-                    rows = conn.execute(
-                        "SELECT seq FROM audit WHERE leaf_index IS NOT NULL AND seq = ANY(%s)",
-                        (waiting,),
-                    ).fetchall()
-                    seen = time.time()
-                    for (seq,) in rows:
-                        self.integrated[int(seq)] = seen
-                elif self._stop.is_set():
-                    return
-                time.sleep(0.05)
-
     def __enter__(self) -> Probe:
         if self.enabled:
-            for thread in self._threads:
-                thread.start()
+            self._proc = subprocess.Popen(  # noqa: S603 (our own executable)
+                [sys.executable, "-m", "bench.integration_probe", self.db],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=Path(__file__).resolve().parents[1],
+            )
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        if self.enabled:
-            self._threads[0].join(5)
+        pass
 
     def p99(self, deadline: float) -> float | None:
-        if not self.enabled or not self.committed:
+        if self._proc is None:
             return None
-        self._threads[1].join(max(0.0, deadline - time.monotonic()))
-        missing = [seq for seq in self.committed if seq not in self.integrated]
-        assert not missing, f"{len(missing)} probe entries never integrated"
-        delays = sorted(self.integrated[seq] - at for seq, at in self.committed.items())
+        try:
+            out, _err = self._proc.communicate("", timeout=max(1.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            self._proc.kill()
+            self._proc.wait()
+            raise
+        self.delays = json.loads(out)
+        missing = [d for d in self.delays if d is None]
+        assert self.delays and not missing, f"{len(missing)} probe entries never integrated"
+        delays = sorted(d for d in self.delays if d is not None)
         return round(delays[min(len(delays) - 1, int(len(delays) * 0.99))], 3)
 
 
