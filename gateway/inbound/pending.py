@@ -235,9 +235,22 @@ def _replace(
     return {"decision": reading["read_as"], "at": turn.at}
 
 
-def take_effect(services: Services, session: Session, pending_id: int, now: datetime) -> bool:
-    """The held decision becomes a turn in effect, once; False if it was settled already."""
-    if not _claim(session, pending_id, TOOK_EFFECT, now):
+def take_effect(
+    services: Services,
+    session: Session,
+    pending_id: int,
+    now: datetime,
+    *,
+    unless_taken: bool = False,
+) -> bool:
+    """The held decision becomes a turn in effect, once; False if it was settled already.
+
+    ``unless_taken``: False too, at once, when another transaction is settling the row
+    right now (PostgreSQL; the ending of windows by every worker): it waited for that
+    whole transaction only to find the row settled. A correction never passes it: it
+    must know whether the reading took effect.
+    """
+    if not _claim(session, pending_id, TOOK_EFFECT, now, unless_taken=unless_taken):
         return False
     row = session.get(PendingReading, pending_id)
     assert row is not None
@@ -270,11 +283,18 @@ def take_effect(services: Services, session: Session, pending_id: int, now: date
     return True
 
 
-def _claim(session: Session, pending_id: int, outcome: str, now: datetime) -> bool:
+def _claim(
+    session: Session, pending_id: int, outcome: str, now: datetime, *, unless_taken: bool = False
+) -> bool:
     """Settle the row if nobody has: True for the one transaction that does."""
+    unsettled = (PendingReading.id == pending_id, PendingReading.settled_at.is_(None))
+    row = PendingReading.id == pending_id
+    if unless_taken and session.get_bind().dialect.name == "postgresql":
+        free = select(PendingReading.id).where(*unsettled).with_for_update(skip_locked=True)
+        row = PendingReading.id.in_(free.scalar_subquery())
     claim = (
         update(PendingReading)
-        .where(PendingReading.id == pending_id, PendingReading.settled_at.is_(None))
+        .where(row, PendingReading.settled_at.is_(None))
         .values(settled_at=now, outcome=outcome)
         .execution_options(synchronize_session=False)
     )
@@ -309,7 +329,7 @@ def settle_due(services: Services) -> int:
     for pending_id in due:
         try:
             with services.db.transaction() as session:
-                settled += take_effect(services, session, pending_id, now)
+                settled += take_effect(services, session, pending_id, now, unless_taken=True)
         except StorageError:
             log.exception("pending reading %s did not take effect; retried", pending_id)
     return settled

@@ -209,6 +209,30 @@ def test_two_workers_at_the_end_of_a_window_put_it_into_effect_once(
     assert queued.count("push") == 1
 
 
+def test_a_worker_ending_windows_passes_a_reading_another_is_putting_into_effect(
+    windowed: Services, clock: FrozenClock
+) -> None:
+    """On PostgreSQL, a worker ending windows does not wait for another worker's open
+    transaction on the same reading (the whole recording of its effect): it passes it."""
+    if windowed.db.is_sqlite:
+        pytest.skip("SQLite has one writer at a time: no transaction is open beside another")
+    address = file_one(windowed)
+    typed(windowed, address)
+    clock.advance(WINDOW)
+    with windowed.db.reading() as session:
+        pending_id = session.scalars(select(PendingReading.id)).one()
+    results: list[int] = []
+    with windowed.db.transaction() as session:
+        assert pending.take_effect(windowed, session, pending_id, clock.now())
+        other = threading.Thread(target=lambda: results.append(pending.settle_due(windowed)))
+        other.start()
+        other.join(timeout=20)
+        # Passed while the first transaction is still open, rather than waiting for it.
+        assert results == [0]
+    _status, turns, _queued = state(windowed)
+    assert turns.count(("human", "approval")) == 1
+
+
 def test_a_correction_inside_the_window_replaces_the_reading(
     windowed: Services, clock: FrozenClock
 ) -> None:
