@@ -9,7 +9,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, inspect, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -130,6 +130,39 @@ def change_status(
         body=f"Status changed from {old} to {new}: {reason}",
         data={"from_status": old, "to_status": new},
     )
+
+
+# One compiled UPDATE per set of columns a writer changes (a reply changes the same few).
+_REQUEST_UPDATES: dict[tuple[str, ...], Prepared] = {}
+_REQUEST_COLUMNS = frozenset(Request.__table__.c.keys())
+
+
+def store_request(session: Session, request: Request) -> None:
+    """Write what changed on ``request`` now, by one compiled UPDATE, and mark it as stored.
+
+    The session then holds nothing to flush for it: on the worker's path every statement
+    that would make the unit of work flush (and each flush costs more than the UPDATE) is
+    left with nothing to do. Whoever undoes a savepoint after this must expire the
+    request, as the session does not know it changed (``inbound.worker``).
+    """
+    state = inspect(request)
+    keys = tuple(sorted(state.committed_state))
+    if not keys or not _REQUEST_COLUMNS.issuperset(keys):
+        # Nothing changed, or something no column holds: the unit of work writes it.
+        return
+    prepared = _REQUEST_UPDATES.get(keys)
+    if prepared is None:
+        statement = (
+            update(Request)
+            .where(Request.id == bindparam("request_id_"))
+            .values({key: bindparam(key) for key in keys})
+        )
+        prepared = _REQUEST_UPDATES[keys] = Prepared(statement)
+    values = {key: state.dict[key] for key in keys}
+    prepared.execute(connection_of(session), {**values, "request_id_": request.id})
+    # Marked as stored, as a flush would have left it (not only its values: the session
+    # must stop counting it as changed, or each flush still walks it).
+    state._commit_all(state.dict, session.identity_map)
 
 
 def turn_as_json(turn: Turn) -> dict[str, Any]:
