@@ -114,6 +114,15 @@ def preload_threads(
     requests, so that matching each message finds them in the session instead of
     querying one by one. The caller keeps what this returns while it works: the
     session holds loaded objects only as long as someone else does."""
+    recipients = named_recipients(services, session, rows)
+    return [*recipients, *lock_requests(session, {r.request_id for r in recipients})]
+
+
+def named_recipients(
+    services: Services, session: Session, rows: Iterable[InboundMessage]
+) -> list[Recipient]:
+    """The recipients the rows' reply addresses name, in one query. A recipient is never
+    changed once written, so this may be read before the write transaction."""
     tokens, domain = services.tokens, services.config.reply_domain
     recipient_ids: set[int] = set()
     for row in rows:
@@ -124,11 +133,16 @@ def preload_threads(
                 recipient_ids.add(verified.recipient_id)
     if not recipient_ids:
         return []
-    recipients = list(session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids))))
-    request_ids = {recipient.request_id for recipient in recipients}
-    # Locked in id order, before any is written: two workers recording replies to the
-    # same threads in one transaction each then wait for each other, never in a cycle.
-    requests = list(
+    return list(session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids))))
+
+
+def lock_requests(session: Session, request_ids: set[int]) -> list[Request]:
+    """The requests, loaded and locked in id order, before any is written: two workers
+    recording replies to the same threads in one transaction each then wait for each
+    other, never in a cycle."""
+    if not request_ids:
+        return []
+    return list(
         session.scalars(
             select(Request)
             .where(Request.id.in_(request_ids))
@@ -136,7 +150,6 @@ def preload_threads(
             .with_for_update(of=Request, key_share=True)
         )
     )
-    return [*recipients, *requests]
 
 
 def match_recipient(

@@ -34,16 +34,21 @@ from collections.abc import Mapping
 from datetime import timedelta
 
 from sqlalchemy import bindparam, or_, select, update
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm import Session
 
 from gateway.inbound import held
 from gateway.inbound.absence import approver_away
-from gateway.inbound.ahead import Ahead, read_ahead
+from gateway.inbound.ahead import Ahead, Known, Read, ahead_of, chunk_rows, read_ahead, read_rows
 from gateway.inbound.assurance import prefetch, proven_sender
 from gateway.inbound.attachments import write_large_attachments
 from gateway.inbound.challenge import confirmed_inbound, take_confirm
 from gateway.inbound.mailparse import ParsedMail, Unparseable
-from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
+from gateway.inbound.match import (
+    EarlierCopies,
+    lock_requests,
+    match_recipient,
+    preload_threads,
+)
 from gateway.inbound.reading import MailReader, Parsed, parse_stored
 from gateway.inbound.record import (
     Outcome,
@@ -210,12 +215,13 @@ def process_batch(
         for mail in parsed.values():
             if isinstance(mail, ParsedMail):
                 write_large_attachments(services, mail)
-        reads = {i: (parsed.get(i), _ahead_of(services, parsed.get(i))) for i in chunk}
+        reads = {i: (parsed.get(i), ahead_of(services, parsed.get(i))) for i in chunk}
+        known = read_rows(services, chunk)
         try:
             # Whole: a savepoint per message costs two statements and a flush each,
             # spent only on a chunk that needs them.
             with services.db.transaction() as session:
-                outcomes.update(_record_chunk(services, session, chunk, reads))
+                outcomes.update(_record_chunk(services, session, chunk, reads, known))
         except Exception:
             # Nothing of the chunk was kept; written again with each message in its own
             # savepoint, so the one that raises is undone alone.
@@ -228,32 +234,6 @@ def process_batch(
     return [outcomes[i] for i in ids]
 
 
-def _ahead_of(services: Services, mail: Parsed | None) -> Ahead | None:
-    """What the message says of itself, read while the write lock is free; None when it
-    is not a readable email, or reading it failed (then again, under the lock, where a
-    failure is that message's alone)."""
-    if not isinstance(mail, ParsedMail):
-        return None
-    try:
-        return read_ahead(services, mail)
-    except Exception:
-        return None
-
-
-def _rows(session: Session, chunk: list[int]) -> dict[int, InboundMessage]:
-    """The chunk's rows in one query; the raw bytes are read only by the few that need them."""
-    query = (
-        select(InboundMessage)
-        .where(InboundMessage.id.in_(chunk))
-        .options(defer(InboundMessage.raw, raiseload=False))
-    )
-    return {row.id: row for row in session.scalars(query)}
-
-
-# A message as read before the transaction: its parse, and what it says of itself.
-Read = tuple[Parsed | None, Ahead | None]
-
-
 def _record(services: Services, session: Session, row: InboundMessage | None, read: Read) -> str:
     assert row is not None
     outcome = process(services, session, row, *read)
@@ -262,10 +242,17 @@ def _record(services: Services, session: Session, row: InboundMessage | None, re
 
 
 def _record_chunk(
-    services: Services, session: Session, chunk: list[int], reads: Mapping[int, Read]
+    services: Services,
+    session: Session,
+    chunk: list[int],
+    reads: Mapping[int, Read],
+    known: Known,
 ) -> dict[int, str]:
-    rows = _rows(session, chunk)
-    _threads = preload_threads(services, session, rows.values())
+    rows, recipients = known
+    for loaded in (*rows.values(), *recipients):
+        # Taken into this session as they were read: no statement.
+        session.add(loaded)
+    _requests = lock_requests(session, {r.request_id for r in recipients})
     return {i: _record(services, session, rows.get(i), reads[i]) for i in chunk}
 
 
@@ -273,7 +260,7 @@ def _record_chunk_apart(
     services: Services, session: Session, chunk: list[int], reads: Mapping[int, Read]
 ) -> tuple[dict[int, str], list[int]]:
     """Each message in its own savepoint: the outcomes, and the messages that raised."""
-    rows = _rows(session, chunk)
+    rows = chunk_rows(session, chunk)
     _threads = preload_threads(services, session, rows.values())
     done: dict[int, str] = {}
     crashed: list[int] = []
