@@ -12,6 +12,7 @@ from gateway.inbound.mailparse import ParsedMail
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient, Request
 from gateway.store.prepared import Prepared, connection_of
+from gateway.store.thread import note_locked
 
 # Earlier copies of one Message-ID compared by their recipients (a message is stored
 # once per reply address, so this is the number of addresses it may have gone to).
@@ -142,7 +143,7 @@ def lock_requests(session: Session, request_ids: set[int]) -> list[Request]:
     other, never in a cycle."""
     if not request_ids:
         return []
-    return list(
+    requests = list(
         session.scalars(
             select(Request)
             .where(Request.id.in_(request_ids))
@@ -150,6 +151,8 @@ def lock_requests(session: Session, request_ids: set[int]) -> list[Request]:
             .with_for_update(of=Request, key_share=True)
         )
     )
+    note_locked(session, request_ids)
+    return requests
 
 
 def match_recipient(

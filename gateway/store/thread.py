@@ -6,6 +6,7 @@ the whole story. Turns are only ever added.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
@@ -19,6 +20,7 @@ from gateway.store.models import Request, Turn
 from gateway.store.prepared import Prepared, connection_of, prepared_insert
 
 _NEXT_SEQ = "hfa_next_turn_seq"
+_LOCKED = "hfa_locked_requests"
 _TURN_ROW = ("request_id", "seq", "author", "kind", "at", "body", "data")
 _INSERT_FIRST_TURN = prepared_insert(Turn, _TURN_ROW, returning_id=False)
 _INSERT_TURN = prepared_insert(Turn, _TURN_ROW)
@@ -50,7 +52,9 @@ def add_turn(
     seq = next_seq.get(request.id)
     connection = connection_of(session)
     if seq is None:
-        if connection.dialect.name == "postgresql":
+        if connection.dialect.name == "postgresql" and request.id not in session.info.get(
+            _LOCKED, ()
+        ):
             # SQLite has one writer at a time already.
             _LOCK_REQUEST.first(connection, {"request_id": request.id})
         last = _LAST_SEQ.first(connection, {"request_id": request.id})
@@ -72,6 +76,14 @@ def add_turn(
     turn = Turn(id=_INSERT_TURN.insert_id(connection, row), **row)
     request.updated_at = at
     return turn
+
+
+def note_locked(session: Session, request_ids: Iterable[int]) -> None:
+    """Requests the transaction has locked as ``add_turn`` would (FOR NO KEY UPDATE), so
+    it does not lock them again. A dict in ``session.info``: a savepoint undone puts it
+    back as it was (``store.savepoints``), as PostgreSQL lets go of the locks taken in it."""
+    locked: dict[int, bool] = session.info.setdefault(_LOCKED, {})
+    locked.update(dict.fromkeys(request_ids, True))
 
 
 def first_turn(

@@ -76,13 +76,20 @@ def test_a_batch_of_replies_is_recorded_in_one_commit_without_a_savepoint_each(
     def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
         statements.append(sql)
 
+    def committed(conn: Any) -> None:
+        # The rows read before the write transaction end in a commit of their own,
+        # which writes nothing.
+        if not conn.get_execution_options().get("hfa_read_only"):
+            commits.append(1)
+
     engine = services.db.engine
     event.listen(engine, "before_cursor_execute", seen)
-    event.listen(engine, "commit", lambda _conn: commits.append(1))
+    event.listen(engine, "commit", committed)
     try:
         assert process_batch(services, ids, read) == ["recorded"] * WRITE_CHUNK
     finally:
         event.remove(engine, "before_cursor_execute", seen)
+        event.remove(engine, "commit", committed)
     assert len(commits) == 1
     assert not [s for s in statements if s.lstrip().upper().startswith("SAVEPOINT")]
     assert auditkit.verify(services).problems == []
