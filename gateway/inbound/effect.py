@@ -20,6 +20,7 @@ from gateway.outbound.tell import tell_thread
 from gateway.replies import DecisionKind
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Turn
+from gateway.store.recording import anyone_else_on
 from gateway.store.thread import change_status
 
 # decision -> (turn kind, new status)
@@ -90,7 +91,11 @@ def tell_and_push(
     that leaves the policy waiting or a reply that decided nothing; the agent
     hears of a vote only when it reached the outcome or disagrees with it.
     """
-    if counted.tells_others or turn.kind == "close":
+    # Asked first by one compiled statement: on most threads the one who answered is the
+    # only human, and there is nobody to tell.
+    if (counted.tells_others or turn.kind == "close") and anyone_else_on(
+        session, request.id, recipient.id
+    ):
         tell_thread(
             services,
             session,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from sqlalchemy import ColumnElement, Select, bindparam, select
@@ -11,6 +11,8 @@ from sqlalchemy.orm import Session
 from gateway.inbound.mailparse import ParsedMail
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient, Request
+from gateway.store.prepared import Prepared, connection_of
+from gateway.store.thread import note_locked
 
 # Earlier copies of one Message-ID compared by their recipients (a message is stored
 # once per reply address, so this is the number of addresses it may have gone to).
@@ -36,7 +38,9 @@ def _earlier_copies(same: ColumnElement[bool]) -> Select[Any]:
         same,
         _INBOUND.id != bindparam("this"),
         _INBOUND.state.concat("") == "done",
-        _INBOUND.outcome.not_in(("unparseable", "failed")),
+        # Two comparisons, not NOT IN: a compiled statement has no list parameters.
+        _INBOUND.outcome != "unparseable",
+        _INBOUND.outcome != "failed",
     )
 
 
@@ -44,7 +48,14 @@ def _earlier_copies(same: ColumnElement[bool]) -> Select[Any]:
 # than running it.
 _SAME_ID = _earlier_copies(_INBOUND.message_id == bindparam("key"))
 _SAME_BYTES = _earlier_copies(_INBOUND.sha256 == bindparam("key"))
-_COPIES = {True: _SAME_ID.limit(MAX_COPIES_CHECKED), False: _SAME_BYTES.limit(MAX_COPIES_CHECKED)}
+# Run on the driver's cursor (``store.prepared``): every message asks once, under the
+# write lock.
+_COPIES = {
+    key: Prepared(
+        query.limit(MAX_COPIES_CHECKED), results=(_INBOUND.rcpt_to.type, _INBOUND.request_id.type)
+    )
+    for key, query in ((True, _SAME_ID), (False, _SAME_BYTES))
+}
 _COPY_FOR = {
     key: query.where(_INBOUND.request_id == bindparam("request_id")).limit(1)
     for key, query in ((True, _SAME_ID), (False, _SAME_BYTES))
@@ -65,7 +76,7 @@ class EarlierCopies:
         # What this transaction already recorded (an earlier copy in the same batch)
         # is written out first: the statement below runs on the bare connection.
         session.flush()
-        result = session.connection().execute(_COPIES[self._by_id], self._params)
+        result = _COPIES[self._by_id].all(connection_of(session), self._params)
         self._copies = [(list(rcpt_to), request_id) for rcpt_to, request_id in result]
 
     def duplicate(self) -> bool:
@@ -104,6 +115,15 @@ def preload_threads(
     requests, so that matching each message finds them in the session instead of
     querying one by one. The caller keeps what this returns while it works: the
     session holds loaded objects only as long as someone else does."""
+    recipients = named_recipients(services, session, rows)
+    return [*recipients, *lock_requests(session, {r.request_id for r in recipients})]
+
+
+def named_recipients(
+    services: Services, session: Session, rows: Iterable[InboundMessage]
+) -> list[Recipient]:
+    """The recipients the rows' reply addresses name, in one query. A recipient is never
+    changed once written, so this may be read before the write transaction."""
     tokens, domain = services.tokens, services.config.reply_domain
     recipient_ids: set[int] = set()
     for row in rows:
@@ -114,10 +134,15 @@ def preload_threads(
                 recipient_ids.add(verified.recipient_id)
     if not recipient_ids:
         return []
-    recipients = list(session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids))))
-    request_ids = {recipient.request_id for recipient in recipients}
-    # Locked in id order, before any is written: two workers recording replies to the
-    # same threads in one transaction each then wait for each other, never in a cycle.
+    return list(session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids))))
+
+
+def lock_requests(session: Session, request_ids: set[int]) -> list[Request]:
+    """The requests, loaded and locked in id order, before any is written: two workers
+    recording replies to the same threads in one transaction each then wait for each
+    other, never in a cycle."""
+    if not request_ids:
+        return []
     requests = list(
         session.scalars(
             select(Request)
@@ -126,26 +151,38 @@ def preload_threads(
             .with_for_update(of=Request, key_share=True)
         )
     )
-    return [*recipients, *requests]
+    note_locked(session, request_ids)
+    return requests
 
 
 def match_recipient(
-    services: Services, session: Session, row: InboundMessage, mail: ParsedMail
+    services: Services,
+    session: Session,
+    row: InboundMessage,
+    mail: ParsedMail,
+    cited: Sequence[int] | None = None,
 ) -> Recipient | None:
-    """The recipient whose signed reply token the message carries, if any."""
+    """The recipient whose signed reply token the message carries, if any.
+
+    ``cited``: the recipients of the verified tokens in the message's In-Reply-To and
+    References, when worked out already (``inbound.ahead``).
+    """
     tokens = services.tokens
     domain = services.config.reply_domain
     candidates = [tokens.token_from_address(a, domain) for a in row.rcpt_to]
-    # Auto-replies and bounces to the bounce address find their thread through the
-    # Message-ID we sent (they never record an answer: see the worker).
-    for header in ("in-reply-to", "references"):
-        candidates.extend(tokens.tokens_in_message_ids(mail.headers.get(header, "")))
+    if cited is None:
+        # Auto-replies and bounces to the bounce address find their thread through the
+        # Message-ID we sent (they never record an answer: see the worker).
+        for header in ("in-reply-to", "references"):
+            candidates.extend(tokens.tokens_in_message_ids(mail.headers.get(header, "")))
     for token in candidates:
-        if token is None:
-            continue
-        verified = tokens.verify(token)
+        verified = tokens.verify(token) if token is not None else None
         if verified is not None:
             recipient = session.get(Recipient, verified.recipient_id)
             if recipient is not None:
                 return recipient
+    for recipient_id in cited or ():
+        recipient = session.get(Recipient, recipient_id)
+        if recipient is not None:
+            return recipient
     return None

@@ -39,6 +39,7 @@ from gateway.replies import Ask, Decision, DecisionKind
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
+from gateway.store.recording import add_pending_reading, unsettled_readings
 from gateway.store.thread import add_turn
 
 log = logging.getLogger(__name__)
@@ -164,11 +165,7 @@ def hold(
     turn: Turn,
     due: datetime,
 ) -> None:
-    session.add(
-        PendingReading(
-            request_id=request.id, recipient_id=recipient.id, turn_id=turn.id, due_at=due
-        )
-    )
+    add_pending_reading(session, request.id, recipient.id, turn.id, due)
     services.audit.append(
         session,
         "reply.pending",
@@ -188,28 +185,19 @@ def settle_earlier(
     correction after the fact, a turn of its own); one still inside it is
     replaced. Returns what was replaced, for the receipt.
     """
-    rows = session.scalars(
-        select(PendingReading)
-        .where(
-            PendingReading.request_id == request.id,
-            PendingReading.recipient_id == recipient.id,
-            PendingReading.settled_at.is_(None),
-        )
-        .order_by(PendingReading.id)
-    ).all()
     replaced = []
-    for row in rows:
-        if row.due_at <= now:
-            take_effect(services, session, row.id, now)
-        elif _claim(session, row.id, REPLACED, now):
-            replaced.append(_replace(services, session, request, row, now))
+    for pending_id, turn_id, due in unsettled_readings(session, request.id, recipient.id):
+        if due <= now:
+            take_effect(services, session, pending_id, now)
+        elif _claim(session, pending_id, REPLACED, now):
+            replaced.append(_replace(services, session, request, turn_id, now))
     return replaced
 
 
 def _replace(
-    services: Services, session: Session, request: Request, row: PendingReading, now: datetime
+    services: Services, session: Session, request: Request, turn_id: int, now: datetime
 ) -> dict[str, Any]:
-    turn = session.get(Turn, row.turn_id)
+    turn = session.get(Turn, turn_id)
     assert turn is not None
     reading = _reading(turn)
     label = str(reading["read_as"] or "reply").upper()

@@ -39,7 +39,8 @@ from gateway.store.models import (
     Request,
     Turn,
 )
-from gateway.store.thread import add_turn
+from gateway.store.recording import set_outcome
+from gateway.store.thread import add_turn, store_request
 
 # A reply with no new text (a greeting, thanks, a signature): kept, never an answer.
 NO_ANSWER_KIND = "no_answer"
@@ -142,7 +143,6 @@ def record_reply(
     counted = _hold_or_put_into_effect(
         services, session, request, recipient, turn, (new_status, due), check.address, now
     )
-    session.flush()
     services.audit.append(
         session,
         "reply.recorded",
@@ -292,7 +292,6 @@ def _queue_receipt(
     counted: Counted | None,
 ) -> None:
     """Tell the lawyer what was recorded from their reply, in reply to that message."""
-    session.flush()
     data = turn.data
     outbox.enqueue_lawyer_email(
         services,
@@ -325,17 +324,29 @@ def _queue_receipt(
 
 
 def finish(services: Services, session: Session, row: InboundMessage, outcome: Outcome) -> None:
+    """The message's outcome on its row, and its ``inbound.processed`` entry.
+
+    The row and the request are written here by compiled statements, so the session
+    is left with nothing to flush: the next message's first query flushes nothing.
+    """
     now = services.clock.now()
-    row.state = "done"
-    row.outcome = outcome.name
-    row.outcome_detail = outcome.detail[:2000]
-    row.processed_at = now
-    row.lease_until = None
-    if outcome.request is not None:
-        row.request_id = outcome.request.id
-    if outcome.recipient is not None:
-        row.recipient_id = outcome.recipient.id
-    row.turn_id = outcome.turn_id
+    request, recipient = outcome.request, outcome.recipient
+    set_outcome(
+        session,
+        row,
+        {
+            "state": "done",
+            "outcome": outcome.name,
+            "outcome_detail": outcome.detail[:2000],
+            "processed_at": now,
+            "lease_until": None,
+            "request_id": request.id if request is not None else row.request_id,
+            "recipient_id": recipient.id if recipient is not None else row.recipient_id,
+            "turn_id": outcome.turn_id,
+        },
+    )
+    if request is not None:
+        store_request(session, request)
     services.audit.append(
         session,
         "inbound.processed",

@@ -34,15 +34,21 @@ from collections.abc import Mapping
 from datetime import timedelta
 
 from sqlalchemy import bindparam, or_, select, update
-from sqlalchemy.orm import Session, defer
+from sqlalchemy.orm import Session
 
 from gateway.inbound import held
 from gateway.inbound.absence import approver_away
+from gateway.inbound.ahead import Ahead, Known, Read, ahead_of, chunk_rows, read_ahead, read_rows
 from gateway.inbound.assurance import prefetch, proven_sender
 from gateway.inbound.attachments import write_large_attachments
 from gateway.inbound.challenge import confirmed_inbound, take_confirm
 from gateway.inbound.mailparse import ParsedMail, Unparseable
-from gateway.inbound.match import EarlierCopies, match_recipient, preload_threads
+from gateway.inbound.match import (
+    EarlierCopies,
+    lock_requests,
+    match_recipient,
+    preload_threads,
+)
 from gateway.inbound.reading import MailReader, Parsed, parse_stored
 from gateway.inbound.record import (
     Outcome,
@@ -51,8 +57,7 @@ from gateway.inbound.record import (
     record_reply,
 )
 from gateway.inbound.reports import keep_headers_only, record_bounce
-from gateway.outbound.compose import LOOP_HEADER
-from gateway.replies import AutomaticKind, detect_automatic
+from gateway.replies import AutomaticKind
 from gateway.replies.bounces import DeliveryReport
 from gateway.runner import run_until_stopped
 from gateway.services import Services
@@ -71,11 +76,14 @@ WRITE_CHUNK = 8
 
 
 def process(
-    services: Services, session: Session, row: InboundMessage, parsed: Parsed | None = None
+    services: Services,
+    session: Session,
+    row: InboundMessage,
+    parsed: Parsed | None = None,
+    ahead: Ahead | None = None,
 ) -> Outcome:
     """Decide the outcome of one stored message and record it (``parsed``: its bytes read
-    already, outside the transaction)."""
-    config = services.config
+    already, outside the transaction; ``ahead``: what they say, read from them there)."""
     earlier = EarlierCopies(session, row)
     if earlier.duplicate():
         return Outcome("duplicate", "the same message was processed before")
@@ -88,15 +96,17 @@ def process(
     if isinstance(mail, Exception):
         # A bug in parsing: this message is undone and retried, like any crash.
         raise mail
-    if mail.headers.get(LOOP_HEADER.lower(), "").strip().lower() == config.reply_domain:
+    if ahead is None:
+        ahead = read_ahead(services, mail)
+    if ahead.own_loop:
         return Outcome("loop", "our own mail came back")
 
     held_id = confirmed_inbound(services, row)
     if held_id is not None:
         # A CONFIRM to the challenge of a held reply (``challenge``): never itself an answer.
         return take_confirm(services, session, row, mail, held_id)
-    recipient = match_recipient(services, session, row, mail)
-    automatic = detect_automatic(mail.headers, mail.subject, mail.headers.get("content-type"))
+    recipient = match_recipient(services, session, row, mail, ahead.cited)
+    automatic = ahead.automatic
     bounce_address_only = _to_bounce_address_only(services, row)
     if automatic is AutomaticKind.BOUNCE or (
         recipient is None and row.mail_from in ("", "<>") and automatic is not None
@@ -115,7 +125,7 @@ def process(
         row,
         outcome,
         automatic=automatic is not None,
-        their_message_id=mail.headers.get("message-id"),
+        their_message_id=ahead.their_message_id,
         mail=mail,
     )
 
@@ -205,16 +215,18 @@ def process_batch(
         for mail in parsed.values():
             if isinstance(mail, ParsedMail):
                 write_large_attachments(services, mail)
+        reads = {i: (parsed.get(i), ahead_of(services, parsed.get(i))) for i in chunk}
+        known = read_rows(services, chunk)
         try:
             # Whole: a savepoint per message costs two statements and a flush each,
             # spent only on a chunk that needs them.
             with services.db.transaction() as session:
-                outcomes.update(_record_chunk(services, session, chunk, parsed))
+                outcomes.update(_record_chunk(services, session, chunk, reads, known))
         except Exception:
             # Nothing of the chunk was kept; written again with each message in its own
             # savepoint, so the one that raises is undone alone.
             with services.db.transaction() as session:
-                done, failed = _record_chunk_apart(services, session, chunk, parsed)
+                done, failed = _record_chunk_apart(services, session, chunk, reads)
             outcomes.update(done)
             crashed += failed
     for inbound_id in crashed:
@@ -222,47 +234,40 @@ def process_batch(
     return [outcomes[i] for i in ids]
 
 
-def _rows(session: Session, chunk: list[int]) -> dict[int, InboundMessage]:
-    """The chunk's rows in one query; the raw bytes are read only by the few that need them."""
-    query = (
-        select(InboundMessage)
-        .where(InboundMessage.id.in_(chunk))
-        .options(defer(InboundMessage.raw, raiseload=False))
-    )
-    return {row.id: row for row in session.scalars(query)}
-
-
-def _record(
-    services: Services, session: Session, row: InboundMessage | None, parsed: Parsed | None
-) -> str:
+def _record(services: Services, session: Session, row: InboundMessage | None, read: Read) -> str:
     assert row is not None
-    outcome = process(services, session, row, parsed)
+    outcome = process(services, session, row, *read)
     finish(services, session, row, outcome)
     return outcome.name
 
 
 def _record_chunk(
-    services: Services, session: Session, chunk: list[int], parsed: Mapping[int, Parsed]
+    services: Services,
+    session: Session,
+    chunk: list[int],
+    reads: Mapping[int, Read],
+    known: Known,
 ) -> dict[int, str]:
-    rows = _rows(session, chunk)
-    _threads = preload_threads(services, session, rows.values())
-    return {i: _record(services, session, rows.get(i), parsed.get(i)) for i in chunk}
+    rows, recipients = known
+    for loaded in (*rows.values(), *recipients):
+        # Taken into this session as they were read: no statement.
+        session.add(loaded)
+    _requests = lock_requests(session, {r.request_id for r in recipients})
+    return {i: _record(services, session, rows.get(i), reads[i]) for i in chunk}
 
 
 def _record_chunk_apart(
-    services: Services, session: Session, chunk: list[int], parsed: Mapping[int, Parsed]
+    services: Services, session: Session, chunk: list[int], reads: Mapping[int, Read]
 ) -> tuple[dict[int, str], list[int]]:
     """Each message in its own savepoint: the outcomes, and the messages that raised."""
-    rows = _rows(session, chunk)
+    rows = chunk_rows(session, chunk)
     _threads = preload_threads(services, session, rows.values())
     done: dict[int, str] = {}
     crashed: list[int] = []
     for inbound_id in chunk:
-        row, read = rows.get(inbound_id), parsed.get(inbound_id)
+        row, read = rows.get(inbound_id), reads[inbound_id]
 
-        def work(
-            session: Session, row: InboundMessage | None = row, read: Parsed | None = read
-        ) -> str:
+        def work(session: Session, row: InboundMessage | None = row, read: Read = read) -> str:
             return _record(services, session, row, read)
 
         try:
@@ -270,6 +275,9 @@ def _record_chunk_apart(
         except Exception:
             log.exception("inbound %s: processing failed", inbound_id)
             crashed.append(inbound_id)
+            # Rows written by compiled statements (a request's status, a message's
+            # outcome) were undone without the session knowing: read again when used.
+            session.expire_all()
     return done, crashed
 
 

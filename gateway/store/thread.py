@@ -6,10 +6,11 @@ the whole story. Turns are only ever added.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, func, inspect, select, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
@@ -19,6 +20,7 @@ from gateway.store.models import Request, Turn
 from gateway.store.prepared import Prepared, connection_of, prepared_insert
 
 _NEXT_SEQ = "hfa_next_turn_seq"
+_LOCKED = "hfa_locked_requests"
 _TURN_ROW = ("request_id", "seq", "author", "kind", "at", "body", "data")
 _INSERT_FIRST_TURN = prepared_insert(Turn, _TURN_ROW, returning_id=False)
 _INSERT_TURN = prepared_insert(Turn, _TURN_ROW)
@@ -50,7 +52,9 @@ def add_turn(
     seq = next_seq.get(request.id)
     connection = connection_of(session)
     if seq is None:
-        if connection.dialect.name == "postgresql":
+        if connection.dialect.name == "postgresql" and request.id not in session.info.get(
+            _LOCKED, ()
+        ):
             # SQLite has one writer at a time already.
             _LOCK_REQUEST.first(connection, {"request_id": request.id})
         last = _LAST_SEQ.first(connection, {"request_id": request.id})
@@ -72,6 +76,14 @@ def add_turn(
     turn = Turn(id=_INSERT_TURN.insert_id(connection, row), **row)
     request.updated_at = at
     return turn
+
+
+def note_locked(session: Session, request_ids: Iterable[int]) -> None:
+    """Requests the transaction has locked as ``add_turn`` would (FOR NO KEY UPDATE), so
+    it does not lock them again. A dict in ``session.info``: a savepoint undone puts it
+    back as it was (``store.savepoints``), as PostgreSQL lets go of the locks taken in it."""
+    locked: dict[int, bool] = session.info.setdefault(_LOCKED, {})
+    locked.update(dict.fromkeys(request_ids, True))
 
 
 def first_turn(
@@ -130,6 +142,39 @@ def change_status(
         body=f"Status changed from {old} to {new}: {reason}",
         data={"from_status": old, "to_status": new},
     )
+
+
+# One compiled UPDATE per set of columns a writer changes (a reply changes the same few).
+_REQUEST_UPDATES: dict[tuple[str, ...], Prepared] = {}
+_REQUEST_COLUMNS = frozenset(Request.__table__.c.keys())
+
+
+def store_request(session: Session, request: Request) -> None:
+    """Write what changed on ``request`` now, by one compiled UPDATE, and mark it as stored.
+
+    The session then holds nothing to flush for it: on the worker's path every statement
+    that would make the unit of work flush (and each flush costs more than the UPDATE) is
+    left with nothing to do. Whoever undoes a savepoint after this must expire the
+    request, as the session does not know it changed (``inbound.worker``).
+    """
+    state = inspect(request)
+    keys = tuple(sorted(state.committed_state))
+    if not keys or not _REQUEST_COLUMNS.issuperset(keys):
+        # Nothing changed, or something no column holds: the unit of work writes it.
+        return
+    prepared = _REQUEST_UPDATES.get(keys)
+    if prepared is None:
+        statement = (
+            update(Request)
+            .where(Request.id == bindparam("request_id_"))
+            .values({key: bindparam(key) for key in keys})
+        )
+        prepared = _REQUEST_UPDATES[keys] = Prepared(statement)
+    values = {key: state.dict[key] for key in keys}
+    prepared.execute(connection_of(session), {**values, "request_id_": request.id})
+    # Marked as stored, as a flush would have left it (not only its values: the session
+    # must stop counting it as changed, or each flush still walks it).
+    state._commit_all(state.dict, session.identity_map)
 
 
 def turn_as_json(turn: Turn) -> dict[str, Any]:

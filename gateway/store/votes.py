@@ -12,15 +12,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import ColumnElement, exists, select
+from sqlalchemy import ColumnElement, bindparam, exists, select, update
 from sqlalchemy.orm import Session
 
 from gateway import policy as rules
 from gateway.contract import iso
 from gateway.store.models import Recipient, Request
 from gateway.store.policy_models import RequestPolicy, Vote
-from gateway.store.prepared import connection_of, prepared_insert
+from gateway.store.prepared import Prepared, connection_of, prepared_insert
 
 
 @dataclass(frozen=True)
@@ -94,42 +95,97 @@ def steps_overdue(session: Session, now: datetime) -> list[int]:
     )
 
 
+_POLICIES = RequestPolicy.__table__.c
+_VOTES = Vote.__table__.c
+# The policy row and the vote log are read and written by statements compiled once, on
+# the session's connection: a reply's vote is on the hottest write path, and the ORM's
+# unit of work (a flush per statement) cost more than the statements. No RequestPolicy
+# or Vote is ever held by the session, so nothing read here can be older than the table.
+_PolicyRow = tuple[
+    dict[str, Any], str, dict[str, Any], dict[str, Any], datetime | None, datetime | None
+]
+_POLICY_COLUMNS = (
+    _POLICIES.rule,
+    _POLICIES.outcome,
+    _POLICIES.state,
+    _POLICIES.delegates,
+    _POLICIES.decided_at,
+    _POLICIES.step_due_at,
+)
+_POLICY_READ = select(*_POLICY_COLUMNS).where(_POLICIES.request_id == bindparam("request_id"))
+_POLICY = Prepared(_POLICY_READ, results=[c.type for c in _POLICY_COLUMNS])
+# Locked until the transaction ends (PostgreSQL; SQLite has one writer at a time).
+_LOCK_POLICY = Prepared(_POLICY_READ.with_for_update(), results=[c.type for c in _POLICY_COLUMNS])
+_UPDATE_POLICY = Prepared(
+    update(RequestPolicy)
+    .where(_POLICIES.request_id == bindparam("request_id"))
+    .values(
+        rule=bindparam("rule"),
+        outcome=bindparam("outcome"),
+        state=bindparam("state"),
+        decided_at=bindparam("decided_at"),
+        step_due_at=bindparam("step_due_at"),
+        updated_at=bindparam("updated_at"),
+    )
+)
+_SET_DELEGATES = Prepared(
+    update(RequestPolicy)
+    .where(_POLICIES.request_id == bindparam("request_id"))
+    .values(delegates=bindparam("delegates"))
+)
+_LOG_COLUMNS = (
+    _VOTES.person,
+    _VOTES.decision,
+    _VOTES.at,
+    _VOTES.voter,
+    _VOTES.conditions,
+    _VOTES.turn_id,
+)
+_LOG = Prepared(
+    select(*_LOG_COLUMNS).where(_VOTES.request_id == bindparam("request_id")).order_by(_VOTES.id),
+    results=[c.type for c in _LOG_COLUMNS],
+)
+_INSERT_VOTE = prepared_insert(
+    Vote,
+    ("request_id", "person", "voter", "decision", "conditions", "turn_id", "at"),
+    returning_id=False,
+)
+
+
 def waiting_for(session: Session, request_id: int) -> list[str]:
     """Who has not answered yet, as the policy was last evaluated."""
-    row = session.get(RequestPolicy, request_id)
-    return [str(a) for a in row.state.get("waiting_for", ())] if row is not None else []
+    row = _POLICY.first(connection_of(session), {"request_id": request_id})
+    return [str(a) for a in row[2].get("waiting_for", ())] if row is not None else []
 
 
-def locked_policy(session: Session, request_id: int, at: datetime) -> RequestPolicy:
-    """The request's policy row, locked until the transaction ends.
+def locked_policy(session: Session, request_id: int, at: datetime) -> _PolicyRow:
+    """The request's policy row (rule, outcome, state, delegates, decided_at, step_due_at),
+    locked until the transaction ends.
 
     A request filed before policies existed gets today's rule: any of its lawyers.
     """
-    query = (
-        select(RequestPolicy)
-        .where(RequestPolicy.request_id == request_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    )
-    row = session.scalars(query).first()
+    connection = connection_of(session)
+    row = _LOCK_POLICY.first(connection, {"request_id": request_id})
     if row is not None:
-        return row
+        return row  # type: ignore[return-value]
     lawyers = session.scalars(
         select(Recipient.address)
         .where(Recipient.request_id == request_id, Recipient.role == "lawyer")
         .order_by(Recipient.id)
     ).all()
     open_policy(session, request_id, rules.any_of(lawyers), at, default=True)
-    session.flush()
-    row = session.scalars(query).first()
+    row = _LOCK_POLICY.first(connection, {"request_id": request_id})
     assert row is not None
-    return row
+    return row  # type: ignore[return-value]
 
 
 def vote_log(session: Session, request_id: int) -> list[rules.Vote]:
     """Every vote of the request, oldest first."""
-    rows = session.scalars(select(Vote).where(Vote.request_id == request_id).order_by(Vote.id))
-    return [rules.Vote(r.person, r.decision, iso(r.at), r.voter, tuple(r.conditions)) for r in rows]
+    rows = _LOG.all(connection_of(session), {"request_id": request_id})
+    return [
+        rules.Vote(person, decision, iso(at), voter, tuple(conditions))
+        for person, decision, at, voter, conditions, _turn in rows
+    ]
 
 
 def cast(
@@ -151,58 +207,73 @@ def cast(
     ``escalated``: the voter was brought in by escalation; under the default
     rule (any of the lawyers) they count as one more of its approvers.
     """
-    row = locked_policy(session, request_id, at)
-    policy = rules.from_json(row.rule)
+    rule, before, state, delegates, decided_at, step_due_at = locked_policy(session, request_id, at)
+    policy = rules.from_json(rule)
     # A delegate's vote counts for the approver they answer for; anyone else's for the
     # address their reply token was issued to (their other addresses are the same person).
-    person = str(row.delegates.get(address, address))
-    step_before = int(str(row.state.get("step", 1))) - 1
-    if escalated and row.rule.get("default") and person not in policy.approvers:
+    person = str(delegates.get(address, address))
+    step_before = int(str(state.get("step", 1))) - 1
+    if escalated and rule.get("default") and person not in policy.approvers:
         policy = rules.any_of((*policy.approvers, person))
-        row.rule = rules.to_json(policy) | {"default": True}
-    before = row.outcome
-    session.add(
-        Vote(
-            request_id=request_id,
-            person=person,
-            voter=voter,
-            decision=decision,
-            conditions=list(conditions),
-            turn_id=turn_id,
-            at=at,
-        )
+        rule = rules.to_json(policy) | {"default": True}
+    # The log as it stood under the lock, and this vote after it: it is the newest row.
+    log = vote_log(session, request_id)
+    log.append(rules.Vote(person, decision, iso(at), voter, tuple(conditions)))
+    connection = connection_of(session)
+    _INSERT_VOTE.execute(
+        connection,
+        {
+            "request_id": request_id,
+            "person": person,
+            "voter": voter,
+            "decision": decision,
+            "conditions": list(conditions),
+            "turn_id": turn_id,
+            "at": at,
+        },
     )
-    session.flush()
-    evaluation = rules.evaluate(policy, vote_log(session, request_id))
-    row.outcome = evaluation.outcome
-    row.state = rules.as_object(policy, evaluation)
+    evaluation = rules.evaluate(policy, log)
     if before == rules.PENDING and evaluation.decided:
-        row.decided_at = at
+        decided_at = at
     if evaluation.decided:
-        row.step_due_at = None
+        step_due_at = None
     elif evaluation.step > step_before:
-        row.step_due_at = _due(policy, evaluation.step, at)
-    row.updated_at = at
-    return Cast(policy, before, evaluation, dict(row.delegates), step_before, person)
+        step_due_at = _due(policy, evaluation.step, at)
+    _UPDATE_POLICY.execute(
+        connection,
+        {
+            "request_id": request_id,
+            "rule": rule,
+            "outcome": evaluation.outcome,
+            "state": rules.as_object(policy, evaluation),
+            "decided_at": decided_at,
+            "step_due_at": step_due_at,
+            "updated_at": at,
+        },
+    )
+    return Cast(policy, before, evaluation, dict(delegates), step_before, person)
 
 
 def standing(session: Session, request_id: int, at: datetime) -> Cast:
     """Where the request stands now, under the lock, without a vote."""
-    row = locked_policy(session, request_id, at)
-    policy = rules.from_json(row.rule)
+    rule, outcome, _state, delegates, _decided, _due_at = locked_policy(session, request_id, at)
+    policy = rules.from_json(rule)
     evaluation = rules.evaluate(policy, vote_log(session, request_id))
-    return Cast(policy, row.outcome, evaluation, dict(row.delegates), evaluation.step, "")
+    return Cast(policy, outcome, evaluation, dict(delegates), evaluation.step, "")
 
 
 def add_delegate(
     session: Session, request_id: int, delegate: str, person: str, at: datetime
 ) -> bool:
     """Record that ``delegate`` answers for ``person`` on this request; False if known."""
-    row = locked_policy(session, request_id, at)
-    if delegate in row.delegates or person in row.delegates:
+    delegates = locked_policy(session, request_id, at)[3]
+    if delegate in delegates or person in delegates:
         # Asked before, or the person is a delegate themselves: no delegating again.
         return False
-    row.delegates = {**row.delegates, delegate: person}
+    _SET_DELEGATES.execute(
+        connection_of(session),
+        {"request_id": request_id, "delegates": {**delegates, delegate: person}},
+    )
     return True
 
 
@@ -218,19 +289,17 @@ class Decided:
 
 def decided(session: Session, request_id: int) -> Decided | None:
     """The request's outcome once reached (None while pending or without a policy row)."""
-    row = session.get(RequestPolicy, request_id)
-    if row is None or row.outcome == rules.PENDING:
+    row = _POLICY.first(connection_of(session), {"request_id": request_id})
+    if row is None or row[1] == rules.PENDING:
         return None
-    policy = rules.from_json(row.rule)
-    rows = list(
-        session.scalars(select(Vote).where(Vote.request_id == request_id).order_by(Vote.id))
-    )
-    log = [rules.Vote(r.person, r.decision, iso(r.at), r.voter, tuple(r.conditions)) for r in rows]
+    policy = rules.from_json(row[0])
+    rows = _LOG.all(connection_of(session), {"request_id": request_id})
+    log = [rules.Vote(r[0], r[1], iso(r[2]), r[3], tuple(r[4])) for r in rows]
     evaluation = rules.evaluate(policy, log)
     if not evaluation.decided:
         return None
     deciding = rows[evaluation.decided_after - 1]
-    return Decided(policy, evaluation, deciding.turn_id, row.decided_at or deciding.at)
+    return Decided(policy, evaluation, deciding[5], row[4] or deciding[2])
 
 
 def votes_awaited() -> ColumnElement[bool]:
@@ -246,12 +315,12 @@ def votes_awaited() -> ColumnElement[bool]:
 def awaited(session: Session, request_id: int) -> frozenset[str] | None:
     """Who is still awaited when votes are in and the policy pending (their delegates
     included); None when a reminder goes to the whole thread as before."""
-    row = session.get(RequestPolicy, request_id)
-    if row is None or row.outcome != rules.PENDING:
+    row = _POLICY.first(connection_of(session), {"request_id": request_id})
+    if row is None or row[1] != rules.PENDING:
         return None
     voted = session.scalars(select(Vote.id).where(Vote.request_id == request_id).limit(1)).first()
     if voted is None:
         return None
-    waiting = {str(a) for a in row.state.get("waiting_for", ())}
-    delegates = {str(d) for d, person in row.delegates.items() if person in waiting}
+    waiting = {str(a) for a in row[2].get("waiting_for", ())}
+    delegates = {str(d) for d, person in row[3].items() if person in waiting}
     return frozenset(waiting | delegates)

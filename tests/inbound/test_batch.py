@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -21,6 +22,7 @@ from gateway.inbound.worker import (
 from gateway.intake.filing import file_request
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient, Turn
+from gateway.store.prepared import Prepared
 from tests import auditkit
 from tests.conftest import LAWYER, REPLY_DOMAIN
 
@@ -74,13 +76,20 @@ def test_a_batch_of_replies_is_recorded_in_one_commit_without_a_savepoint_each(
     def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
         statements.append(sql)
 
+    def committed(conn: Any) -> None:
+        # The rows read before the write transaction end in a commit of their own,
+        # which writes nothing.
+        if not conn.get_execution_options().get("hfa_read_only"):
+            commits.append(1)
+
     engine = services.db.engine
     event.listen(engine, "before_cursor_execute", seen)
-    event.listen(engine, "commit", lambda _conn: commits.append(1))
+    event.listen(engine, "commit", committed)
     try:
         assert process_batch(services, ids, read) == ["recorded"] * WRITE_CHUNK
     finally:
         event.remove(engine, "before_cursor_execute", seen)
+        event.remove(engine, "commit", committed)
     assert len(commits) == 1
     assert not [s for s in statements if s.lstrip().upper().startswith("SAVEPOINT")]
     assert auditkit.verify(services).problems == []
@@ -145,19 +154,98 @@ def test_earlier_copies_are_found_through_the_message_id_index(services: Service
     (address,) = reply_addresses(services, 1)
     stored(services, [address] * 50)
     claim_pending(services)
-    executed: list[tuple[str, Any]] = []
-
-    def seen(_conn: Any, _cursor: Any, sql: str, params: Any, *_args: Any) -> None:
-        executed.append((sql, params))
+    executed: list[str] = []
 
     with services.db.transaction() as session:
         last = session.get(InboundMessage, 50)
         assert last is not None
-        event.listen(services.db.engine, "before_cursor_execute", seen)
+        # The statement runs on the driver's cursor: SQLite reports it with its values.
+        driver = session.connection().connection.dbapi_connection
+        assert driver is not None
+        driver.set_trace_callback(executed.append)  # type: ignore[attr-defined]
         try:
             EarlierCopies(session, last)
         finally:
-            event.remove(services.db.engine, "before_cursor_execute", seen)
-        ((sql, params),) = [(q, p) for q, p in executed if "rcpt_to" in q]
-        plan = session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}", params).all()
+            driver.set_trace_callback(None)  # type: ignore[attr-defined]
+        (sql,) = [q for q in executed if "rcpt_to" in q]
+        plan = session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}").all()
     assert "ix_inbound_message_id" in " ".join(str(step) for step in plan)
+
+
+# What recording one approval under the write lock may cost: the duplicate check, its
+# held readings, the turn (and its number), the vote (the policy row locked, the log,
+# the vote, the policy row), the status (its audit entry and turn), the reply's audit
+# entry, whether anyone else is on the thread, the receipt (its row and entry), the
+# request's row, the message's outcome and its entry. The chunk adds its begin, its
+# requests (read and locked) and its commit.
+STATEMENTS_PER_REPLY = 17
+STATEMENTS_PER_CHUNK = 3
+
+
+def test_recording_a_batch_flushes_nothing_and_keeps_to_a_statement_budget(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the write lock every statement is compiled once and run as it is needed:
+    the unit of work, which flushed four times a reply, is left nothing to write."""
+    ids = stored(services, reply_addresses(services, WRITE_CHUNK))
+    assert claim_pending(services) == ids
+    read = {i: parse_stored(raw) for i, raw in load_raw(services, ids).items()}
+    statements: list[str] = []
+    flushes: list[int] = []
+    in_transaction = [False]
+    real_run = Prepared._run
+
+    def run(self: Prepared, conn: Any, params: Any) -> Any:
+        if in_transaction[0]:
+            statements.append(str(self.statement).split()[0])
+        return real_run(self, conn, params)
+
+    def seen(_conn: Any, _cursor: Any, sql: str, *_args: Any) -> None:
+        if in_transaction[0]:
+            statements.append(sql.split()[0])
+
+    def began(conn: Any) -> None:
+        # The write transaction's, not a read's (the rows read before it).
+        if not conn.get_execution_options().get("hfa_read_only"):
+            in_transaction[0] = True
+            statements.append("BEGIN")
+
+    def committed(_conn: Any) -> None:
+        if in_transaction[0]:
+            statements.append("COMMIT")
+            in_transaction[0] = False
+
+    def flushed(*_args: Any) -> None:
+        flushes.append(1)
+
+    monkeypatch.setattr(Prepared, "_run", run)
+    engine = services.db.engine
+    listeners: list[tuple[Any, str, Callable[..., None]]] = [
+        (engine, "before_cursor_execute", seen),
+        (engine, "begin", began),
+        (engine, "commit", committed),
+        (Session, "after_flush", flushed),
+    ]
+    for target, name, fn in listeners:
+        event.listen(target, name, fn)
+    try:
+        assert process_batch(services, ids, read) == ["recorded"] * WRITE_CHUNK
+    finally:
+        for target, name, fn in listeners:
+            event.remove(target, name, fn)
+    assert flushes == []
+    # The reads before the transaction (rows, recipients) are outside it.
+    assert statements[0] == "BEGIN" and statements[-1] == "COMMIT"
+    assert statements.count("BEGIN") == 1
+    budget = WRITE_CHUNK * STATEMENTS_PER_REPLY + STATEMENTS_PER_CHUNK
+    assert len(statements) <= budget, statements
+    # Recorded as before: a turn, a status change and a receipt each, in the same order.
+    with services.db.reading() as session:
+        kinds = [
+            kind
+            for (kind,) in session.execute(
+                select(Turn.kind).where(Turn.request_id == 1).order_by(Turn.seq)
+            )
+        ]
+    assert kinds == ["request", "approval", "status_changed"]
+    assert auditkit.verify(services).problems == []
