@@ -298,7 +298,9 @@ def _why_none(turn: Turn) -> str:
             "no alone answers the question, not the action)."
         )
     )
-    return f"{why} {_('The agent sees only your text.')}"
+    # Marked outside the f-string: the message extractor does not look inside one.
+    sees = _("The agent sees only your text.")
+    return f"{why} {sees}"
 
 
 def _rule(read_from: str) -> str:
