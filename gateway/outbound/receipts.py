@@ -297,6 +297,9 @@ def _why_none(turn: Turn) -> str:
             "no sentence in it approves, rejects or declines the proposed action (a yes or "
             "no alone answers the question, not the action)."
         )
+        # The parenthesis only where the reply was a bare yes or no.
+        if turn.data.get("answer")
+        else _("no sentence in it approves, rejects or declines the proposed action.")
     )
     # Marked outside the f-string: the message extractor does not look inside one.
     sees = _("The agent sees only your text.")
