@@ -233,7 +233,13 @@ def policy_kinds(services: Services, **fields: Any) -> dict[str, EmailMessage]:
     }
 
 
-def push_email(services: Services, request_id: int) -> EmailMessage:
+def push_email(
+    services: Services,
+    request_id: int,
+    kind: str = "rejection",
+    body: str = "REJECT\n\nDo not pay. " + LONG_URL,
+    data: dict[str, Any] | None = None,
+) -> EmailMessage:
     """The push to the agent's reply_to after a human answered (with a long thread URL)."""
     now = services.clock.now()
     with services.db.transaction() as session:
@@ -243,12 +249,12 @@ def push_email(services: Services, request_id: int) -> EmailMessage:
             session,
             request,
             author="human",
-            kind="rejection",
+            kind=kind,
             at=now + timedelta(seconds=1),
-            body="REJECT\n\nDo not pay. " + LONG_URL,
-            data={"from": "counsel@lawfirm.example", "decision": "rejection"},
+            body=body,
+            data=data or {"from": "counsel@lawfirm.example", "decision": "rejection"},
         )
-        change_status(session, services.audit, request, "answered", at=now, reason="rejection")
+        change_status(session, services.audit, request, "answered", at=now, reason=kind)
         event = push.event_for(
             services, session, request, turn, "http://127.0.0.1:1/v1/links/" + "c" * 300
         )

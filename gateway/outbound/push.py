@@ -258,7 +258,8 @@ def _said(turn: dict[str, Any]) -> str:
     key = turn.get("decision") or ("acknowledgement" if turn["kind"] == "acknowledgement" else "")
     said = _HUMAN_SAID.get(str(key), "replied (no decision read)")
     if key == "approval" and turn.get("conditions"):
-        said = "approved the proposed action WITH CONDITIONS (a conditional approval)"
+        # The news first: a subject cut short still says WITH CONDITIONS.
+        said = "approved, WITH CONDITIONS, the proposed action (a conditional approval)"
     if turn.get("late"):
         said = f"replied after the request was closed ({said}): kept on the record, not acted on"
     return said
@@ -296,7 +297,8 @@ def compose_push_email(services: Services, item: OutboxItem, event: dict[str, An
     data = event["data"]
     tz = when.zone(config.lawyer.timezone)
     headline = _push_headline(data)
-    subject = header_safe(f"{headline} [{data['reference']}]", 78)
+    # The headline is shortened, never the reference the agent's mailbox sorts by.
+    subject = f"{header_safe(headline, 78 - len(data['reference']) - 3)} [{data['reference']}]"
     turns = [
         t
         | {"at_local": when.local_iso(t["at"], tz)}

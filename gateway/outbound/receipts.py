@@ -297,8 +297,13 @@ def _why_none(turn: Turn) -> str:
             "no sentence in it approves, rejects or declines the proposed action (a yes or "
             "no alone answers the question, not the action)."
         )
+        # The parenthesis only where the reply was a bare yes or no.
+        if turn.data.get("answer")
+        else _("no sentence in it approves, rejects or declines the proposed action.")
     )
-    return f"{why} {_('The agent sees only your text.')}"
+    # Marked outside the f-string: the message extractor does not look inside one.
+    sees = _("The agent sees only your text.")
+    return f"{why} {sees}"
 
 
 def _rule(read_from: str) -> str:

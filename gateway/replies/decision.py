@@ -17,7 +17,9 @@ reads the text, or asks again):
 - An approval (or a yes) stands only if nothing in the paragraph holds it back,
   defers it, hands it to a later step, asks, or takes it back
   (``holdback.py``); a negated approval anywhere vetoes it; an approval and a
-  rejection or decline in the same paragraph give no decision.
+  rejection or decline in the same paragraph give no decision. The paragraphs
+  after it may still stop it (a hold-back, refusal, retraction, proviso or
+  rejection there), never start or widen it.
 - An approval with a condition ("subject to", "provided that", ":" and a list)
   is an approval WITH conditions, carried in ``Decision.conditions``; one whose
   condition the same sentence says is unmet is no decision.
@@ -38,7 +40,7 @@ from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
-from gateway.replies.phrases import find, merged_index, own_index
+from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.quick import NEUTRAL_KEYWORDS, read_quick_reply
 from gateway.replies.statement import Lead, agreed, kinds_in, leading
 from gateway.replies.words import Word, is_question, matches_at, sentence_spans, words
@@ -57,6 +59,8 @@ _NEUTRAL = re.compile(
 # The decision region: the first paragraph, bounded so huge inputs stay cheap.
 _MAX_REGION = 600
 _MAX_SCAN = 200_000
+# How much of the text after the decisive paragraph may still stop its approval.
+_MAX_LATER = 2_000
 
 
 def read_decision(new_text: str, subject: str | None) -> Decision:
@@ -100,11 +104,18 @@ def read_typed(new_text: str) -> Decision:
     approving = decision.kind is DecisionKind.APPROVAL or decision.answer == "yes"
     if approving and has_negated_approval(text):
         return _unclear(decision, decision.because)
+    if approving and (later := _stopped_later(text, lead)) is not None:
+        return _unclear(decision, later)
     return decision
 
 
 def decision_region(text: str) -> str:
     """The first paragraph of the answer, after an optional greeting line."""
+    return _paragraphs(text)[0]
+
+
+def _paragraphs(text: str) -> tuple[str, str]:
+    """The decisive paragraph (bounded) and what the lawyer wrote after it, quotes left out."""
     lines = [line for line in text[:_MAX_SCAN].split("\n") if not line.lstrip().startswith(">")]
     while lines and not lines[0].strip():
         lines.pop(0)
@@ -117,7 +128,10 @@ def decision_region(text: str) -> str:
         if not line.strip():
             break
         region.append(line)
-    return "\n".join(region)[:_MAX_REGION]
+    first = "\n".join(region)
+    # A first paragraph longer than the bound goes on in what follows it.
+    after = first[_MAX_REGION:] + "\n" + "\n".join(lines[len(region) :])
+    return first[:_MAX_REGION], after[:_MAX_LATER].strip()
 
 
 def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
@@ -138,6 +152,36 @@ def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
     lead, disagree = agreed([leads[code] for code in languages if code in leads])
     # "det er i orden" approves in Danish and Norwegian: the hold-backs of both apply.
     return (replace(lead, readers=tuple(leads)) if lead else None), disagree
+
+
+def _stopped_later(text: str, lead: Lead) -> str | None:
+    """What the paragraphs after the decisive one say against its approval: a hold-back,
+    a refusal, a retraction, a proviso or another decision ("Approved.\n\nDon't sign yet
+    though."; Outlook's HTML, one paragraph per line, splits "Approved" from "but not
+    before the DPA is signed" the same way). The approval is then no decision: the first
+    paragraph was not the lawyer's last word, and a proviso there is not read as a
+    condition, so the approval cannot stand without it."""
+    later = _paragraphs(text)[1]
+    found = words(later)
+    if not found:
+        return None
+    languages = veto_languages(later, lead)
+    stop = (
+        taken_back(later, found, 0)
+        or held_back(later, found, 0, languages)
+        or refused(later, found, 0, languages)
+    )
+    if stop is not None:
+        return stop
+    if kinds_in(later, found) & {DecisionKind.REJECTION, DecisionKind.DECLINE}:
+        return later[:300]
+    for start, end in sentence_spans(later):
+        sentence = words(later[start:end])
+        if any(
+            phrase_at(sentence, i, merged_index("provisos")) for i in range(min(3, len(sentence)))
+        ):
+            return later[start:end].strip()[:300]
+    return None
 
 
 def reading_languages(first_sentence: str, region: str) -> tuple[str, ...]:

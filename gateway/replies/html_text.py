@@ -86,6 +86,8 @@ class _Open:
     signature: bool
     ordered: bool = False
     counter: int = 0
+    # Outlook's ``<p class="MsoNormal">``: one typed line (its style has no margin).
+    line: bool = False
 
 
 class _Renderer(HTMLParser):
@@ -128,9 +130,14 @@ class _Renderer(HTMLParser):
         element_id = values.get("id", "").lower()
         if self._starts_history(tag, values, classes, element_id):
             self._mark_cut()
+        # Outlook writes each typed line as a paragraph with no margin, and an empty
+        # line as one holding only &nbsp;: read as lines, they keep the lawyer's
+        # paragraphs ("Approved" over "but don't sign yet" is one paragraph).
+        line = tag == "p" and "msonormal" in classes
         if tag in _BLOCK_TAGS:
             # <br> ends a line even when empty; a paragraph starts after a blank line.
-            self._break(blank=tag == "br" or (tag == "p" and bool(self.lines and self.lines[-1])))
+            paragraph = tag == "p" and not line and bool(self.lines and self.lines[-1])
+            self._break(blank=tag == "br" or paragraph)
         if tag == "li":
             self._current.append(self._list_bullet())
         if tag in _VOID_TAGS:
@@ -142,6 +149,7 @@ class _Renderer(HTMLParser):
             signature=any(c.startswith(_SIGNATURE_CLASSES) for c in classes)
             or values.get("data-signatureblock", "").lower() == "true",
             ordered=tag == "ol",
+            line=line,
         )
         if len(self._stack) >= _MAX_STACK:
             return
@@ -164,7 +172,8 @@ class _Renderer(HTMLParser):
         for index in range(len(self._stack) - 1, lowest - 1, -1):
             if self._stack[index].tag == tag:
                 if tag in _BLOCK_TAGS:
-                    self._break()
+                    empty = not "".join(self._current).strip()
+                    self._break(blank=self._stack[index].line and empty)
                 for entry in self._stack[index:]:
                     self._quote_depth -= entry.quote
                     self._hidden_depth -= entry.hidden

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 from gateway.settings.config import Config
-from tests.cli.test_ops import file_and_mail, ops, run  # noqa: F401  (ops: the fixture)
+from tests.cli.test_ops import file_and_mail, ops  # noqa: F401  (ops: the fixture)
+from tests.clienv import run
 from tests.conftest import LAWYER, Running, make_config
 from tests.mailkit import reply_to, send
 

@@ -12,7 +12,7 @@ import pytest
 
 from gateway.services import Services
 from gateway.store.models import Heartbeat
-from tests.cli.test_refusals import run
+from tests.clienv import run
 
 
 def _a_pid_that_no_longer_runs() -> int:

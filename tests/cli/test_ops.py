@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
-import os
 import re
 import uuid
 from email.message import EmailMessage
@@ -15,9 +13,9 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 
-from gateway.cli import main
 from gateway.services import Services
 from gateway.store.models import AuditEntry
+from tests.clienv import run, use_settings
 from tests.conftest import (
     LAWYER,
     REPLY_DOMAIN,
@@ -34,24 +32,9 @@ from tests.mailkit import reply_to, send
 @pytest.fixture
 def ops(running: Running, monkeypatch: pytest.MonkeyPatch) -> Running:
     """The CLI sees the settings of the running gateway, as on the same host."""
-    for key in [k for k in os.environ if k.startswith("HFA_") and not k.startswith("HFA_TEST_")]:
-        monkeypatch.delenv(key)
-    for name, value in running.services.config.raw.items():
-        monkeypatch.setenv(f"HFA_{name.upper()}", value)
+    use_settings(monkeypatch, running.services.config.raw)
     monkeypatch.setenv("USER", "ops-on-call")
     return running
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        code = main(list(argv))
-    finally:
-        root.handlers[:], root.level = handlers, level
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
@@ -241,12 +224,7 @@ async def test_show_names_a_held_reading_and_when_it_takes_effect(
 ) -> None:
     running = await start_running(make_config(tmp_path, correction_window="60s"), sink)
     try:
-        for key in [
-            k for k in os.environ if k.startswith("HFA_") and not k.startswith("HFA_TEST_")
-        ]:
-            monkeypatch.delenv(key)
-        for name, value in running.services.config.raw.items():
-            monkeypatch.setenv(f"HFA_{name.upper()}", value)
+        use_settings(monkeypatch, running.services.config.raw)
         filed, email = await file_and_mail(running)
         await send(reply_to(email, "Approved."), running.smtp_port)
         await running.wait_status(

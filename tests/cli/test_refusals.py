@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import ast
 import json
-import logging
 import os
 import sqlite3
 import subprocess
@@ -17,6 +16,7 @@ from sqlalchemy import create_engine, inspect
 from gateway.cli import main
 from gateway.cli.inbound import OUTCOMES
 from gateway.services import build_services
+from tests.clienv import clear_settings, run
 from tests.conftest import LAWYER, REPLY_DOMAIN, make_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -26,25 +26,12 @@ NO_GATEWAY = "no gateway database at"
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """Settings of a gateway whose data directory holds nothing yet."""
-    for key in [k for k in os.environ if k.startswith("HFA_") and not k.startswith("HFA_TEST_")]:
-        monkeypatch.delenv(key)
+    clear_settings(monkeypatch)
     data_dir = tmp_path / "var"
     monkeypatch.setenv("HFA_DATA_DIR", str(data_dir))
     monkeypatch.setenv("HFA_LAWYERS", LAWYER)
     monkeypatch.setenv("HFA_REPLY_DOMAIN", REPLY_DOMAIN)
     return data_dir
-
-
-def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
-    capsys.readouterr()
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        code = main(list(argv))
-    finally:
-        root.handlers[:], root.level = handlers, level
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 NEEDS_A_GATEWAY = [

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from gateway.settings.config import load_config
-from tests.cli.test_refusals import run
+from tests.clienv import run
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

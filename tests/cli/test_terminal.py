@@ -7,7 +7,8 @@ import json
 import pytest
 
 from gateway.cli.terminal import escape
-from tests.cli.test_ops import file_and_mail, ops, run  # noqa: F401  (ops: the fixture)
+from tests.cli.test_ops import file_and_mail, ops  # noqa: F401  (ops: the fixture)
+from tests.clienv import run
 from tests.conftest import LAWYER, Running, wait_outcomes
 from tests.mailkit import reply_to, send
 

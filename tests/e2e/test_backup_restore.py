@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import logging
-import os
 import stat
 import subprocess
 from pathlib import Path
@@ -15,37 +13,17 @@ import httpx
 import pytest
 
 from gateway.app import Gateway
-from gateway.cli import main
 from gateway.services import build_services
 from gateway.settings.config import Config
 from gateway.store import audit_check
 from tests import auditkit
+from tests.clienv import hfa, use_settings
 from tests.conftest import (
     Running,
     _create_postgres_database,
     _drop_postgres_database,
 )
 from tests.mailkit import reply_to, send
-
-
-def use_settings(monkeypatch: pytest.MonkeyPatch, config: Config, **overrides: str) -> None:
-    """The CLI's environment: these settings and nothing else, as on the gateway's host."""
-    for key in [k for k in os.environ if k.startswith("HFA_") and not k.startswith("HFA_TEST_")]:
-        monkeypatch.delenv(key)
-    for name, value in (dict(config.raw) | overrides).items():
-        monkeypatch.setenv(f"HFA_{name.upper()}", value)
-
-
-def hfa(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    capsys.readouterr()
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        code = main(list(argv))
-    finally:
-        root.handlers[:], root.level = handlers, level
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
 
 
 async def answered_request(running: Running) -> dict[str, Any]:
@@ -93,7 +71,7 @@ async def test_backup_restore_verify_and_the_thread_reads_the_same(
     backup = tmp_path / "backup"
 
     # Online: agents keep filing while the copy is taken, in another thread.
-    use_settings(monkeypatch, config)
+    use_settings(monkeypatch, config.raw)
     filing = asyncio.create_task(keep_filing(running, 30))
     code, out = await asyncio.to_thread(hfa, capsys, "backup", str(backup))
     await filing
@@ -116,7 +94,7 @@ async def test_backup_restore_verify_and_the_thread_reads_the_same(
         new_database = _create_postgres_database()
         overrides["database_url"] = new_database
     try:
-        use_settings(monkeypatch, config, **overrides)
+        use_settings(monkeypatch, dict(config.raw) | overrides)
         if new_database:
             # The README's order: the dump into the empty database first, then the files.
             pg_restore(backup / "gateway.pgdump", new_database)
@@ -159,7 +137,7 @@ async def test_restore_refuses_a_used_data_dir_and_a_changed_backup(
     await running.file()
     config = running.services.config
     backup = tmp_path / "backup"
-    use_settings(monkeypatch, config)
+    use_settings(monkeypatch, config.raw)
     await asyncio.to_thread(auditkit.settle, running.services)
     assert hfa(capsys, "backup", str(backup))[0] == 0
     code, out = hfa(capsys, "backup", str(backup))
@@ -171,7 +149,9 @@ async def test_restore_refuses_a_used_data_dir_and_a_changed_backup(
 
     with (backup / "audit.jsonl").open("a") as fh:
         fh.write('{"seq": 999999}\n')
-    use_settings(monkeypatch, config, data_dir=str(tmp_path / "fresh"), database_url="")
+    use_settings(
+        monkeypatch, dict(config.raw) | {"data_dir": str(tmp_path / "fresh"), "database_url": ""}
+    )
     code, out = hfa(capsys, "restore", str(backup))
     assert code == 1 and "changed since the backup" in out
     assert not (tmp_path / "fresh").exists()

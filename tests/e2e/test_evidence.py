@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import logging
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -21,33 +19,12 @@ from typing import Any
 import pytest
 from sqlalchemy import update
 
-from gateway.cli import main
 from gateway.evidence import report
-from gateway.settings.config import Config
 from gateway.store.models import AuditCheckpoint, AuditEntry
 from tests import auditkit
+from tests.clienv import hfa, use_settings
 from tests.conftest import Running
 from tests.evidence.kit import all_sent, answered
-
-
-def use_settings(monkeypatch: pytest.MonkeyPatch, config: Config) -> None:
-    """The CLI's environment: the gateway's settings and nothing else, as on its host."""
-    for key in [k for k in os.environ if k.startswith("HFA_") and not k.startswith("HFA_TEST_")]:
-        monkeypatch.delenv(key)
-    for name, value in config.raw.items():
-        monkeypatch.setenv(f"HFA_{name.upper()}", value)
-
-
-def hfa(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
-    capsys.readouterr()
-    root = logging.getLogger()
-    handlers, level = root.handlers[:], root.level
-    try:
-        code = main(list(argv))
-    finally:
-        root.handlers[:], root.level = handlers, level
-    captured = capsys.readouterr()
-    return code, captured.out + captured.err
 
 
 def forge_the_decision(running: Running, reference: str) -> None:
@@ -75,7 +52,7 @@ async def test_a_bundle_verifies_after_the_database_is_rewritten_and_the_log_fai
     await all_sent(running)
     reference = filed["reference"]
     bundle = tmp_path / f"{reference}.zip"
-    use_settings(monkeypatch, running.services.config)
+    use_settings(monkeypatch, running.services.config.raw)
 
     code, out = await asyncio.to_thread(
         hfa, capsys, "evidence", "export", reference, "-o", str(bundle)
@@ -119,7 +96,7 @@ async def test_export_of_an_unknown_thread_says_so(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    use_settings(monkeypatch, running.services.config)
+    use_settings(monkeypatch, running.services.config.raw)
     out_file = tmp_path / "x.zip"
     code, out = await asyncio.to_thread(
         hfa, capsys, "evidence", "export", "HFA-99999", "-o", str(out_file)

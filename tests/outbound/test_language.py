@@ -18,15 +18,17 @@ from pathlib import Path
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
+from sqlalchemy import select
 
 from gateway import i18n
 from gateway.intake import apikeys
-from gateway.outbound import notices
+from gateway.outbound import notices, outbox
 from gateway.outbound.view import MailSettings
 from gateway.services import Services, build_services
-from gateway.store.models import OutboxItem, Turn
+from gateway.store.models import OutboxItem, Recipient, Request, Turn
+from gateway.store.thread import add_turn
 from tests.conftest import LAWYER, make_config
-from tests.lawyer_mails import every_kind, file, html_of, policy_kinds, text_of
+from tests.lawyer_mails import compose_item, every_kind, file, html_of, policy_kinds, text_of
 
 ROOT = Path(__file__).resolve().parents[2]
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
@@ -263,3 +265,55 @@ def test_a_german_lawyer_reads_the_approval_policy_lines_in_german(german: Servi
     assert "Noch keine Antwort von: partner@lawfirm.example." in " ".join(
         text_of(mails["escalation_waiting"]).split()
     )
+
+
+def _receipt_of_undecided_reply(services: Services, body: str) -> EmailMessage:
+    """The receipt of a reply from which no decision was read, composed as it is sent."""
+    request_id = file(services)
+    now = services.clock.now()
+    with services.db.transaction() as session:
+        request = session.get(Request, request_id)
+        recipient = session.scalars(
+            select(Recipient).where(Recipient.request_id == request_id)
+        ).first()
+        assert request is not None and recipient is not None
+        turn = add_turn(
+            session, request, author="human", kind="reply", at=now, body=body,
+            data={"from": recipient.address, "decision": None, "answer": "no",
+                  "because": body.splitlines()[0], "language": "de"},
+        )  # fmt: skip
+        session.flush()
+        item_id = outbox.enqueue_lawyer_email(
+            services, session, request, recipient, purpose="receipt", at=now,
+            payload={"kind_label": "reply", "decision": None, "body": body,
+                     "turn_seq": turn.seq, "recorded_at": "2026-12-01T10:00:00Z",
+                     "status": "answered"},
+        )  # fmt: skip
+    return compose_item(services, item_id)
+
+
+def test_a_german_lawyers_receipt_of_a_reply_with_no_decision_is_all_german(
+    german: Services,
+) -> None:
+    # A German lawyer answered "nein, so bitte nicht unterschreiben": read as no decision.
+    with i18n.watching_missing() as missing:
+        receipt = _receipt_of_undecided_reply(german, "nein, so bitte nicht unterschreiben.")
+    text, html = " ".join(text_of(receipt).split()), unescape(html_of(receipt))
+    assert not missing, sorted(missing)
+    assert "Aus Ihrer Antwort wurde keine Entscheidung gelesen" in text
+    for said in (text, html):
+        assert "The agent sees only your text" not in said
+        assert "Der Agent sieht nur Ihren Text." in " ".join(said.split())
+
+
+def test_no_sentence_for_a_lawyer_is_marked_inside_an_f_string() -> None:
+    # Babel's extractor reads a Python 3.11 f-string as one string token: a _() inside it
+    # is never extracted, so the catalogue check above cannot see it go untranslated.
+    inside = re.compile(r"""\bf(["'])[^"'\n]*\{\s*(?:_|N_|ngettext)\(""")
+    found = [
+        f"{path.relative_to(ROOT)}:{number}"
+        for path in sorted((ROOT / "gateway").rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if inside.search(line)
+    ]
+    assert not found, found

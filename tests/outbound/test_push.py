@@ -307,3 +307,32 @@ async def test_webhook_retries_stop_after_the_configured_period(tmp_path: Path) 
         assert (tmp_path / "webhook_secret").read_text().startswith("whsec_")
     finally:
         services.close()
+
+
+def test_a_push_email_subject_keeps_the_reference_when_the_headline_is_long(
+    tmp_path: Path,
+) -> None:
+    from gateway.services import build_services
+    from tests.lawyer_mails import file, push_email
+
+    services = build_services(make_config(tmp_path))
+    try:
+        request_id = file(services, reply_to="ops@example.com")
+        push = push_email(
+            services,
+            request_id,
+            kind="conditional_approval",
+            body="APPROVE\n\nNotes (optional):\nonly if the cap stays at 10k",
+            data={
+                "from": "counsel@lawfirm.example",
+                "decision": "approval",
+                "conditions": ["only if the cap stays at 10k"],
+            },
+        )
+    finally:
+        services.close()
+    subject = str(push["Subject"])
+    # The agent's mailbox sorts by reference: it must survive, and so must the news.
+    assert subject.endswith(f"[HFA-{request_id:05d}]"), subject
+    assert "counsel@lawfirm.example approved, WITH CONDITIONS," in subject
+    assert len(subject) <= 78

@@ -103,8 +103,17 @@ def test_an_undecided_reply_quotes_the_words_and_names_the_true_rule() -> None:
     assert "negated one" not in view["why"]
 
 
-def test_a_reply_with_no_decision_says_a_yes_alone_answers_the_question() -> None:
-    turn = human("reply", "Thanks, noted.", decision=None, decision_unclear=False)
+def test_a_bare_yes_with_no_decision_says_a_yes_alone_answers_the_question() -> None:
+    turn = human("reply", "Yes.", decision=None, decision_unclear=False, answer="yes")
     view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
     assert "no sentence in it approves, rejects or declines" in view["why"]
+    assert "a yes or no alone answers the question" in view["why"]
     assert "does not start with APPROVE" not in view["why"]
+
+
+def test_a_reply_with_neither_decision_nor_yes_speaks_of_no_yes() -> None:
+    # "Go ahead and send me the draft first.": no yes or no in it, so none is mentioned.
+    turn = human("reply", "Go ahead and send me the draft first.", decision=None)
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    assert "no sentence in it approves, rejects or declines the proposed action." in view["why"]
+    assert "yes or no" not in view["why"]

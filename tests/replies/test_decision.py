@@ -166,3 +166,47 @@ def test_conflicting_or_negated_words_are_unclear_not_absent(
 def test_plain_answers_are_not_unclear(text: str) -> None:
     decision = read_decision(text, None)
     assert decision.kind is None and not decision.ambiguous
+
+
+OUTLOOK_LINES = '<div class="WordSection1">{}</div>'
+
+
+def _outlook(*lines: str) -> str:
+    """Outlook's HTML: each typed line its own paragraph (MsoNormal, no margin)."""
+    return OUTLOOK_LINES.format(
+        "".join(f'<p class="MsoNormal">{line}<o:p></o:p></p>' for line in lines)
+    )
+
+
+@pytest.mark.parametrize(
+    ("plain", "html", "stopped_by"),
+    [
+        ("Approved.\n\nDon't sign yet though.", None, "Don't sign yet though."),
+        ("Approved.\n\nOh no, wait - not yet.", None, "Oh no, wait - not yet."),
+        ("Approved,\n\nbut only after the DPA is signed.", None, "but only after the DPA"),
+        ("Hi Tom,\n\nOK to sign.\n\nLet me check with Anna first.", None, "Let me check"),
+        ("Approved.\n\nRejected for the Dutch entity, though.", None, "Rejected"),
+        ("Genehmigt.\n\nAber bitte noch nicht unterschreiben.", None, "noch nicht"),
+        (None, _outlook("Approved", "but don't sign until Finance confirms."), "don't sign"),
+        (None, _outlook("Go ahead", "and send me the draft first."), "draft first"),
+    ],
+)
+def test_a_later_paragraph_that_holds_the_approval_back_leaves_no_decision(
+    plain: str | None, html: str | None, stopped_by: str
+) -> None:
+    # The first paragraph decides, but it is not the last word: what follows it stops it.
+    decision = read_decision(extract_reply(plain, html).new_text, "Re: the NDA [HFA-00001]")
+    assert decision.kind is None and decision.ambiguous
+    assert decision.because is not None and stopped_by in decision.because
+
+
+@pytest.mark.parametrize(
+    "plain",
+    [
+        "Approved.\n\nThanks for the clear summary.",
+        "Approved.\n\nPlease send me the signed copy afterwards.",
+        "Approved.\n\nAnna",
+    ],
+)
+def test_an_approval_followed_by_thanks_or_an_afterthought_stands(plain: str) -> None:
+    assert read_decision(extract_reply(plain, None).new_text, None).kind is A

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import ReplyError, ReplyText, extract_reply
+from gateway.replies import DecisionKind, ReplyError, ReplyText, extract_reply, read_decision
 from tests.budget import cpu_budget
 from tests.replies.cases import CASES, Case
 
@@ -122,3 +122,33 @@ def test_one_megabyte_is_fast(plain: str | None, html: str | None) -> None:
     with cpu_budget(20.0):
         reply = extract_reply(plain, html)
     assert reply.new_text
+
+
+def _outlook(*lines: str) -> str:
+    """An HTML-only reply from Outlook: every typed line is a margin-less MsoNormal paragraph,
+    an empty line one holding only &nbsp;."""
+    body = "".join(f'<p class="MsoNormal">{line}<o:p></o:p></p>' for line in lines)
+    return f'<html><body><div class="WordSection1">{body}</div></body></html>'
+
+
+def test_outlook_lines_keep_the_lawyers_paragraphs() -> None:
+    html = _outlook(
+        "APPROVE", "&nbsp;", "Notes (optional):", "only if the cap stays at 10k", "&nbsp;",
+        "Anna Weber", "Partner | Weber &amp; Co",
+    )  # fmt: skip
+    assert extract_reply(None, html).new_text == (
+        "APPROVE\n\nNotes (optional):\nonly if the cap stays at 10k\n\nAnna Weber\n"
+        "Partner | Weber & Co"
+    )
+    held = _outlook("Approved", "but don't sign until Finance confirms.")
+    assert extract_reply(None, held).new_text == "Approved\nbut don't sign until Finance confirms."
+
+
+def test_under_an_outlook_approve_link_the_signature_is_no_condition() -> None:
+    html = _outlook(
+        "APPROVE", "&nbsp;", "Notes (optional):", "only if the cap stays at 10k", "&nbsp;",
+        "Anna Weber", "Partner | Weber &amp; Co",
+    )  # fmt: skip
+    decision = read_decision(extract_reply(None, html).new_text, "APPROVE [HFA-00001]")
+    assert decision.kind is DecisionKind.APPROVAL
+    assert decision.conditions == ("only if the cap stays at 10k",)
