@@ -136,3 +136,18 @@ def test_validation_does_not_fill_in_defaults() -> None:
     args = {"category": "legal_review", "request": "x"}
     contract.validate_input(contract.REQUEST_TOOL, args, max_chars=100)
     assert args == {"category": "legal_review", "request": "x"}
+
+
+def test_the_status_notice_adds_what_the_latest_human_turn_means() -> None:
+    opened = {"author": "agent", "kind": "request"}
+    assert contract.status_notice_of("recorded", [opened]) == contract.NOTICE_STATUS["recorded"]
+    held = {"author": "human", "kind": "pending_decision", "pending": {"takes_effect_at": "T"}}
+    assert contract.status_notice_of("recorded", [opened, held]) == (
+        contract.HELD_READING_NOTICE % "T"
+    )
+    conditional = {"author": "human", "kind": "conditional_approval"}
+    assert contract.status_notice_of("answered", [opened, held, conditional]).endswith(
+        contract.CONDITIONS_NOTICE
+    )
+    late = {"author": "human", "kind": "conditional_approval", "late": True}
+    assert contract.status_notice_of("closed", [opened, late]).endswith(contract.LATE_REPLY_NOTICE)

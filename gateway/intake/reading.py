@@ -60,7 +60,7 @@ def _status(
         "human_has_replied": replied(turns),
         "received_at": contract.iso(received_at),
         "turns": turns,
-        "notice": contract.NOTICE_STATUS[status],
+        "notice": contract.status_notice_of(status, turns),
     }
 
 
@@ -147,7 +147,7 @@ def check_status(conn: Connection, reference: str, access_token: str) -> dict[st
         "human_has_replied": replied(turns),
         "received_at": received_at,
         "turns": turns,
-        "notice": contract.NOTICE_STATUS[status],
+        "notice": contract.status_notice_of(status, turns),
     }
 
 

@@ -151,11 +151,12 @@ def event_for(
 
 def _notice(request: Request, turn: Turn) -> str:
     """What the status means; for a late reply, that it changes nothing."""
-    if turn.author == "human" and turn.data.get("late"):
-        return f"{contract.NOTICE_STATUS[request.status]} {contract.LATE_REPLY_NOTICE}"
-    if turn.kind == contract.CONDITIONAL_APPROVAL:
-        return f"{contract.NOTICE_STATUS[request.status]} {contract.CONDITIONS_NOTICE}"
-    return contract.NOTICE_STATUS[request.status]
+    human = turn.author == "human"
+    return contract.status_notice(
+        request.status,
+        kind=turn.kind if human else None,
+        late=human and bool(turn.data.get("late")),
+    )
 
 
 def enqueue_for_turn(

@@ -20,6 +20,7 @@ from gateway.inbound import pending
 from gateway.inbound.listener import store_inbound
 from gateway.inbound.worker import claim_pending, process_one
 from gateway.intake.filing import file_request
+from gateway.intake.reading import status_of
 from gateway.replies import Decision, DecisionKind
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
@@ -307,3 +308,28 @@ def test_a_reply_with_no_new_text_moves_nothing(windowed: Services, text: str) -
         request = session.get(Request, 1)
         assert request is not None and request.first_human_reply_at is None
         assert list(session.scalars(select(PendingReading))) == []
+
+
+def agent_notice(services: Services) -> str:
+    """The notice of the status the agent reads."""
+    with services.db.reading() as session:
+        request = session.get(Request, 1)
+        assert request is not None
+        notice: str = status_of(session, request)["notice"]
+        return notice
+
+
+def test_the_agent_is_told_a_held_reading_is_not_in_effect_and_then_its_conditions(
+    windowed: Services, clock: FrozenClock
+) -> None:
+    address = file_one(windowed)
+    typed(windowed, address, "Approved, provided the liability cap stays at EUR 10,000.")
+    # A human has replied: the status must not say nobody has read it, nor that it counts.
+    held = agent_notice(windowed)
+    assert "no human has read it" not in held
+    assert "held and not in effect until 2026-12-01T09:02:00.000000Z" in held
+    clock.advance(WINDOW)
+    assert pending.settle_due(windowed) == 1
+    assert [t.kind for t in human_turns(windowed)][-1] == "conditional_approval"
+    # As the push says it: proceed only within the conditions.
+    assert agent_notice(windowed).endswith("proceed only within them.")
