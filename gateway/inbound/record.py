@@ -32,6 +32,7 @@ from gateway.replies import (
     is_no_answer,
     read_decision,
 )
+from gateway.replies.language import identify
 from gateway.services import Services
 from gateway.store.models import (
     InboundMessage,
@@ -118,6 +119,12 @@ def record_reply(
     link = pending.untouched_link(decision, mail.subject, body, request.reference)
     data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
     data |= pending.source_of(decision, link)
+    if "language" not in data:
+        # No decision word named the language: the text's own, where it is plain, so
+        # the receipt is in the language the lawyer wrote in.
+        plain = identify(body)
+        if len(plain) == 1:
+            data["language"] = plain[0]
     if data.get("conditions"):
         # Its own kind, so no reader takes it for a bare approval.
         kind = CONDITIONAL_APPROVAL

@@ -333,3 +333,16 @@ def test_the_agent_is_told_a_held_reading_is_not_in_effect_and_then_its_conditio
     assert [t.kind for t in human_turns(windowed)][-1] == "conditional_approval"
     # As the push says it: proceed only within the conditions.
     assert agent_notice(windowed).endswith("proceed only within them.")
+
+
+def test_a_reply_with_no_decision_word_keeps_the_language_it_was_written_in(
+    windowed: Services,
+) -> None:
+    """Its receipt follows the turn's language: without it, the lawyer who wrote in Spanish
+    got an English receipt."""
+    address = file_one(windowed)
+    said = "Gracias por el contrato. Lo leeré con calma esta semana y le escribiré después."
+    assert typed(windowed, address, said) == "recorded"
+    (turn,) = human_turns(windowed)
+    assert turn.data["decision"] is None
+    assert turn.data["language"] == "es"
