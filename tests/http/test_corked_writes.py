@@ -1,0 +1,101 @@
+"""An answer's head and body leave in one write; nothing written is lost or reordered."""
+
+from __future__ import annotations
+
+import asyncio
+from asyncio import selector_events
+from typing import Any
+
+import pytest
+
+from gateway.http.connections import CorkedWrites
+from tests.conftest import Running
+
+
+class _Transport:
+    def __init__(self) -> None:
+        self.calls: list[Any] = []
+
+    def write(self, data: bytes) -> None:
+        self.calls.append(("write", data))
+
+    def close(self) -> None:
+        self.calls.append("close")
+
+    def abort(self) -> None:
+        self.calls.append("abort")
+
+    def write_eof(self) -> None:
+        self.calls.append("eof")
+
+    def get_write_buffer_size(self) -> int:
+        return 7
+
+    def is_closing(self) -> bool:
+        return False
+
+
+async def test_the_writes_of_one_turn_go_out_together() -> None:
+    transport = _Transport()
+    corked = CorkedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    corked.write(b"HTTP/1.1 200 OK\r\n\r\n")
+    corked.write(b'{"a":1}')
+    assert transport.calls == [] and corked.get_write_buffer_size() == 7 + 26
+    await asyncio.sleep(0)
+    assert transport.calls == [("write", b'HTTP/1.1 200 OK\r\n\r\n{"a":1}')]
+    # A stream written over several turns still leaves as it is written.
+    corked.write(b"data: 1\n\n")
+    await asyncio.sleep(0)
+    corked.write(b"data: 2\n\n")
+    await asyncio.sleep(0)
+    assert transport.calls[1:] == [("write", b"data: 1\n\n"), ("write", b"data: 2\n\n")]
+    assert not corked.is_closing()
+
+
+async def test_closing_sends_what_was_written_first() -> None:
+    transport = _Transport()
+    corked = CorkedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    corked.write(b"last words")
+    corked.close()
+    assert transport.calls == [("write", b"last words"), "close"]
+    await asyncio.sleep(0)  # the scheduled flush finds nothing left
+    assert transport.calls == [("write", b"last words"), "close"]
+    eof = _Transport()
+    corked = CorkedWrites(eof, asyncio.get_running_loop())  # type: ignore[arg-type]
+    corked.writelines([b"a", b"b"])
+    corked.write_eof()
+    assert eof.calls == [("write", b"ab"), "eof"]
+
+
+async def test_abort_drops_what_was_not_sent() -> None:
+    transport = _Transport()
+    corked = CorkedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    corked.write(b"never")
+    corked.abort()
+    await asyncio.sleep(0)
+    assert transport.calls == ["abort"]
+
+
+async def test_a_status_answer_is_one_write_on_the_socket(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filed = await running.file()
+    headers = {"Authorization": f"Bearer {filed['access_token']}"}
+    path = f"/v1/requests/{filed['reference']}"
+    await running.http.get(path, headers=headers)  # the connection is open and kept
+    port = running.gateway.http_port
+    sent: list[bytes] = []
+    socket_transport: Any = selector_events._SelectorSocketTransport  # type: ignore[attr-defined]
+    original = socket_transport.write
+
+    def spy(self: Any, data: Any) -> None:
+        if self.get_extra_info("sockname")[1] == port:
+            sent.append(bytes(data))
+        original(self, data)
+
+    monkeypatch.setattr(socket_transport, "write", spy)
+    answer = await running.http.get(path, headers=headers)
+    assert answer.status_code == 200
+    assert (
+        len(sent) == 1 and sent[0].startswith(b"HTTP/1.1 200") and sent[0].endswith(answer.content)
+    )
