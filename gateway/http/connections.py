@@ -120,7 +120,12 @@ class _Guarded(_Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._deadline: asyncio.TimerHandle | None = None
+        # When the request being read must have arrived (loop time), or None when no
+        # request is being read. One timer per connection checks it, moved only when it
+        # fires early: a timer set and cancelled for every request cost more than
+        # reading a small request.
+        self._deadline: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
         # The cycle that was current when the deadline was set: a new one means that
         # the request the deadline is for has been read.
         self._armed_for: object | None = None
@@ -146,6 +151,9 @@ class _Guarded(_Protocol):
             self.guard.release(self._key)
             self._admitted = False
         self._disarm()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -161,14 +169,24 @@ class _Guarded(_Protocol):
         return cycle is not None and cycle is not self._armed_for and not cycle.more_body
 
     def _arm(self) -> None:
-        self._disarm()
         self._armed_for = self.cycle
-        self._deadline = self.loop.call_later(self.timeout, self._expired)
+        self._deadline = self.loop.time() + self.timeout
+        if self._timer is None:
+            self._timer = self.loop.call_at(self._deadline, self._check)
 
     def _disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        self._deadline = None
+
+    def _check(self) -> None:
+        self._timer = None
+        deadline = self._deadline
+        if deadline is None:
+            return  # nothing being read: the next request sets a timer again
+        if self.loop.time() < deadline:
+            # Set for a request read since; this one's deadline is later.
+            self._timer = self.loop.call_at(deadline, self._check)
+            return
+        self._expired()
 
     def _expired(self) -> None:
         self._deadline = None

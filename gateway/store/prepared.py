@@ -300,7 +300,7 @@ class SqliteReads:
         """
         reader = self._reader()
         try:
-            (version,) = reader.pragma.execute("PRAGMA data_version").fetchone()
+            ((version,),) = reader.pragma.execute("PRAGMA data_version").fetchall()
         except self._engine.dialect.loaded_dbapi.Error as exc:
             raise DBAPIError.instance(
                 "PRAGMA data_version", (), exc, self._engine.dialect.loaded_dbapi.Error
