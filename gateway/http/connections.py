@@ -62,6 +62,10 @@ else:
     _Protocol = object
 
 
+# Writes this large leave at once (after what was written before them).
+UNCORKED_BYTES = 64 * 1024
+
+
 class CorkedWrites:
     """A transport whose writes of one turn of the event loop are sent as one.
 
@@ -76,6 +80,11 @@ class CorkedWrites:
         self._pending: list[bytes] | None = None
 
     def write(self, data: bytes | bytearray | memoryview) -> None:
+        if len(data) >= UNCORKED_BYTES:
+            # A large body gains nothing from sharing a write, and joining would copy it.
+            self.flush()
+            self._transport.write(data)
+            return
         if self._pending is None:
             self._pending = [bytes(data)]
             self._loop.call_soon(self.flush)

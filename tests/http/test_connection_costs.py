@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from gateway.http.connections import CorkedWrites, _Guarded
+from gateway.http.connections import UNCORKED_BYTES, CorkedWrites, _Guarded
 from tests.conftest import Running
 
 
@@ -51,6 +51,16 @@ async def test_the_writes_of_one_turn_go_out_together() -> None:
     await asyncio.sleep(0)
     assert transport.calls[1:] == [("write", b"data: 1\n\n"), ("write", b"data: 2\n\n")]
     assert not corked.is_closing()
+
+
+async def test_a_large_body_is_not_copied_to_share_a_write() -> None:
+    transport = _Transport()
+    corked = CorkedWrites(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    body = b"x" * UNCORKED_BYTES
+    corked.write(b"HTTP/1.1 200 OK\r\n\r\n")
+    corked.write(body)
+    assert transport.calls == [("write", b"HTTP/1.1 200 OK\r\n\r\n"), ("write", body)]
+    assert transport.calls[1][1] is body
 
 
 async def test_closing_sends_what_was_written_first() -> None:
