@@ -99,13 +99,9 @@ class AgentAccess:
     async def _watch_token_failures(
         self, raw_reference: str | None, scope: Scope, receive: Receive, send: Send
     ) -> None:
-        limits = limits_for(self.services)
-        rejections = rejections_for(self.services)
-        reference = _known_reference(raw_reference)
-        who = client_address(scope)
-        wait = limits.token_wait(who, raw_reference) if raw_reference is not None else 0.0
-        client = scope.get("client")
-        actor = f"http:{client[0] if client else 'unknown'}"
+        # Everything here is for a 404 (a wrong token or an unknown reference): worked
+        # out only when one is answered, not for every read that succeeds.
+        services = self.services
         answered = False
 
         async def watch(message: Message) -> None:
@@ -114,16 +110,23 @@ class AgentAccess:
                 return  # the body of a 404 replaced by the 429 below
             # The same 404 answers an unknown reference and a wrong token.
             if message["type"] == "http.response.start" and message["status"] == 404:
-                if raw_reference is not None and wait:
-                    answered = True
-                    exc = limits.wrong_tokens(raw_reference, wait)
-                    await JSONResponse(exc.as_json(), exc.status, headers=exc.headers)(
-                        scope, receive, send
-                    )
-                    return
+                limits = limits_for(services)
+                who = client_address(scope)
                 if raw_reference is not None:
+                    wait = limits.token_wait(who, raw_reference)
+                    if wait:
+                        answered = True
+                        exc = limits.wrong_tokens(raw_reference, wait)
+                        await JSONResponse(exc.as_json(), exc.status, headers=exc.headers)(
+                            scope, receive, send
+                        )
+                        return
                     limits.token_failed(who, raw_reference)
-                await rejections.note(actor, reference, scope["method"])
+                client = scope.get("client")
+                actor = f"http:{client[0] if client else 'unknown'}"
+                await rejections_for(services).note(
+                    actor, _known_reference(raw_reference), scope["method"]
+                )
             await send(message)
 
         await self.app(scope, receive, watch)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -74,6 +75,14 @@ async def check_status(request: Request) -> JSONResponse:
     services = _services(request)
     token = bearer_token(request)
     reference = request.path_params["reference"]
+    kept = reading.kept_status(services)
+    if kept is not None:
+        # SQLite: a read on the loop, as Database.run does, answered from what was
+        # read since the last commit when nothing has been committed since.
+        try:
+            return FastJSONResponse(kept.check_status(reference, token))
+        except SQLAlchemyError as exc:
+            raise StorageError(f"database error: {type(exc).__name__}") from exc
 
     def work() -> dict[str, Any]:
         with services.db.reading_rows() as conn:

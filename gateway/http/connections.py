@@ -11,6 +11,12 @@
 
 The limits are the same over either of uvicorn's HTTP/1.1 parsers: httptools
 (llhttp, in C) where it is installed, as it is with the gateway, else h11.
+
+uvicorn writes a response's head and its body to the socket one after the other:
+two system calls and two TCP segments for every answer, and on loopback or a
+busy host the second costs as much as the first. Here what one turn of the
+event loop writes to a connection goes out in one write, at the end of that
+turn (``CorkedWrites``); a streamed response still goes out as it is written.
 """
 
 from __future__ import annotations
@@ -56,6 +62,64 @@ else:
     _Protocol = object
 
 
+# Writes this large leave at once (after what was written before them).
+UNCORKED_BYTES = 64 * 1024
+
+
+class CorkedWrites:
+    """A transport whose writes of one turn of the event loop are sent as one.
+
+    The first write schedules the flush for the end of the current turn; closing
+    (or writing EOF) flushes first, so nothing written is lost or reordered.
+    Everything else is the transport's own.
+    """
+
+    def __init__(self, transport: asyncio.Transport, loop: asyncio.AbstractEventLoop) -> None:
+        self._transport = transport
+        self._loop = loop
+        self._pending: list[bytes] | None = None
+
+    def write(self, data: bytes | bytearray | memoryview) -> None:
+        if len(data) >= UNCORKED_BYTES:
+            # A large body gains nothing from sharing a write, and joining would copy it.
+            self.flush()
+            self._transport.write(data)
+            return
+        if self._pending is None:
+            self._pending = [bytes(data)]
+            self._loop.call_soon(self.flush)
+        else:
+            self._pending.append(bytes(data))
+
+    def writelines(self, lines: Any) -> None:
+        for data in lines:
+            self.write(data)
+
+    def flush(self) -> None:
+        pending, self._pending = self._pending, None
+        if pending:
+            self._transport.write(pending[0] if len(pending) == 1 else b"".join(pending))
+
+    def get_write_buffer_size(self) -> int:
+        waiting = sum(map(len, self._pending)) if self._pending else 0
+        return self._transport.get_write_buffer_size() + waiting
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
+
+    def close(self) -> None:
+        self.flush()
+        self._transport.close()
+
+    def abort(self) -> None:
+        self._pending = None
+        self._transport.abort()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._transport, name)
+
+
 class _Guarded(_Protocol):
     """Per-client and total connection caps and a request deadline, over a uvicorn
     HTTP protocol (both keep the request being read as ``cycle``)."""
@@ -65,7 +129,12 @@ class _Guarded(_Protocol):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self._deadline: asyncio.TimerHandle | None = None
+        # When the request being read must have arrived (loop time), or None when no
+        # request is being read. One timer per connection checks it, moved only when it
+        # fires early: a timer set and cancelled for every request cost more than
+        # reading a small request.
+        self._deadline: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
         # The cycle that was current when the deadline was set: a new one means that
         # the request the deadline is for has been read.
         self._armed_for: object | None = None
@@ -74,6 +143,9 @@ class _Guarded(_Protocol):
 
     def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
         super().connection_made(transport)
+        # Every writer of the connection (uvicorn's request cycles, the answers below)
+        # writes through the cork; uvicorn's flow control keeps the transport itself.
+        self.transport = CorkedWrites(transport, self.loop)  # type: ignore[assignment]
         self._key = self.client[0] if self.client else "unknown"
         self._admitted = self.guard.admit(self._key)
         if not self._admitted:
@@ -88,6 +160,9 @@ class _Guarded(_Protocol):
             self.guard.release(self._key)
             self._admitted = False
         self._disarm()
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
@@ -103,14 +178,24 @@ class _Guarded(_Protocol):
         return cycle is not None and cycle is not self._armed_for and not cycle.more_body
 
     def _arm(self) -> None:
-        self._disarm()
         self._armed_for = self.cycle
-        self._deadline = self.loop.call_later(self.timeout, self._expired)
+        self._deadline = self.loop.time() + self.timeout
+        if self._timer is None:
+            self._timer = self.loop.call_at(self._deadline, self._check)
 
     def _disarm(self) -> None:
-        if self._deadline is not None:
-            self._deadline.cancel()
-            self._deadline = None
+        self._deadline = None
+
+    def _check(self) -> None:
+        self._timer = None
+        deadline = self._deadline
+        if deadline is None:
+            return  # nothing being read: the next request sets a timer again
+        if self.loop.time() < deadline:
+            # Set for a request read since; this one's deadline is later.
+            self._timer = self.loop.call_at(deadline, self._check)
+            return
+        self._expired()
 
     def _expired(self) -> None:
         self._deadline = None

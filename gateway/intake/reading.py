@@ -7,18 +7,21 @@ neither tells a caller which references exist.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import bindparam, select
-from sqlalchemy.engine import Connection
+import orjson
+from sqlalchemy import Engine, bindparam, select
+from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.errors import NotFound
+from gateway.services import Services
 from gateway.store.models import Request, Turn, contract_time
 from gateway.store.policy_models import RequestPolicy
-from gateway.store.prepared import Prepared
+from gateway.store.prepared import Convert, DriverRows, Prepared, SqliteReads, sqlite_reads
 from gateway.store.thread import replied, thread_as_json, turn_fields_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, secret_matches
 
@@ -80,6 +83,30 @@ def _as_given(_dialect: Any) -> None:
     return None
 
 
+# A run of 19 digits may be an integer beyond 64 bits, which orjson would read as a float.
+_LONG_NUMBER = re.compile(r"\d{19}")
+
+
+def _json_text(text: Any) -> Any:
+    """A JSON column's text as SQLite keeps it, read by orjson where it reads it alike.
+
+    The standard library reads what orjson refuses (NaN) or would change (a long
+    integer); a turn's data is decoded for each turn of every status read.
+    """
+    if isinstance(text, str) and _LONG_NUMBER.search(text) is None:
+        try:
+            return orjson.loads(text)
+        except orjson.JSONDecodeError:
+            pass
+    return json.loads(text)
+
+
+def _turn_data(dialect: Dialect) -> Convert:
+    if dialect.name == "sqlite":
+        return _json_text
+    return _TURN_COLUMNS.data.type.dialect_impl(dialect).result_processor(dialect, None)
+
+
 _REQUEST_COLUMNS = Request.__table__.c
 _TURN_COLUMNS = Turn.__table__.c
 _POLICY_STATE = RequestPolicy.__table__.c.state
@@ -114,7 +141,7 @@ _STATUS_ROWS = Prepared(
         _TURN_COLUMNS.kind.type,
         contract_time,
         _TURN_COLUMNS.body.type,
-        _TURN_COLUMNS.data.type,
+        _turn_data,
         # Repeated on every row: left as the driver gives it, and read once below.
         _as_given,
     ),
@@ -129,10 +156,23 @@ def check_status(conn: Connection, reference: str, access_token: str) -> dict[st
     :func:`authorize`.
     """
     number = contract.number_from_reference(reference)
-    rows = _STATUS_ROWS.all(conn, {"id": number}) if number is not None else []
-    stored = rows[0][2] if rows else DUMMY_HASH
-    if not secret_matches(access_token, stored) or not rows or number is None:
+    stored, status = _stored_status(conn, number) if number is not None else (DUMMY_HASH, None)
+    return _shown(access_token, stored, status)
+
+
+def _shown(access_token: str, stored: str, status: dict[str, Any] | None) -> dict[str, Any]:
+    # Compared even for an unknown reference, so the timing does not tell them apart.
+    if not secret_matches(access_token, stored) or status is None:
         raise not_found()
+    return status
+
+
+def _stored_status(conn: Connection | DriverRows, number: int) -> tuple[str, dict[str, Any] | None]:
+    """The request's access-token hash and its status object; DUMMY_HASH and None
+    for an unknown reference."""
+    rows = _STATUS_ROWS.all(conn, {"id": number})
+    if not rows:
+        return DUMMY_HASH, None
     status, received_at = rows[0][0], rows[0][1]
     turns = [
         turn_fields_as_json(author, kind, at, body, data)
@@ -140,8 +180,8 @@ def check_status(conn: Connection, reference: str, access_token: str) -> dict[st
         if author is not None
     ]
     state = rows[0][8]
-    with_policy(turns, json.loads(state) if isinstance(state, str) else state)
-    return {
+    with_policy(turns, _json_text(state) if isinstance(state, str) else state)
+    return rows[0][2], {
         "reference": contract.reference_for(number),
         "status": status,
         "human_has_replied": replied(turns),
@@ -149,6 +189,45 @@ def check_status(conn: Connection, reference: str, access_token: str) -> dict[st
         "turns": turns,
         "notice": contract.status_notice_of(status, turns),
     }
+
+
+class StatusReads:
+    """Status reads on a SQLite file, each request's answer kept until the next commit.
+
+    Agents poll their requests' status; between two commits the answer cannot
+    change, so it is read once (``SqliteReads``). The access token is still
+    checked on every call, in constant time, against the hash read with the
+    answer, and an unknown reference is kept as one too: a second call takes the
+    same time whether the reference exists or not.
+    """
+
+    def __init__(self, reads: SqliteReads) -> None:
+        self._reads = reads
+
+    def check_status(self, reference: str, access_token: str) -> dict[str, Any]:
+        """As :func:`check_status`. The answer is shared: callers must not change it."""
+        number = contract.number_from_reference(reference)
+        if number is None:
+            return _shown(access_token, DUMMY_HASH, None)
+        stored, status = self._reads.read(
+            ("status", number), lambda rows: _stored_status(rows, number)
+        )
+        return _shown(access_token, stored, status)
+
+
+def status_reads(engine: Engine) -> StatusReads | None:
+    """Kept status answers where the database counts its commits (a SQLite file)."""
+    reads = sqlite_reads(engine)
+    return StatusReads(reads) if reads is not None else None
+
+
+def kept_status(services: Services) -> StatusReads | None:
+    """The one ``StatusReads`` of these services, or None where answers are not kept."""
+    return services.shared(_status_reads_of)
+
+
+def _status_reads_of(services: Services) -> StatusReads | None:
+    return status_reads(services.db.engine)
 
 
 def read_thread(session: Session, capability: str) -> dict[str, Any]:

@@ -13,11 +13,14 @@ open; the driver caches the prepared statement by its text.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
-from typing import Any, Protocol, cast
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar, cast
 
-from sqlalchemy import bindparam, insert
+from sqlalchemy import Engine, bindparam, event, insert
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
@@ -28,6 +31,7 @@ from sqlalchemy.types import TypeEngine
 
 from gateway.store.models import Base
 
+T = TypeVar("T")
 Convert = Callable[[Any], Any] | None
 # How a result column is read: a column type (converted as SQLAlchemy would), or a
 # function of the dialect that returns the converter (a cheaper path for hot reads).
@@ -67,6 +71,21 @@ def driver_connection(conn: Connection) -> DriverConnection:
     """The DB-API connection under ``conn``, in the same transaction."""
     dbapi: DriverConnection = conn.connection.dbapi_connection  # type: ignore[assignment]
     return dbapi
+
+
+@dataclass(frozen=True)
+class DriverRows:
+    """A driver connection of its own (``SqliteReads``) and its dialect: prepared
+    statements run on it as on a SQLAlchemy connection, without the pool's checkout."""
+
+    dialect: Dialect
+    driver: DriverConnection
+
+
+def _target(conn: Connection | DriverRows) -> tuple[Dialect, DriverConnection]:
+    if isinstance(conn, DriverRows):
+        return conn.dialect, conn.driver
+    return conn.dialect, driver_connection(conn)
 
 
 class Prepared:
@@ -121,11 +140,13 @@ class Prepared:
             converted[name] = convert(value) if convert is not None else value
         return converted
 
-    def _run(self, conn: Connection, params: Mapping[str, Any]) -> tuple[Cursor, _Compiled]:
-        dialect = conn.dialect
+    def _run(
+        self, conn: Connection | DriverRows, params: Mapping[str, Any]
+    ) -> tuple[Cursor, _Compiled]:
+        dialect, driver = _target(conn)
         compiled = self._compiled(dialect)
         parameters = self._parameters(compiled, params)
-        cursor: Cursor = driver_connection(conn).cursor()
+        cursor: Cursor = driver.cursor()
         try:
             cursor.execute(compiled.sql, parameters)
         except dialect.loaded_dbapi.Error as exc:
@@ -147,7 +168,9 @@ class Prepared:
             for value, convert in zip(row, compiled.results, strict=True)
         )
 
-    def first(self, conn: Connection, params: Mapping[str, Any]) -> tuple[Any, ...] | None:
+    def first(
+        self, conn: Connection | DriverRows, params: Mapping[str, Any]
+    ) -> tuple[Any, ...] | None:
         cursor, compiled = self._run(conn, params)
         try:
             row = cursor.fetchone()
@@ -157,7 +180,9 @@ class Prepared:
             return None
         return self._converted(compiled, row) if compiled.results else tuple(row)
 
-    def all(self, conn: Connection, params: Mapping[str, Any]) -> list[tuple[Any, ...]]:
+    def all(
+        self, conn: Connection | DriverRows, params: Mapping[str, Any]
+    ) -> list[tuple[Any, ...]]:
         cursor, compiled = self._run(conn, params)
         try:
             rows = cursor.fetchall()
@@ -208,3 +233,104 @@ def connection_of(session: Session) -> Connection:
     connection = session.connection()
     session.info[_CONNECTION] = (transaction, connection)
     return connection
+
+
+_MISSING = object()
+# Answers kept per thread between commits: enough for every agent polling at once.
+READ_CACHE_ENTRIES = 1024
+
+
+@dataclass
+class _Reader:
+    rows: DriverRows
+    # A cursor of the same connection, kept for the PRAGMA asked on every read.
+    pragma: Any
+    pid: int
+    generation: int
+    # PRAGMA data_version when the cache was last emptied; -1: never read.
+    version: int = -1
+    cache: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
+
+
+class SqliteReads:
+    """Reads of a SQLite file on a connection of their own, one per thread, and what
+    they found, kept until anything is committed to the database.
+
+    SQLite counts the commits other connections make (``PRAGMA data_version``: any
+    process, this one's writers included, since this connection only reads). A read
+    asks for the count first and, when it has not changed, answers what it found the
+    last time; when it has, everything kept is dropped. So an answer is never older
+    than the last commit, and nothing in another process can change a row unseen.
+    The count is asked before the read it stamps: a commit in between only makes
+    the next read read again.
+
+    The connection comes from the engine's pool, detached, so it has every setting
+    the engine gives its connections; it is closed when the engine is disposed.
+    """
+
+    def __init__(self, engine: Engine, capacity: int = READ_CACHE_ENTRIES) -> None:
+        self._engine = engine
+        self._capacity = capacity
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._opened: list[Any] = []
+        self._generation = 0
+        event.listen(engine, "engine_disposed", self._close_all)
+
+    def _reader(self) -> _Reader:
+        reader: _Reader | None = getattr(self._local, "reader", None)
+        # A forked process, or a disposed engine, opens a connection of its own.
+        if reader is None or reader.pid != os.getpid() or reader.generation != self._generation:
+            fairy = self._engine.raw_connection()
+            fairy.detach()
+            driver: Any = fairy.dbapi_connection
+            driver.execute("PRAGMA query_only=ON")
+            with self._lock:
+                self._opened.append(driver)
+                generation = self._generation
+            rows = DriverRows(self._engine.dialect, driver)
+            reader = _Reader(rows, driver.cursor(), os.getpid(), generation)
+            self._local.reader = reader
+        return reader
+
+    def read(self, key: Hashable, fn: Callable[[DriverRows], T]) -> T:
+        """``fn(rows)``, or what it returned for ``key`` since the last commit.
+
+        What is returned may be returned again to later callers: they must not change it.
+        """
+        reader = self._reader()
+        try:
+            ((version,),) = reader.pragma.execute("PRAGMA data_version").fetchall()
+        except self._engine.dialect.loaded_dbapi.Error as exc:
+            raise DBAPIError.instance(
+                "PRAGMA data_version", (), exc, self._engine.dialect.loaded_dbapi.Error
+            ) from exc
+        cache = reader.cache
+        if version != reader.version:
+            cache.clear()
+            reader.version = version
+        found = cache.get(key, _MISSING)
+        if found is not _MISSING:
+            cache.move_to_end(key)
+            return cast(T, found)
+        value = fn(reader.rows)
+        cache[key] = value
+        if len(cache) > self._capacity:
+            cache.popitem(last=False)
+        return value
+
+    def _close_all(self, _engine: Engine) -> None:
+        with self._lock:
+            opened, self._opened = self._opened, []
+            self._generation += 1
+        for driver in opened:
+            driver.close()
+
+
+def sqlite_reads(engine: Engine) -> SqliteReads | None:
+    """Reads with a kept answer, for a SQLite file (an in-memory database is one per
+    connection, and PostgreSQL has no commit count to check against)."""
+    url = engine.url
+    if url.get_backend_name() != "sqlite" or url.database in (None, "", ":memory:"):
+        return None
+    return SqliteReads(engine)
