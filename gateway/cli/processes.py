@@ -23,12 +23,14 @@ import contextlib
 import gc
 import logging
 import os
+import pickle
 import signal
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from gateway.app import Gateway
-from gateway.errors import ConfigError
+from gateway.errors import ConfigError, GatewayError
 from gateway.outbound.dkim import load_signer
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import build_services
@@ -71,7 +73,62 @@ class _Stop:
 
 def prepare(config: Config) -> None:
     """Everything both processes read and one of them would otherwise create: the schema,
-    the reply keys, the webhook secret. Done once, before the fork, so they cannot race."""
+    the reply keys, the webhook secret. Done once, before the fork, so they cannot race.
+
+    Done in a short-lived child process: looking at the schema loads the migration
+    tools (alembic, mako, pygments: about 10 MB), which neither serving process uses
+    again. Its failure is raised here as it was raised there.
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        code = 0
+        try:
+            _prepare_here(config)
+        except BaseException as exc:
+            code = 1
+            with contextlib.suppress(Exception), os.fdopen(write_end, "wb") as out:
+                out.write(_as_report(exc))
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        report = pipe.read()
+    _pid, status = os.waitpid(pid, 0)
+    if report:
+        raise _from_report(report)
+    if status != 0:
+        raise GatewayError(
+            f"the start-up checks ended without a word (status {os.waitstatus_to_exitcode(status)})"
+        )
+
+
+def _as_report(exc: BaseException) -> bytes:
+    """The exception and its cause, pickled; or, failing that, its class and words."""
+    cause = exc.__cause__
+    for candidate in ((exc, cause), (exc, None)):
+        with contextlib.suppress(Exception):
+            payload = pickle.dumps(candidate)
+            pickle.loads(payload)  # noqa: S301 (our own bytes, just written)
+            return payload
+    kind = ConfigError if isinstance(exc, ConfigError) else GatewayError
+    return pickle.dumps((kind(f"{exc}" or type(exc).__name__), None))
+
+
+def _from_report(report: bytes) -> BaseException:
+    # Written by our own child process through a pipe only the two of them hold.
+    exc, cause = pickle.loads(report)  # noqa: S301
+    if cause is not None:
+        exc.__cause__ = cause
+    assert isinstance(exc, BaseException)
+    return exc
+
+
+def _prepare_here(config: Config) -> None:
     services = build_services(config)
     try:
         load_or_create_secrets(config.webhook_secrets, config.data_dir)
