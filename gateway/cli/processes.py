@@ -29,11 +29,13 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlalchemy.orm import configure_mappers
+
 from gateway.app import Gateway
 from gateway.errors import ConfigError, GatewayError
 from gateway.outbound.dkim import load_signer
 from gateway.outbound.webhooks import load_or_create_secrets
-from gateway.services import build_services
+from gateway.services import Services, build_services
 from gateway.settings.config import Config
 
 log = logging.getLogger("gateway")
@@ -143,6 +145,13 @@ def _prepare_here(config: Config) -> None:
 def serve_split(config: Config) -> int:
     """Fork the worker process, then serve the listeners here; returns the exit code."""
     prepare(config)
+    # Built once, before the fork, for both processes: built in each after it, the
+    # engine's and the rest's making touched (and so copied) megabytes of shared pages.
+    # Nothing here holds a connection or an open file yet.
+    services = build_services(config, migrate=False)
+    # The ORM's mappers are configured by the first query of a process: done here once,
+    # not in each process after the fork.
+    configure_mappers()
     read_end, write_end = os.pipe()
     # Objects that exist now are never collected, so the fork's shared pages stay shared.
     gc.freeze()
@@ -151,7 +160,7 @@ def serve_split(config: Config) -> int:
         os.close(write_end)
         code = 1
         try:
-            code = asyncio.run(_worker(config, read_end))
+            code = asyncio.run(_worker(services, read_end))
         except ConfigError as exc:
             log.error("the worker process cannot start: configuration error: %s", exc)
             code = EXIT_CONFIG
@@ -163,13 +172,14 @@ def serve_split(config: Config) -> int:
     os.close(read_end)
     os.set_blocking(write_end, False)
     try:
-        return asyncio.run(_listeners(config, write_end, pid))
+        return asyncio.run(_listeners(services, write_end, pid))
     finally:
         os.close(write_end)
 
 
-async def _worker(config: Config, read_end: int) -> int:
-    services = build_services(config, migrate=False)
+async def _worker(services: Services, read_end: int) -> int:
+    # The pool of the process that built it is not this process's: it starts empty here.
+    services.db.engine.dispose(close=False)
     gateway = Gateway(services, roles=WORKER_ROLES)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -203,8 +213,7 @@ async def _worker(config: Config, read_end: int) -> int:
     return 0
 
 
-async def _listeners(config: Config, write_end: int, worker: int) -> int:
-    services = build_services(config, migrate=False)
+async def _listeners(services: Services, write_end: int, worker: int) -> int:
     services.inbound_ready.also(_poke(write_end, _INBOUND))
     services.outbox_ready.also(_poke(write_end, _OUTBOX))
     gateway = Gateway(services, roles=LISTENER_ROLES)
