@@ -178,6 +178,9 @@ class Gateway:
                     lifespan="on",
                     access_log=False,
                     http=guarded_protocol(guard, config.listeners.http.timeout_seconds),
+                    # No route speaks WebSocket: "auto" would load a WebSocket library
+                    # (about 20 modules) into the listeners' process for nothing.
+                    ws="none",
                 )
             )
             self._http = server

@@ -65,6 +65,10 @@ LAZY_IMPORTS = {
     # services (templates, keys, the audit writer): only those that act load them.
     ("gateway/cli/output.py", "gateway.services"),
     ("gateway/cli/requests.py", "gateway.cli"),
+    # The word tables of every language (about 3 MB), loaded by the first reply read: the
+    # listeners' process and an idle worker never read one.
+    ("gateway/replies/__init__.py", "gateway.replies.decision"),
+    ("gateway/replies/__init__.py", "gateway.replies.empty"),
 }
 
 

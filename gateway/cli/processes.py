@@ -23,15 +23,19 @@ import contextlib
 import gc
 import logging
 import os
+import pickle
 import signal
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from sqlalchemy.orm import configure_mappers
+
 from gateway.app import Gateway
-from gateway.errors import ConfigError
+from gateway.errors import ConfigError, GatewayError
 from gateway.outbound.dkim import load_signer
 from gateway.outbound.webhooks import load_or_create_secrets
-from gateway.services import build_services
+from gateway.services import Services, build_services
 from gateway.settings.config import Config
 
 log = logging.getLogger("gateway")
@@ -71,7 +75,62 @@ class _Stop:
 
 def prepare(config: Config) -> None:
     """Everything both processes read and one of them would otherwise create: the schema,
-    the reply keys, the webhook secret. Done once, before the fork, so they cannot race."""
+    the reply keys, the webhook secret. Done once, before the fork, so they cannot race.
+
+    Done in a short-lived child process: looking at the schema loads the migration
+    tools (alembic, mako, pygments: about 10 MB), which neither serving process uses
+    again. Its failure is raised here as it was raised there.
+    """
+    read_end, write_end = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_end)
+        code = 0
+        try:
+            _prepare_here(config)
+        except BaseException as exc:
+            code = 1
+            with contextlib.suppress(Exception), os.fdopen(write_end, "wb") as out:
+                out.write(_as_report(exc))
+        finally:
+            with contextlib.suppress(Exception):
+                sys.stdout.flush()
+                sys.stderr.flush()
+            os._exit(code)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as pipe:
+        report = pipe.read()
+    _pid, status = os.waitpid(pid, 0)
+    if report:
+        raise _from_report(report)
+    if status != 0:
+        raise GatewayError(
+            f"the start-up checks ended without a word (status {os.waitstatus_to_exitcode(status)})"
+        )
+
+
+def _as_report(exc: BaseException) -> bytes:
+    """The exception and its cause, pickled; or, failing that, its class and words."""
+    cause = exc.__cause__
+    for candidate in ((exc, cause), (exc, None)):
+        with contextlib.suppress(Exception):
+            payload = pickle.dumps(candidate)
+            pickle.loads(payload)  # noqa: S301 (our own bytes, just written)
+            return payload
+    kind = ConfigError if isinstance(exc, ConfigError) else GatewayError
+    return pickle.dumps((kind(f"{exc}" or type(exc).__name__), None))
+
+
+def _from_report(report: bytes) -> BaseException:
+    # Written by our own child process through a pipe only the two of them hold.
+    exc, cause = pickle.loads(report)  # noqa: S301
+    if cause is not None:
+        exc.__cause__ = cause
+    assert isinstance(exc, BaseException)
+    return exc
+
+
+def _prepare_here(config: Config) -> None:
     services = build_services(config)
     try:
         load_or_create_secrets(config.webhook_secrets, config.data_dir)
@@ -86,6 +145,13 @@ def prepare(config: Config) -> None:
 def serve_split(config: Config) -> int:
     """Fork the worker process, then serve the listeners here; returns the exit code."""
     prepare(config)
+    # Built once, before the fork, for both processes: built in each after it, the
+    # engine's and the rest's making touched (and so copied) megabytes of shared pages.
+    # Nothing here holds a connection or an open file yet.
+    services = build_services(config, migrate=False)
+    # The ORM's mappers are configured by the first query of a process: done here once,
+    # not in each process after the fork.
+    configure_mappers()
     read_end, write_end = os.pipe()
     # Objects that exist now are never collected, so the fork's shared pages stay shared.
     gc.freeze()
@@ -94,7 +160,7 @@ def serve_split(config: Config) -> int:
         os.close(write_end)
         code = 1
         try:
-            code = asyncio.run(_worker(config, read_end))
+            code = asyncio.run(_worker(services, read_end))
         except ConfigError as exc:
             log.error("the worker process cannot start: configuration error: %s", exc)
             code = EXIT_CONFIG
@@ -106,13 +172,14 @@ def serve_split(config: Config) -> int:
     os.close(read_end)
     os.set_blocking(write_end, False)
     try:
-        return asyncio.run(_listeners(config, write_end, pid))
+        return asyncio.run(_listeners(services, write_end, pid))
     finally:
         os.close(write_end)
 
 
-async def _worker(config: Config, read_end: int) -> int:
-    services = build_services(config, migrate=False)
+async def _worker(services: Services, read_end: int) -> int:
+    # The pool of the process that built it is not this process's: it starts empty here.
+    services.db.engine.dispose(close=False)
     gateway = Gateway(services, roles=WORKER_ROLES)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -146,8 +213,7 @@ async def _worker(config: Config, read_end: int) -> int:
     return 0
 
 
-async def _listeners(config: Config, write_end: int, worker: int) -> int:
-    services = build_services(config, migrate=False)
+async def _listeners(services: Services, write_end: int, worker: int) -> int:
     services.inbound_ready.also(_poke(write_end, _INBOUND))
     services.outbox_ready.also(_poke(write_end, _OUTBOX))
     gateway = Gateway(services, roles=LISTENER_ROLES)

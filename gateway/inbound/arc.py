@@ -13,8 +13,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import dkim
-
 from gateway.inbound.dkim_check import KeyRecords
 from gateway.inbound.dmarc import aligned
 from gateway.inbound.dns_txt import TxtSource
@@ -77,6 +75,10 @@ def verify_arc(
     if seals > MAX_ARC_SETS:
         return ArcVerdict("fail", detail=f"{seals} ARC sets, more than the {MAX_ARC_SETS} read")
     keys = KeyRecords(lookup)
+    # Imported by the first message checked, not at start: dkimpy and dnspython (some
+    # 3.5 MB) would otherwise sit idle in both of hfa serve's processes.
+    import dkim
+
     try:
         chain, sets, reason = dkim.arc_verify(raw, dnsfunc=keys)
     except Exception as exc:

@@ -14,8 +14,6 @@ import logging
 import re
 from dataclasses import dataclass
 
-import dkim
-
 from gateway.inbound.dns_txt import DnsTempError, TxtSource
 
 # At most this many signatures are checked per message: each may cost a lookup.
@@ -71,6 +69,8 @@ def _text(value: bytes | None) -> str:
 
 
 def _one(raw: bytes, index: int, keys: KeyRecords) -> DkimResult:
+    import dkim  # see verify_dkim
+
     verifier = dkim.DKIM(raw, logger=_quiet, minkey=1024)
     try:
         ok, broken = bool(verifier.verify(idx=index, dnsfunc=keys)), False
@@ -90,6 +90,10 @@ def verify_dkim(raw: bytes, lookup: TxtSource) -> list[DkimResult]:
     """Each DKIM signature of the message (the first MAX_SIGNATURES), verified."""
     if not _SIGNATURE.search(raw):
         return []
+    # Imported by the first message checked, not at start: dkimpy and dnspython (some
+    # 3.5 MB) would otherwise sit idle in both of hfa serve's processes.
+    import dkim
+
     try:
         headers = dkim.DKIM(raw, logger=_quiet).headers
     except Exception:

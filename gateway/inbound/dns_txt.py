@@ -17,14 +17,6 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
-import dns.exception
-import dns.message
-import dns.name
-import dns.query
-import dns.rcode
-import dns.rdatatype
-import dns.resolver
-
 from gateway.settings.sender_auth import DNS_OFF
 
 LOOKUP_SECONDS = 2.0
@@ -90,6 +82,10 @@ class TxtLookup:
         if self.off:
             raise DnsTempError("DNS lookups are off (HFA_DNS_RESOLVER=off)")
         self.queries += 1
+        # Imported by the first message checked, not at start: dnspython (with dkimpy some
+        # 3.5 MB) would otherwise sit idle in both of hfa serve's processes.
+        import dns.exception
+
         try:
             if self._server is None:
                 return self._ask_system(key)
@@ -100,6 +96,8 @@ class TxtLookup:
             raise DnsTempError(f"DNS lookup of {key} failed: {type(exc).__name__}") from None
 
     def _ask_system(self, key: str) -> tuple[list[bytes], float]:
+        import dns.resolver  # see _ask
+
         resolver = dns.resolver.Resolver()
         resolver.lifetime = resolver.timeout = LOOKUP_SECONDS
         try:
@@ -111,6 +109,12 @@ class TxtLookup:
         return records, float(rrset.ttl if rrset is not None else 0)
 
     def _ask_server(self, key: str, host: str, port: int) -> tuple[list[bytes], float]:
+        import dns.message  # see _ask
+        import dns.name
+        import dns.query
+        import dns.rcode
+        import dns.rdatatype
+
         query = dns.message.make_query(dns.name.from_text(key), dns.rdatatype.TXT)
         # At most LOOKUP_SECONDS over UDP, and as long again over TCP for a truncated answer.
         response, _tcp = dns.query.udp_with_fallback(query, host, timeout=LOOKUP_SECONDS, port=port)

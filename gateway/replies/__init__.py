@@ -17,10 +17,10 @@ Public surface (the inbound worker depends on exactly these names):
 - ``ReplyError``: the only exception these functions raise.
 """
 
+from gateway.replies.answer import decide_answer
 from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
 from gateway.replies.bounces import find_bounced_message_ids
-from gateway.replies.decision import Ask, Decision, DecisionKind, decide_answer, read_decision
-from gateway.replies.empty import is_no_answer
+from gateway.replies.kinds import Ask, Decision, DecisionKind
 from gateway.replies.text import ReplyError, ReplyText, extract_reply
 
 __all__ = [
@@ -38,3 +38,23 @@ __all__ = [
     "is_own_loop",
     "read_decision",
 ]
+
+
+# The word tables of every language (``lexicon``, about 3 MB once read) are loaded by the
+# first reply read, not by importing this package: the listeners' process and an idle
+# worker never read one. The functions below are the ones in ``decision`` and ``empty``,
+# imported on first call, so what they return is the same.
+
+
+def read_decision(new_text: str, subject: str | None) -> Decision:
+    """The decision carried by ``new_text``, or by a quick-reply ``subject`` and body."""
+    from gateway.replies.decision import read_decision as read
+
+    return read(new_text, subject)
+
+
+def is_no_answer(new_text: str) -> bool:
+    """True when ``new_text`` holds no answer: empty, or only greetings, thanks, sign-offs."""
+    from gateway.replies.empty import is_no_answer as no_answer
+
+    return no_answer(new_text)

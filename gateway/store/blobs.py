@@ -12,21 +12,30 @@ value left empty (``size`` > 0 and no bytes says where the bytes are).
 Crash safety follows from the order: the owner's row is committed only after
 every chunk is, so a kill at any point leaves either no owner (chunks without
 one, removed by :func:`sweep` once older than :data:`ORPHAN_AGE`) or an owner
-whose bytes are all there. Writing a value again (the retry of a message whose
+whose bytes are all there.
+
+The chunks' commits are not flushed to disk one by one (SQLite's
+``synchronous=NORMAL``, PostgreSQL's ``synchronous_commit=off``, for their own
+transactions only): a flush per chunk held the write lock some 10 ms longer each,
+50 times for a 25 MB message, while filings waited. Both databases' logs are
+written in order, so the owner's commit, flushed as every commit is, flushes every
+chunk written before it; a crash before it loses chunks that nothing owns yet. Writing a value again (the retry of a message whose
 processing was cut short) finds its chunks by their key and marks them fresh, so
 a retry never writes them twice and the sweep never takes a chunk being linked.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextvars import ContextVar
 from datetime import datetime, timedelta
 from typing import Any
 
-from sqlalchemy import Index, Integer, LargeBinary, String, delete, exists, func, select
+from sqlalchemy import Index, Integer, LargeBinary, String, delete, event, exists, func, select
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.engine import Connection
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.orm import Mapped, Session, mapped_column
+from sqlalchemy.pool import ConnectionPoolEntry
 
 from gateway.store.models import Attachment, Base, InboundMessage
 
@@ -70,16 +79,66 @@ def _upsert(dialect_name: str) -> Any:
 _UPSERTS = {name: _upsert(name) for name in ("sqlite", "postgresql")}
 
 
-def chunk_rows(value: bytes, digest: str, at: datetime) -> list[dict[str, Any]]:
-    return [
-        {
+def chunk_rows(value: bytes, digest: str, at: datetime) -> Iterator[dict[str, Any]]:
+    # Views, not copies: a 25 MB value is not held twice while it is written.
+    view = memoryview(value)
+    for seq, start in enumerate(range(0, len(value), CHUNK_BYTES)):
+        yield {
             "sha256": digest,
             "seq": seq,
-            "content": value[start : start + CHUNK_BYTES],
+            "content": view[start : start + CHUNK_BYTES],
             "written_at": at,
         }
-        for seq, start in enumerate(range(0, len(value), CHUNK_BYTES))
-    ]
+
+
+# Set on a pooled SQLite connection whose synchronous setting this module relaxed.
+_RELAXED = "hfa_blobs_unflushed"
+# True while a chunk's transaction takes its connection from the pool.
+_TAKING_UNFLUSHED: ContextVar[bool] = ContextVar("hfa_blobs_taking_unflushed", default=False)
+
+
+def _relax_flush(dbapi_connection: Any, entry: ConnectionPoolEntry, _proxy: Any) -> None:
+    """A connection taken for a chunk's transaction: SQLite allows the setting only
+    outside a transaction, so it is set here, before the transaction begins."""
+    if not _TAKING_UNFLUSHED.get():
+        return
+    entry.info[_RELAXED] = True
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA synchronous=NORMAL")
+    cursor.close()
+
+
+def _restore_flush(dbapi_connection: Any, entry: ConnectionPoolEntry) -> None:
+    """On its way back to the pool, a relaxed connection flushes its commits again,
+    before any other transaction can take it; one that cannot is discarded."""
+    if not entry.info.pop(_RELAXED, False) or dbapi_connection is None:
+        return
+    try:
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA synchronous=FULL")
+        cursor.close()
+    except Exception as exc:
+        entry.invalidate(exc)
+
+
+def _unflushed_connection(session: Session) -> Connection:
+    """The session's connection, in a transaction whose commit is not flushed to disk
+    (see the module docstring)."""
+    engine = session.get_bind()
+    assert isinstance(engine, Engine)
+    if engine.dialect.name == "postgresql":
+        connection = session.connection()
+        # Ends with the transaction, whatever its outcome.
+        connection.exec_driver_sql("SET LOCAL synchronous_commit = off")
+        return connection
+    if not event.contains(engine, "checkout", _relax_flush):
+        event.listen(engine, "checkout", _relax_flush)
+        event.listen(engine, "checkin", _restore_flush)
+    taking = _TAKING_UNFLUSHED.set(True)
+    try:
+        return session.connection()
+    finally:
+        _TAKING_UNFLUSHED.reset(taking)
 
 
 def write_in(connection: Connection, value: bytes, digest: str, at: datetime) -> None:
@@ -98,7 +157,7 @@ def write_apart(transaction: Callable[[], Any], value: bytes, digest: str, at: d
     """
     for row in chunk_rows(value, digest, at):
         with transaction() as session:
-            connection = session.connection()
+            connection = _unflushed_connection(session)
             connection.execute(_UPSERTS[connection.dialect.name], row)
 
 
