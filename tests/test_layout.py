@@ -69,6 +69,7 @@ LAZY_IMPORTS = {
     # listeners' process and an idle worker never read one.
     ("gateway/replies/__init__.py", "gateway.replies.decision"),
     ("gateway/replies/__init__.py", "gateway.replies.empty"),
+    ("gateway/replies/__init__.py", "gateway.replies.language"),
 }
 
 

@@ -30,9 +30,9 @@ from gateway.replies import (
     decide_answer,
     extract_reply,
     is_no_answer,
+    plain_language,
     read_decision,
 )
-from gateway.replies.language import identify
 from gateway.services import Services
 from gateway.store.models import (
     InboundMessage,
@@ -119,12 +119,6 @@ def record_reply(
     link = pending.untouched_link(decision, mail.subject, body, request.reference)
     data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
     data |= pending.source_of(decision, link)
-    if "language" not in data:
-        # No decision word named the language: the text's own, where it is plain, so
-        # the receipt is in the language the lawyer wrote in.
-        plain = identify(body)
-        if len(plain) == 1:
-            data["language"] = plain[0]
     if data.get("conditions"):
         # Its own kind, so no reader takes it for a bare approval.
         kind = CONDITIONAL_APPROVAL
@@ -235,6 +229,9 @@ def _turn_data(
     if mail.truncated:
         # The limits left part of the message unread; all of it is in the raw bytes.
         data["truncated"] = mail.truncated
+    if decision.language is None and (language := plain_language(reply.new_text)):
+        # No decision word named it: the text's own, so the receipt is in that language.
+        data["language"] = language
     return data
 
 

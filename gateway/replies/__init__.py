@@ -36,14 +36,15 @@ __all__ = [
     "find_bounced_message_ids",
     "is_no_answer",
     "is_own_loop",
+    "plain_language",
     "read_decision",
 ]
 
 
 # The word tables of every language (``lexicon``, about 3 MB once read) are loaded by the
 # first reply read, not by importing this package: the listeners' process and an idle
-# worker never read one. The functions below are the ones in ``decision`` and ``empty``,
-# imported on first call, so what they return is the same.
+# worker never read one. The functions below are the ones in ``decision``, ``empty`` and
+# ``language``, imported on first call, so what they return is the same.
 
 
 def read_decision(new_text: str, subject: str | None) -> Decision:
@@ -58,3 +59,11 @@ def is_no_answer(new_text: str) -> bool:
     from gateway.replies.empty import is_no_answer as no_answer
 
     return no_answer(new_text)
+
+
+def plain_language(text: str) -> str | None:
+    """The table language ``text`` is plainly in, or None where the detector is unsure."""
+    from gateway.replies.language import identify
+
+    found = identify(text)
+    return found[0] if len(found) == 1 else None

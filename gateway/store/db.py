@@ -187,11 +187,9 @@ class Database:
     def statement(self) -> Iterator[Session]:
         """A session for a write that is one statement (a claim, a lease pushed forward).
 
-        On PostgreSQL the statement commits as it ends (autocommit): the rows it locks
-        are free again the moment it returns. In a transaction they stayed locked until
-        the client's COMMIT, which a busy process sends late (its thread waits for the
-        interpreter meanwhile), and every writer of those rows waited that long. On
-        SQLite it is an ordinary write transaction: the write lock is its only lock.
+        On PostgreSQL it commits as it ends (autocommit), so the rows it locks are free
+        at once, not at a COMMIT that a busy process sends late, with every writer of
+        them waiting. On SQLite it is a write transaction: the write lock is its only lock.
         """
         if self.is_sqlite:
             with self.transaction() as session:
