@@ -17,16 +17,7 @@ def test_a_worker_configuration_error_is_one_sentence_before_running(tmp_path: P
         "HFA_DKIM_SELECTOR": "hfa2026",
         "HFA_DKIM_PRIVATE_KEY_FILE": str(tmp_path / "dkim" / "hfa2026.key"),
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "gateway", "serve"],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
-    said = done.stdout + done.stderr
-    assert done.returncode == 2, said
+    said = refused_start(env)
     assert "HFA_DKIM_PRIVATE_KEY_FILE" in said and "hfa2026.key" in said
     assert "Traceback" not in said
     assert "running" not in said
@@ -41,6 +32,14 @@ def test_a_database_newer_than_the_release_is_one_sentence_before_running(tmp_pa
     )
     with contextlib.closing(sqlite3.connect(tmp_path / "gateway.db")) as db, db:
         db.execute("UPDATE alembic_version SET version_num = 'f00dfeedbeef'")
+    said = refused_start(env)
+    assert "f00dfeedbeef, which is newer than this release" in said
+    assert "Traceback" not in said
+    assert "running" not in said
+
+
+def refused_start(env: dict[str, str]) -> str:
+    """``hfa serve`` that must refuse to start: exit 2; what it said."""
     done = subprocess.run(
         [sys.executable, "-m", "gateway", "serve"],
         env=env,
@@ -51,6 +50,4 @@ def test_a_database_newer_than_the_release_is_one_sentence_before_running(tmp_pa
     )
     said = done.stdout + done.stderr
     assert done.returncode == 2, said
-    assert "f00dfeedbeef, which is newer than this release" in said
-    assert "Traceback" not in said
-    assert "running" not in said
+    return said

@@ -9,7 +9,7 @@ from sqlalchemy import select, text, update
 
 from gateway.clock import FrozenClock
 from gateway.intake.filing import file_request
-from gateway.services import build_services
+from gateway.services import Services, build_services
 from gateway.settings.config import Config
 from gateway.store.db import Database
 from gateway.store.models import OutboxItem
@@ -19,15 +19,20 @@ NOW = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
 LEASE = timedelta(seconds=0.3)
 
 
+def file_three(services: Services) -> None:
+    """Three filed requests: three lawyer emails waiting in the outbox."""
+    with services.db.transaction() as session:
+        for n in range(3):
+            file_request(services, session, {"category": "legal_review", "request": f"{n}"})
+
+
 async def test_claimed_rows_carry_the_lease_they_were_given_and_held_ones_are_renewed(
     config: Config,
 ) -> None:
     clock = FrozenClock(NOW)
     services = build_services(config, clock=clock)
     try:
-        with services.db.transaction() as session:
-            for n in range(3):
-                file_request(services, session, {"category": "legal_review", "request": f"{n}"})
+        file_three(services)
         with services.db.transaction() as session:
             rows = claim(session, OutboxItem, now=NOW, lease=LEASE, limit=10, skip_locked=False)
         # The rows in hand say what the database now says, without being read again.
@@ -65,9 +70,7 @@ def test_a_claim_and_a_renewal_leave_no_row_locked_while_their_caller_goes_on(
     clock = FrozenClock(NOW)
     services = build_services(config, clock=clock)
     try:
-        with services.db.transaction() as session:
-            for n in range(3):
-                file_request(services, session, {"category": "legal_review", "request": f"{n}"})
+        file_three(services)
         db = services.db
         with db.statement() as session:
             rows = claim(
