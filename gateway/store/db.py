@@ -99,27 +99,6 @@ def _as_storage_error(exc: BaseException) -> BaseException:
     return exc
 
 
-def _deliver(batch: Batch, committing: asyncio.Future[Outcomes]) -> None:
-    """What each caller of a committed (or failed) batch hears; nobody is left waiting."""
-    failure: BaseException | None = (
-        StorageError("the database writer stopped")
-        if committing.cancelled()
-        else committing.exception()
-    )
-    if failure is not None:
-        for _fn, future in batch:
-            if not future.done():
-                future.set_exception(_as_storage_error(failure))
-        return
-    for future, value, error in committing.result():
-        if future.done():
-            continue
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)
-
-
 def _create_private(path: Path) -> None:
     """The database file, created readable by its owner only: it holds every thread."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -275,29 +254,33 @@ class Database:
             await asyncio.sleep(0)
             batch = self._queued[:MAX_BATCH]
             del self._queued[:MAX_BATCH]
-            committing = asyncio.ensure_future(self._commit_where_best(batch))
             try:
-                await asyncio.wait([committing])
-            except asyncio.CancelledError:
-                # Stopped meanwhile: a commit under way in a thread still ends, and its
-                # callers hear what it did before the writer stops.
-                await asyncio.wait([committing])
-                _deliver(batch, committing)
-                raise
-            _deliver(batch, committing)
+                outcomes = await self._commit_where_best(batch)
+            except BaseException as exc:
+                # Whatever happened, no caller is left waiting.
+                for _fn, future in batch:
+                    if not future.done():
+                        future.set_exception(_as_storage_error(exc))
+                if not isinstance(exc, Exception):
+                    raise
+                continue
+            for future, value, error in outcomes:
+                if future.done():
+                    continue
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(value)
 
     async def _commit_where_best(self, batch: Batch) -> Outcomes:
         """Write and commit the batch on the loop when the write lock is free.
 
         The writes are CPU work that holds the interpreter either way: in a second
         thread they only made every request wait its turn twice (the thread and the
-        loop hand the interpreter back and forth). The commit is not: its fsync took
-        milliseconds per batch on a busy disk, during which the loop could read,
-        check and answer nothing. So the commit runs in a thread (holding the write
-        lock, handed over), while the loop serves on and the requests that arrive
-        meanwhile gather for the next batch. When another process holds the write
-        lock (hfa serve's worker), the whole batch waits for it in a thread instead.
-        Callers are answered after the commit.
+        loop hand the interpreter back and forth), which cost more than the loop
+        waiting for the commit's fsync. When another process holds the write lock
+        (hfa serve's worker), the whole batch waits for it in a thread instead, so
+        the loop goes on serving meanwhile. Callers are answered after the commit.
         """
         lock = self._writer_lock
         if lock is None:
@@ -315,7 +298,7 @@ class Database:
                 # Nothing was committed: the others again, the slow and sure way.
                 return await asyncio.to_thread(self._redo_without, broken=exc, batch=batch)
             raise _as_storage_error(exc) from exc
-        return await asyncio.to_thread(self._commit_and_let_go, session, lock, outcomes)
+        return self._commit_and_let_go(session, lock, outcomes)
 
     def _commit_and_let_go(
         self, session: Session, lock: WriterLock, outcomes: Outcomes

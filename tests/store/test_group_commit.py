@@ -126,28 +126,3 @@ def test_the_savepoints_of_a_group_commit_are_journaled_in_memory(tmp_path: Path
             assert conn.exec_driver_sql("PRAGMA temp_store").scalar() == 2  # MEMORY
     finally:
         services.close()
-
-
-async def test_a_batch_commits_off_the_loop_and_answers_after(tmp_path: Path) -> None:
-    # The fsync of a commit took milliseconds on a busy disk: in a thread, the loop
-    # reads and checks the next requests meanwhile.
-    import threading
-
-    services = build_services(make_config(tmp_path))
-    other = build_services(make_config(tmp_path), migrate=False)
-    committed_on: list[str] = []
-    event.listen(
-        services.db.engine,
-        "commit",
-        lambda conn: committed_on.append(threading.current_thread().name),
-    )
-    try:
-        references = await asyncio.gather(
-            *(services.db.write(_filer(services, f"q{i}")) for i in range(4))
-        )
-        assert committed_on and threading.main_thread().name not in committed_on
-        with other.db.reading() as session:
-            assert session.scalar(select(func.count()).select_from(Request)) == len(references)
-    finally:
-        other.close()
-        services.close()
