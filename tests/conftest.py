@@ -255,6 +255,24 @@ class SmtpSink:
         await asyncio.wait_for(until(), timeout)
         return self.messages()
 
+    async def request_email(self, reference: str, timeout: float = 10.0) -> EmailMessage:
+        """The request email of ``reference``, whatever else the relay got before or after
+        it (a notice or receipt of an earlier thread may arrive at any moment)."""
+
+        def found() -> EmailMessage | None:
+            for message in self.messages():
+                if (message["X-HFA-Reference"], message["X-HFA-Kind"]) == (reference, "request"):
+                    return message
+            return None
+
+        async def until() -> EmailMessage:
+            while (message := found()) is None:
+                self.arrived.clear()
+                await self.arrived.wait()
+            return message
+
+        return await asyncio.wait_for(until(), timeout)
+
 
 @pytest.fixture
 async def sink() -> AsyncIterator[SmtpSink]:

@@ -26,11 +26,11 @@ COLLEAGUE = "partner@lawfirm.example"  # the lawyer's firm, not the lawyer
 
 
 async def filed_with_email(running: Running) -> tuple[dict[str, Any], EmailMessage]:
-    before = len(running.sink.received)
     filed = await running.file(
         request="May we sign the Nordwind agreement?", proposed_action="Sign it today."
     )
-    return filed, (await running.sink.wait_for(before + 1))[before]
+    # By its reference: an earlier reply's notice may reach the relay after this filing.
+    return filed, await running.sink.request_email(filed["reference"])
 
 
 def notices(running: Running) -> list[tuple[str, list[str], EmailMessage]]:

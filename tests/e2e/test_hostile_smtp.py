@@ -41,10 +41,8 @@ BOUNCE = f"gateway@{REPLY_DOMAIN}"
 
 
 async def filed_with_email(running: Running, **fields: Any) -> tuple[dict[str, Any], EmailMessage]:
-    before = len(running.sink.received)
     filed = await running.file(**fields)
-    emails = await running.sink.wait_for(before + 1)
-    return filed, emails[before]
+    return filed, await running.sink.request_email(filed["reference"])
 
 
 def address_of(email: EmailMessage) -> str:

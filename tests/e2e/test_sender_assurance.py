@@ -92,15 +92,7 @@ async def gateway(
 
 async def filed_with_email(running: Running) -> tuple[dict[str, Any], EmailMessage]:
     filed = await running.file(request="May we sign the Nordwind agreement?")
-    for _ in range(200):
-        for message in running.sink.messages():
-            if (message["X-HFA-Reference"], message["X-HFA-Kind"]) == (
-                filed["reference"],
-                "request",
-            ):
-                return filed, message
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"no request email for {filed['reference']}")
+    return filed, await running.sink.request_email(filed["reference"])
 
 
 def signed(message: EmailMessage, key: DkimKey) -> bytes:
