@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine
 
+from gateway import contract
 from gateway.errors import NotFound
 from gateway.intake import filing, reading
 from gateway.intake.reading import StatusReads
@@ -126,3 +127,25 @@ def test_numbers_in_a_turn_are_read_exactly(services: Services) -> None:
     other.close()
     turn = _reads(services).check_status(filed["reference"], filed["access_token"])["turns"][0]
     assert turn["ledger"] == big and isinstance(turn["ledger"], int) and turn["ratio"] == 0.1
+
+
+def test_a_kept_answer_is_rendered_once_and_sent_only_for_the_right_token(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filed = _file(services)
+    reads = _reads(services)
+    rendered: list[object] = []
+    original = contract.dumps
+
+    def counted(value: object) -> bytes:
+        rendered.append(value)
+        return original(value)
+
+    monkeypatch.setattr(contract, "dumps", counted)
+    body = reads.status_body(filed["reference"], filed["access_token"])
+    assert body is not None and body == reads.status_body(filed["reference"], filed["access_token"])
+    assert body == original(reads.check_status(filed["reference"], filed["access_token"]))
+    assert len(rendered) == 1
+    assert reads.status_body(filed["reference"], "hfat_wrong") is None
+    assert reads.status_body("HFA-99999", filed["access_token"]) is None
+    assert reads.status_body("not-a-reference", filed["access_token"]) is None
