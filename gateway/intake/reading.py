@@ -21,7 +21,14 @@ from gateway.errors import NotFound
 from gateway.services import Services
 from gateway.store.models import Request, Turn, contract_time
 from gateway.store.policy_models import RequestPolicy
-from gateway.store.prepared import Convert, DriverRows, Prepared, SqliteReads, sqlite_reads
+from gateway.store.prepared import (
+    Arrivals,
+    Convert,
+    DriverRows,
+    Prepared,
+    SqliteReads,
+    sqlite_reads,
+)
 from gateway.store.thread import replied, thread_as_json, turn_fields_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, secret_matches
 
@@ -224,12 +231,12 @@ class StatusReads:
     def __init__(self, reads: SqliteReads) -> None:
         self._reads = reads
 
-    def _kept(self, reference: str) -> KeptStatus:
+    def _kept(self, reference: str, arrivals: Arrivals | None = None) -> KeptStatus:
         number = contract.number_from_reference(reference)
         if number is None:
             return _UNKNOWN
         return self._reads.read(
-            ("status", number), lambda rows: _kept(_stored_status(rows, number))
+            ("status", number), lambda rows: _kept(_stored_status(rows, number)), arrivals
         )
 
     def check_status(self, reference: str, access_token: str) -> dict[str, Any]:
@@ -237,10 +244,15 @@ class StatusReads:
         kept = self._kept(reference)
         return _shown(access_token, kept.access_token_hash, kept.status)
 
-    def status_body(self, reference: str, access_token: str) -> bytes | None:
+    def status_body(
+        self, reference: str, access_token: str, arrivals: Arrivals | None = None
+    ) -> bytes | None:
         """The status object as JSON text, if the token is the request's access token;
-        None otherwise (an unknown reference and a wrong token alike, in the same time)."""
-        kept = self._kept(reference)
+        None otherwise (an unknown reference and a wrong token alike, in the same time).
+
+        ``arrivals``: the server the request arrived through counts its arrivals
+        (``SqliteReads.read``)."""
+        kept = self._kept(reference, arrivals)
         if not secret_matches(access_token, kept.access_token_hash):
             return None
         return kept.body
