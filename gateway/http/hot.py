@@ -7,6 +7,10 @@ patterns and the per-route request wrappers cost about as much as the status
 read itself. This middleware sits where the router would and hands exactly
 ``POST /v1/requests`` and ``GET /v1/requests/{reference}`` to the same
 handlers, with the same error answers; every other call goes on to the router.
+
+Before all of that, ``KeptStatusReads`` answers a status poll whose answer is kept
+(SQLite, nothing committed since) and whose token matches: the commonest call of
+all, and the one with least left to do.
 """
 
 from __future__ import annotations
