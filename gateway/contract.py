@@ -15,6 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import orjson
+
 from gateway.clock import iso as iso
 from gateway.errors import FieldProblem, InvalidRequest
 
@@ -294,6 +296,20 @@ def loads(raw: bytes | str) -> Any:
     return json.loads(
         raw, parse_int=_parse_int, parse_float=_parse_float, parse_constant=Unrepresentable
     )
+
+
+def dumps(value: Any) -> bytes:
+    """Compact UTF-8 JSON, non-ASCII text as is: the bytes every JSON answer carries.
+
+    orjson refuses integers beyond 64 bits, which an agent's extra fields may hold:
+    those values are encoded by the standard library instead, to the same text.
+    """
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode(
+            "utf-8"
+        )
 
 
 def _number_problem(value: Any) -> str | None:

@@ -8,7 +8,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from gateway.errors import FieldProblem, InvalidRequest, StorageError
@@ -19,7 +19,7 @@ from gateway.services import Services
 
 MAX_IDEMPOTENCY_KEY = 255
 
-Endpoint = Callable[[Request], Awaitable[JSONResponse]]
+Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def _services(request: Request) -> Services:
@@ -71,7 +71,7 @@ async def file_request(request: Request) -> JSONResponse:
     return FastJSONResponse(filed.result, status_code=201 if filed.created else 200)
 
 
-async def check_status(request: Request) -> JSONResponse:
+async def check_status(request: Request) -> Response:
     services = _services(request)
     token = bearer_token(request)
     reference = request.path_params["reference"]
@@ -80,9 +80,12 @@ async def check_status(request: Request) -> JSONResponse:
         # SQLite: a read on the loop, as Database.run does, answered from what was
         # read since the last commit when nothing has been committed since.
         try:
-            return FastJSONResponse(kept.check_status(reference, token))
+            body = kept.status_body(reference, token)
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
+        if body is None:
+            raise reading.not_found()
+        return Response(body, media_type=FastJSONResponse.media_type)
 
     def work() -> dict[str, Any]:
         with services.db.reading_rows() as conn:

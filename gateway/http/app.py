@@ -17,7 +17,7 @@ from gateway.http.access import AgentAccess
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.audit_log import ROUTES as AUDIT_ROUTES
 from gateway.http.errors import EXCEPTION_HANDLERS
-from gateway.http.hot import HotRoutes
+from gateway.http.hot import HotRoutes, KeptStatusReads
 from gateway.http.openapi import build_openapi
 from gateway.http.ops import ROUTES as OPS_ROUTES
 from gateway.services import Services
@@ -80,8 +80,13 @@ def build_app(
         routes=routes,
         exception_handlers=handlers,
         lifespan=lifespan,
-        # Access checks first, for every call; then the hot calls skip the router.
-        middleware=[Middleware(AgentAccess, services=services), Middleware(HotRoutes)],
+        # A status poll answered from the kept answer needs nothing else; then the access
+        # checks, for every other call; then the hot calls skip the router.
+        middleware=[
+            Middleware(KeptStatusReads, services=services),
+            Middleware(AgentAccess, services=services),
+            Middleware(HotRoutes),
+        ],
     )
     app.state.services = services
     return app

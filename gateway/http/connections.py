@@ -33,9 +33,14 @@ try:
 except ImportError:  # httptools is not installed: h11 only
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
+from gateway.store.prepared import Arrivals
 from gateway.throttle import ConnectionGuard
 
 log = logging.getLogger(__name__)
+
+# The scope key of a request whose arrival was counted (``Arrivals``): its kept status
+# may be answered from the commit count asked since.
+ARRIVALS = "gateway.arrivals"
 
 
 def _answer(status: str, message: str, extra: str = "") -> bytes:
@@ -126,6 +131,7 @@ class _Guarded(_Protocol):
 
     guard: ConnectionGuard
     timeout: float
+    arrivals: Arrivals
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -169,7 +175,15 @@ class _Guarded(_Protocol):
         if self._deadline is None and (self.cycle is None or self.cycle.response_complete):
             # The first bytes of the next request on a kept-alive connection.
             self._arm()
+        # Counted before the request these bytes carry can be served.
+        self.arrivals.note()
         super().data_received(data)
+        cycle = self.cycle
+        if cycle is not None and not getattr(self, "pipeline", None):
+            # A request queued behind another on this connection (pipelining) is not
+            # marked: it is served after that one, maybe after its commit, and then
+            # must ask for the commit count itself.
+            cycle.scope[ARRIVALS] = self.arrivals  # type: ignore[literal-required]
         if self._request_read():
             self._disarm()
 
@@ -222,5 +236,7 @@ else:
 
 
 def guarded_protocol(guard: ConnectionGuard, timeout: float) -> type[asyncio.Protocol]:
-    """A protocol class for ``uvicorn.Config(http=...)`` sharing one guard."""
-    return type("GatewayHttp", (GUARDED,), {"guard": guard, "timeout": timeout})
+    """A protocol class for ``uvicorn.Config(http=...)`` sharing one guard, and one
+    count of arrivals for the requests it marks."""
+    attributes = {"guard": guard, "timeout": timeout, "arrivals": Arrivals()}
+    return type("GatewayHttp", (GUARDED,), attributes)

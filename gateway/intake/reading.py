@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import re
 from datetime import datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from sqlalchemy import Engine, bindparam, select
@@ -21,7 +21,14 @@ from gateway.errors import NotFound
 from gateway.services import Services
 from gateway.store.models import Request, Turn, contract_time
 from gateway.store.policy_models import RequestPolicy
-from gateway.store.prepared import Convert, DriverRows, Prepared, SqliteReads, sqlite_reads
+from gateway.store.prepared import (
+    Arrivals,
+    Convert,
+    DriverRows,
+    Prepared,
+    SqliteReads,
+    sqlite_reads,
+)
 from gateway.store.thread import replied, thread_as_json, turn_fields_as_json
 from gateway.tokens import DUMMY_HASH, hash_secret, secret_matches
 
@@ -191,28 +198,67 @@ def _stored_status(conn: Connection | DriverRows, number: int) -> tuple[str, dic
     }
 
 
+class KeptStatus(NamedTuple):
+    """What a status read keeps between commits: the hash the token is checked
+    against, and the status object as the JSON text it is sent as (None: no such
+    request). The text alone is kept: it is all a read sends, and a fraction of the
+    objects it was made from."""
+
+    access_token_hash: str
+    body: bytes | None
+
+
+def _kept(stored: tuple[str, dict[str, Any] | None]) -> KeptStatus:
+    # Rendered once with the read: every read until the next commit sends these bytes.
+    access_token_hash, status = stored
+    return KeptStatus(access_token_hash, contract.dumps(status) if status is not None else None)
+
+
+_UNKNOWN = KeptStatus(DUMMY_HASH, None)
+
+
 class StatusReads:
     """Status reads on a SQLite file, each request's answer kept until the next commit.
 
     Agents poll their requests' status; between two commits the answer cannot
-    change, so it is read once (``SqliteReads``). The access token is still
-    checked on every call, in constant time, against the hash read with the
-    answer, and an unknown reference is kept as one too: a second call takes the
-    same time whether the reference exists or not.
+    change, so it is read (and rendered as JSON) once (``SqliteReads``). The access
+    token is still checked on every call, in constant time, against the hash read
+    with the answer, and an unknown reference is kept as one too: a second call
+    takes the same time whether the reference exists or not.
     """
 
     def __init__(self, reads: SqliteReads) -> None:
         self._reads = reads
 
-    def check_status(self, reference: str, access_token: str) -> dict[str, Any]:
-        """As :func:`check_status`. The answer is shared: callers must not change it."""
+    def _kept(self, reference: str, arrivals: Arrivals | None = None) -> KeptStatus:
         number = contract.number_from_reference(reference)
         if number is None:
-            return _shown(access_token, DUMMY_HASH, None)
-        stored, status = self._reads.read(
-            ("status", number), lambda rows: _stored_status(rows, number)
+            return _UNKNOWN
+        return self._reads.read(
+            ("status", number), lambda rows: _kept(_stored_status(rows, number)), arrivals
         )
-        return _shown(access_token, stored, status)
+
+    def check_status(self, reference: str, access_token: str) -> dict[str, Any]:
+        """As :func:`check_status`, read back from the kept JSON text."""
+        body = self.status_body(reference, access_token)
+        if body is None:
+            raise not_found()
+        # The standard library reads every integer exactly, as the text holds it.
+        status: dict[str, Any] = json.loads(body)
+        return status
+
+    def status_body(
+        self, reference: str, access_token: str, arrivals: Arrivals | None = None
+    ) -> bytes | None:
+        """The status object as JSON text, if the token is the request's access token;
+        None otherwise (an unknown reference and a wrong token alike, in the same time).
+
+        ``arrivals``: the server the request arrived through counts its arrivals
+        (``SqliteReads.read``)."""
+        kept = self._kept(reference, arrivals)
+        if not secret_matches(access_token, kept.access_token_hash):
+            return None
+        return kept.body
 
 
 def status_reads(engine: Engine) -> StatusReads | None:

@@ -240,6 +240,28 @@ _MISSING = object()
 READ_CACHE_ENTRIES = 1024
 
 
+class Arrivals:
+    """How many times a server has received bytes: a read whose request arrived
+    before a commit count was asked may be answered by that count.
+
+    A client can only ask for something after it has learnt of it, and whatever it
+    sends after a commit arrives after that commit. So when no bytes at all have
+    arrived since ``PRAGMA data_version`` was last asked, every request being served
+    arrived before that question, and its answer covers them: under load one
+    question serves every read of an event-loop turn, where it cost as much as the
+    rest of a kept read. The server notes every arrival (``note``), before the
+    request it carries is served.
+    """
+
+    __slots__ = ("count",)
+
+    def __init__(self) -> None:
+        self.count = 0
+
+    def note(self) -> None:
+        self.count += 1
+
+
 @dataclass
 class _Reader:
     rows: DriverRows
@@ -249,6 +271,9 @@ class _Reader:
     generation: int
     # PRAGMA data_version when the cache was last emptied; -1: never read.
     version: int = -1
+    # Whose arrivals were counted when data_version was last asked, and their count then.
+    arrivals: Arrivals | None = None
+    asked_at: int = -1
     cache: OrderedDict[Hashable, Any] = field(default_factory=OrderedDict)
 
 
@@ -262,7 +287,9 @@ class SqliteReads:
     last time; when it has, everything kept is dropped. So an answer is never older
     than the last commit, and nothing in another process can change a row unseen.
     The count is asked before the read it stamps: a commit in between only makes
-    the next read read again.
+    the next read read again. A read that comes with the server's ``Arrivals`` may
+    take the count asked since the last arrival, which every request being served
+    arrived before.
 
     The connection comes from the engine's pool, detached, so it has every setting
     the engine gives its connections; it is closed when the engine is disposed.
@@ -293,22 +320,19 @@ class SqliteReads:
             self._local.reader = reader
         return reader
 
-    def read(self, key: Hashable, fn: Callable[[DriverRows], T]) -> T:
+    def read(
+        self, key: Hashable, fn: Callable[[DriverRows], T], arrivals: Arrivals | None = None
+    ) -> T:
         """``fn(rows)``, or what it returned for ``key`` since the last commit.
 
+        With ``arrivals`` (the read's request arrived through the server that counts
+        them), the commit count asked since the last arrival is taken as it is.
         What is returned may be returned again to later callers: they must not change it.
         """
         reader = self._reader()
-        try:
-            ((version,),) = reader.pragma.execute("PRAGMA data_version").fetchall()
-        except self._engine.dialect.loaded_dbapi.Error as exc:
-            raise DBAPIError.instance(
-                "PRAGMA data_version", (), exc, self._engine.dialect.loaded_dbapi.Error
-            ) from exc
+        if arrivals is None or reader.arrivals is not arrivals or arrivals.count != reader.asked_at:
+            self._ask_version(reader, arrivals)
         cache = reader.cache
-        if version != reader.version:
-            cache.clear()
-            reader.version = version
         found = cache.get(key, _MISSING)
         if found is not _MISSING:
             cache.move_to_end(key)
@@ -318,6 +342,20 @@ class SqliteReads:
         if len(cache) > self._capacity:
             cache.popitem(last=False)
         return value
+
+    def _ask_version(self, reader: _Reader, arrivals: Arrivals | None) -> None:
+        # Counted before asking: bytes that arrive meanwhile make the next read ask again.
+        count = arrivals.count if arrivals is not None else -1
+        try:
+            ((version,),) = reader.pragma.execute("PRAGMA data_version").fetchall()
+        except self._engine.dialect.loaded_dbapi.Error as exc:
+            raise DBAPIError.instance(
+                "PRAGMA data_version", (), exc, self._engine.dialect.loaded_dbapi.Error
+            ) from exc
+        if version != reader.version:
+            reader.cache.clear()
+            reader.version = version
+        reader.arrivals, reader.asked_at = arrivals, count
 
     def _close_all(self, _engine: Engine) -> None:
         with self._lock:

@@ -8,7 +8,9 @@ import pytest
 from starlette.responses import JSONResponse
 from starlette.routing import Router
 
+from gateway.http.access import AgentAccess
 from gateway.http.responses import FastJSONResponse
+from gateway.intake import reading
 from tests.conftest import Running
 
 
@@ -60,3 +62,40 @@ def test_fast_json_writes_the_bytes_starlette_writes() -> None:
 def test_fast_json_encodes_integers_beyond_64_bits() -> None:
     huge = {"n": 2**70}
     assert json.loads(bytes(FastJSONResponse(huge).body)) == huge
+
+
+async def test_a_kept_status_read_is_answered_ahead_of_the_access_checks(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if running.services.db.engine.dialect.name != "sqlite":
+        pytest.skip("answers are kept on a SQLite file only")
+    checked: list[str] = []
+    original = AgentAccess.__call__
+
+    async def spy(self: AgentAccess, scope, receive, send):  # type: ignore[no-untyped-def]
+        checked.append(f"{scope['method']} {scope['path']}")
+        await original(self, scope, receive, send)
+
+    monkeypatch.setattr(AgentAccess, "__call__", spy)
+    filed = await running.file()
+    path = f"/v1/requests/{filed['reference']}"
+    checked.clear()
+    right = {"Authorization": f"Bearer {filed['access_token']}"}
+    first = await running.http.get(path, headers=right)
+    again = await running.http.get(path, headers=right)
+    assert first.status_code == again.status_code == 200 and first.content == again.content
+    assert checked == []
+    # The bytes and the head the full path gives the same status.
+    with running.services.db.reading_rows() as conn:
+        full = FastJSONResponse(
+            reading.check_status(conn, filed["reference"], filed["access_token"])
+        )
+    assert first.content == full.body
+    assert first.headers["content-type"] == "application/json"
+    assert first.headers["content-length"] == str(len(full.body))
+    # A wrong token, an unknown reference and no token go on to the access checks.
+    wrong = await running.http.get(path, headers={"Authorization": "Bearer nope"})
+    unknown = await running.http.get("/v1/requests/HFA-99999", headers=right)
+    missing = await running.http.get(path)
+    assert (wrong.status_code, unknown.status_code, missing.status_code) == (404, 404, 401)
+    assert checked == [f"GET {path}", "GET /v1/requests/HFA-99999", f"GET {path}"]

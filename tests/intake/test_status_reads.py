@@ -10,11 +10,12 @@ from typing import Any
 import pytest
 from sqlalchemy import create_engine
 
+from gateway import contract
 from gateway.errors import NotFound
 from gateway.intake import filing, reading
 from gateway.intake.reading import StatusReads
 from gateway.services import Services, build_services
-from gateway.store.prepared import sqlite_reads
+from gateway.store.prepared import Arrivals, sqlite_reads
 from tests.conftest import make_config
 
 
@@ -126,3 +127,62 @@ def test_numbers_in_a_turn_are_read_exactly(services: Services) -> None:
     other.close()
     turn = _reads(services).check_status(filed["reference"], filed["access_token"])["turns"][0]
     assert turn["ledger"] == big and isinstance(turn["ledger"], int) and turn["ratio"] == 0.1
+
+
+def test_a_kept_answer_is_rendered_once_and_sent_only_for_the_right_token(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    filed = _file(services)
+    reads = _reads(services)
+    rendered: list[object] = []
+    original = contract.dumps
+
+    def counted(value: object) -> bytes:
+        rendered.append(value)
+        return original(value)
+
+    monkeypatch.setattr(contract, "dumps", counted)
+    body = reads.status_body(filed["reference"], filed["access_token"])
+    assert body is not None and body == reads.status_body(filed["reference"], filed["access_token"])
+    assert body == original(reads.check_status(filed["reference"], filed["access_token"]))
+    assert len(rendered) == 1
+    assert reads.status_body(filed["reference"], "hfat_wrong") is None
+    assert reads.status_body("HFA-99999", filed["access_token"]) is None
+    assert reads.status_body("not-a-reference", filed["access_token"]) is None
+
+
+def _commit_elsewhere(services: Services, status: str) -> None:
+    other = sqlite3.connect(services.config.data_dir / "gateway.db")
+    with other:
+        other.execute("UPDATE requests SET status = ?", (status,))
+    other.close()
+
+
+def test_reads_that_arrived_before_the_last_count_take_its_answer(
+    services: Services, queries: list[int]
+) -> None:
+    filed = _file(services)
+    reads = _reads(services)
+    arrivals = Arrivals()
+    arrivals.note()
+
+    def status(counted: Arrivals | None) -> Any:
+        body = reads.status_body(filed["reference"], filed["access_token"], counted)
+        assert body is not None
+        return contract.loads(body)["status"]
+
+    assert status(arrivals) == "recorded"
+    _commit_elsewhere(services, "reviewed")
+    # Nothing has arrived since the commit count was asked: the read being served
+    # arrived before it, and before the commit.
+    assert status(arrivals) == "recorded"
+    # Bytes arrive (the next request): the count is asked again, and the commit seen.
+    arrivals.note()
+    assert status(arrivals) == "reviewed"
+    _commit_elsewhere(services, "answered")
+    # A read whose arrival was not counted (a caller in this process) always asks.
+    assert status(None) == "answered"
+    _commit_elsewhere(services, "closed")
+    # Nor does a count of another server's arrivals stand for this one's.
+    assert status(Arrivals()) == "closed"
+    assert len(queries) == 4
