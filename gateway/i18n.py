@@ -64,13 +64,14 @@ def current() -> str:
 
 
 @cache
-def _locale(language: str) -> Locale:
+def locale_of(language: str) -> Locale:
+    """Babel's locale data for ``language`` (parsed once per language)."""
     return Locale.parse(language)
 
 
 def locale() -> Locale:
     """Babel's locale data for the language being written (parsed once per language)."""
-    return _locale(_current.get())
+    return locale_of(_current.get())
 
 
 @contextmanager
