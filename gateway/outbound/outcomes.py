@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
@@ -20,27 +21,46 @@ from gateway.outbound import retry
 from gateway.outbound.targets import shown_target
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Request
+from gateway.store.prepared import Prepared, connection_of
 from gateway.store.thread import add_turn
 
 # (the claimed item, what the other side said)
 Delivered = tuple[OutboxItem, str]
 
-_MARK_SENT = (
-    update(OutboxItem)
-    .values(state="sent", lease_until=None, last_error=None)
-    .returning(OutboxItem.id, OutboxItem.delay_noticed_at, OutboxItem.revived_by)
-)
+_OUTBOX = OutboxItem.__table__.c
+_MARKED = (_OUTBOX.id, _OUTBOX.delay_noticed_at, _OUTBOX.revived_by)
 
 
-_KEEP_RELAYED = (
-    update(OutboxItem)
-    .where(OutboxItem.id == bindparam("i"))
-    .values(relayed=bindparam("b"), relayed_sha256=bindparam("h"))
-)
+def _mark_sent(keep_relayed: bool) -> Prepared:
+    """One item marked sent (and the bytes the relay got kept with it), compiled once.
+
+    What it returns says whether the thread was told of a delay or an ops retry.
+    """
+    values: dict[str, Any] = {
+        "state": "sent",
+        "lease_until": None,
+        "last_error": None,
+        "sent_at": bindparam("sent_at"),
+    }
+    if keep_relayed:
+        values |= {"relayed": bindparam("relayed"), "relayed_sha256": bindparam("sha256")}
+    statement = (
+        update(OutboxItem)
+        .where(_OUTBOX.id == bindparam("item_id"))
+        .values(values)
+        .returning(*_MARKED)
+    )
+    return Prepared(statement, results=[column.type for column in _MARKED])
+
+
+# By item: the ORM's UPDATE of the whole batch, compiled for each batch, cost more than
+# one statement compiled once and run for each item.
+_MARK_SENT = _mark_sent(keep_relayed=False)
+_MARK_SENT_KEEPING = _mark_sent(keep_relayed=True)
 
 
 def record_successes(services: Services, session: Session, delivered: Sequence[Delivered]) -> None:
-    """Mark the claimed items sent: one prebuilt UPDATE for all, and an audit entry each.
+    """Mark the claimed items sent, one prepared UPDATE each, and an audit entry each.
 
     Everything an entry names is on the item as it was claimed; a row and its request
     are read back only when the thread was told of a delay or an ops retry (the UPDATE
@@ -49,15 +69,16 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
     if not delivered:
         return
     now = services.clock.now()
-    ids = [item.id for item, _detail in delivered]
-    marked = {
-        row.id: row
-        for row in session.connection().execute(
-            _MARK_SENT.where(OutboxItem.id.in_(ids)).values(sent_at=now)
-        )
-    }
-    _keep_relayed(session, delivered)
+    connection = connection_of(session)
     for item, detail in delivered:
+        relayed, relayed_sha256 = _relayed(item)
+        if relayed is not None:
+            marked = _MARK_SENT_KEEPING.first(
+                connection,
+                {"item_id": item.id, "sent_at": now, "relayed": relayed, "sha256": relayed_sha256},
+            )
+        else:
+            marked = _MARK_SENT.first(connection, {"item_id": item.id, "sent_at": now})
         details: dict[str, object] = {
             "outbox_id": item.id,
             "purpose": item.purpose,
@@ -65,7 +86,6 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
             "attempt": item.attempts,
             "relay": detail[:300],
         }
-        relayed_sha256 = _relayed(item)[1]
         if relayed_sha256 is not None:
             # The hash of the bytes that left: the log vouches for the message kept.
             details["sha256"] = relayed_sha256
@@ -76,8 +96,7 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
             reference=contract.reference_for(item.request_id) if item.request_id else None,
             details=details,
         )
-        row = marked.get(item.id)
-        if row is not None and (row.delay_noticed_at is not None or row.revived_by):
+        if marked is not None and (marked[1] is not None or marked[2]):
             _notice_delivered(session, item, now)
     if retry.release_waiting(services, session, [item for item, _detail in delivered]):
         services.outbox_ready.set()
@@ -91,17 +110,6 @@ def _relayed(item: OutboxItem) -> tuple[bytes | None, str | None]:
     """
     state = item.__dict__
     return state.get("relayed"), state.get("relayed_sha256")
-
-
-def _keep_relayed(session: Session, delivered: Sequence[Delivered]) -> None:
-    rows = [
-        {"i": item.id, "b": raw, "h": digest}
-        for item, _detail in delivered
-        for raw, digest in [_relayed(item)]
-        if raw is not None
-    ]
-    if rows:
-        session.connection().execute(_KEEP_RELAYED, rows)
 
 
 def _notice_delivered(session: Session, item: OutboxItem, now: datetime) -> None:
