@@ -96,13 +96,20 @@ def _note_missing(key: object, message: str) -> None:
 
 
 def gettext(message: str) -> str:
+    language = _current.get()
+    if language == DEFAULT_LANGUAGE:
+        # English is the message ids themselves: an email asks for some seventy.
+        return message
     _note_missing(message, message)
-    return translations(_current.get()).gettext(message)
+    return translations(language).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
+    language = _current.get()
+    if language == DEFAULT_LANGUAGE:
+        return singular if n == 1 else plural
     _note_missing((singular, 0), singular)
-    return translations(_current.get()).ngettext(singular, plural, n)
+    return translations(language).ngettext(singular, plural, n)
 
 
 _ = gettext

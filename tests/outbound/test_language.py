@@ -317,3 +317,17 @@ def test_no_sentence_for_a_lawyer_is_marked_inside_an_f_string() -> None:
         if inside.search(line)
     ]
     assert not found, found
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_every_language_answers_as_its_catalogue_does(language: str) -> None:
+    # English answers with the message ids at once, never through a catalogue: it must
+    # answer what a catalogue of no translations would.
+    catalogue = i18n.translations(language)
+    with i18n.speaking(language):
+        for message in ("Deadline", "due %(day)s", "no such message id"):
+            assert i18n.gettext(message) == catalogue.gettext(message)
+        for n in (0, 1, 2, 21):
+            assert i18n.ngettext("%(n)s word", "%(n)s words", n) == catalogue.ngettext(
+                "%(n)s word", "%(n)s words", n
+            )
