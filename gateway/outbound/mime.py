@@ -27,6 +27,9 @@ ENCODED_CHUNK = 42
 
 def _fold(name: str, value: str) -> str:
     """``Name: value`` folded at spaces so lines stay near 78 characters."""
+    if len(name) + 2 + len(value) <= MAX_LINE:
+        # Most headers fit on their line: nothing to fold.
+        return f"{name}: {value}"
     line = f"{name}:"
     lines: list[str] = []
     for word in value.split(" "):

@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 from sqlalchemy import select
 
 from gateway import i18n
 from gateway.intake import apikeys
 from gateway.outbound import notices, outbox
-from gateway.outbound.view import MailSettings
+from gateway.outbound.view import MailSettings, _count
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
 from gateway.store.thread import add_turn
@@ -331,3 +332,10 @@ def test_every_language_answers_as_its_catalogue_does(language: str) -> None:
             assert i18n.ngettext("%(n)s word", "%(n)s words", n) == catalogue.ngettext(
                 "%(n)s word", "%(n)s words", n
             )
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_counts_read_as_babel_writes_them(language: str) -> None:
+    with i18n.speaking(language):
+        for n in [*range(0, 1001), 1234, 98765, 1234567]:
+            assert _count(n) == format_decimal(n, locale=i18n.locale()), n

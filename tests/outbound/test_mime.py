@@ -118,3 +118,20 @@ def test_encoded_words_take_as_many_whole_characters_as_fit(value: str) -> None:
     decoded = [binascii.a2b_base64(w.removeprefix("=?utf-8?b?").removesuffix("?=")) for w in words]
     assert decoded == _greedy_words(value)
     assert b"".join(decoded).decode("utf-8") == value
+
+
+def _folded_word_by_word(name: str, value: str) -> str:
+    """Folding as a walk over every word writes it: the reference."""
+    line, lines = f"{name}:", []
+    for word in value.split(" "):
+        if len(line) + 1 + len(word) > 78 and line not in ("", f"{name}:"):
+            lines.append(line)
+            line = ""
+        line += " " + word
+    return "\n".join([*lines, line])
+
+
+@pytest.mark.parametrize("length", [0, 1, 60, 68, 69, 70, 71, 72, 79, 140])
+def test_a_header_is_folded_as_a_walk_over_its_words_folds_it(length: int) -> None:
+    for value in ("x" * length, ("ab " * length)[:length], ("a  b " * length)[:length]):
+        assert header_line("Subject", value) == _folded_word_by_word("Subject", value)
