@@ -89,9 +89,10 @@ def test_any_text_and_subject_read_back_unchanged(text: str, subject: str) -> No
     assert bodies(message)[0] == text
 
 
-def _greedy_words(value: str) -> list[str]:
+def _greedy_words(value: str) -> list[bytes]:
     """Encoded words as a character-by-character walk writes them: the reference."""
-    words, chunk = [], b""
+    words: list[bytes] = []
+    chunk = b""
     for char in value:
         octets = char.encode("utf-8")
         if len(chunk) + len(octets) > ENCODED_CHUNK:
