@@ -8,11 +8,12 @@ order they finished.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from gateway import contract
@@ -53,14 +54,26 @@ def _mark_sent(keep_relayed: bool) -> Prepared:
     return Prepared(statement, results=[column.type for column in _MARKED])
 
 
-# By item: the ORM's UPDATE of the whole batch, compiled for each batch, cost more than
-# one statement compiled once and run for each item.
+# On SQLite, by item: the UPDATE of the whole batch, compiled for each batch, cost more
+# than one statement compiled once and run for each item. On PostgreSQL each statement
+# is a round trip, and the batch stays one UPDATE (and one for the bytes kept).
 _MARK_SENT = _mark_sent(keep_relayed=False)
 _MARK_SENT_KEEPING = _mark_sent(keep_relayed=True)
+_MARK_BATCH_SENT = (
+    update(OutboxItem).values(state="sent", lease_until=None, last_error=None).returning(*_MARKED)
+)
+_KEEP_RELAYED = (
+    update(OutboxItem)
+    .where(OutboxItem.id == bindparam("i"))
+    .values(relayed=bindparam("b"), relayed_sha256=bindparam("h"))
+)
+
+# (id, delay_noticed_at, revived_by) of an item marked sent
+Marked = Sequence[Any]
 
 
 def record_successes(services: Services, session: Session, delivered: Sequence[Delivered]) -> None:
-    """Mark the claimed items sent, one prepared UPDATE each, and an audit entry each.
+    """Mark the claimed items sent, keeping the bytes relayed, and audit each.
 
     Everything an entry names is on the item as it was claimed; a row and its request
     are read back only when the thread was told of a delay or an ops retry (the UPDATE
@@ -70,15 +83,12 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
         return
     now = services.clock.now()
     connection = connection_of(session)
+    marked: Mapping[int, Marked | None]
+    if connection.dialect.name == "sqlite":
+        marked = {item.id: _mark_one(connection, item, now) for item, _detail in delivered}
+    else:
+        marked = _mark_batch(connection, delivered, now)
     for item, detail in delivered:
-        relayed, relayed_sha256 = _relayed(item)
-        if relayed is not None:
-            marked = _MARK_SENT_KEEPING.first(
-                connection,
-                {"item_id": item.id, "sent_at": now, "relayed": relayed, "sha256": relayed_sha256},
-            )
-        else:
-            marked = _MARK_SENT.first(connection, {"item_id": item.id, "sent_at": now})
         details: dict[str, object] = {
             "outbox_id": item.id,
             "purpose": item.purpose,
@@ -86,6 +96,7 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
             "attempt": item.attempts,
             "relay": detail[:300],
         }
+        relayed_sha256 = _relayed(item)[1]
         if relayed_sha256 is not None:
             # The hash of the bytes that left: the log vouches for the message kept.
             details["sha256"] = relayed_sha256
@@ -96,10 +107,38 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
             reference=contract.reference_for(item.request_id) if item.request_id else None,
             details=details,
         )
-        if marked is not None and (marked[1] is not None or marked[2]):
+        row = marked.get(item.id)
+        if row is not None and (row[1] is not None or row[2]):
             _notice_delivered(session, item, now)
     if retry.release_waiting(services, session, [item for item, _detail in delivered]):
         services.outbox_ready.set()
+
+
+def _mark_one(connection: Connection, item: OutboxItem, now: datetime) -> Marked | None:
+    relayed, relayed_sha256 = _relayed(item)
+    if relayed is None:
+        return _MARK_SENT.first(connection, {"item_id": item.id, "sent_at": now})
+    return _MARK_SENT_KEEPING.first(
+        connection,
+        {"item_id": item.id, "sent_at": now, "relayed": relayed, "sha256": relayed_sha256},
+    )
+
+
+def _mark_batch(
+    connection: Connection, delivered: Sequence[Delivered], now: datetime
+) -> dict[int, Marked]:
+    ids = [item.id for item, _detail in delivered]
+    statement = _MARK_BATCH_SENT.where(OutboxItem.id.in_(ids)).values(sent_at=now)
+    marked: dict[int, Marked] = {row[0]: row for row in connection.execute(statement)}
+    rows = [
+        {"i": item.id, "b": raw, "h": digest}
+        for item, _detail in delivered
+        for raw, digest in [_relayed(item)]
+        if raw is not None
+    ]
+    if rows:
+        connection.execute(_KEEP_RELAYED, rows)
+    return marked
 
 
 def _relayed(item: OutboxItem) -> tuple[bytes | None, str | None]:
