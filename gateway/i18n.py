@@ -64,13 +64,14 @@ def current() -> str:
 
 
 @cache
-def _locale(language: str) -> Locale:
+def locale_of(language: str) -> Locale:
+    """Babel's locale data for ``language`` (parsed once per language)."""
     return Locale.parse(language)
 
 
 def locale() -> Locale:
     """Babel's locale data for the language being written (parsed once per language)."""
-    return _locale(_current.get())
+    return locale_of(_current.get())
 
 
 @contextmanager
@@ -95,13 +96,20 @@ def _note_missing(key: object, message: str) -> None:
 
 
 def gettext(message: str) -> str:
+    language = _current.get()
+    if language == DEFAULT_LANGUAGE:
+        # English is the message ids themselves: an email asks for some seventy.
+        return message
     _note_missing(message, message)
-    return translations(_current.get()).gettext(message)
+    return translations(language).gettext(message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
+    language = _current.get()
+    if language == DEFAULT_LANGUAGE:
+        return singular if n == 1 else plural
     _note_missing((singular, 0), singular)
-    return translations(_current.get()).ngettext(singular, plural, n)
+    return translations(language).ngettext(singular, plural, n)
 
 
 _ = gettext

@@ -27,6 +27,9 @@ ENCODED_CHUNK = 42
 
 def _fold(name: str, value: str) -> str:
     """``Name: value`` folded at spaces so lines stay near 78 characters."""
+    if len(name) + 2 + len(value) <= MAX_LINE:
+        # Most headers fit on their line: nothing to fold.
+        return f"{name}: {value}"
     line = f"{name}:"
     lines: list[str] = []
     for word in value.split(" "):
@@ -62,17 +65,21 @@ def display_address(name: str, address: str) -> str:
 
 
 def _encoded_words(value: str) -> list[str]:
-    """RFC 2047 base64 words of at most ENCODED_CHUNK octets each, never splitting a character."""
+    """RFC 2047 base64 words of at most ENCODED_CHUNK octets each, never splitting a character.
+
+    Each word takes as many whole characters as fit: the octets are cut every
+    ENCODED_CHUNK, each cut moved back to the start of the character it would split.
+    """
+    octets = value.encode("utf-8")
     words: list[str] = []
-    chunk = b""
-    for char in value:
-        octets = char.encode("utf-8")
-        if len(chunk) + len(octets) > ENCODED_CHUNK:
-            words.append(_word(chunk))
-            chunk = b""
-        chunk += octets
-    if chunk:
-        words.append(_word(chunk))
+    start = 0
+    while start < len(octets):
+        end = min(start + ENCODED_CHUNK, len(octets))
+        # 0b10xxxxxx octets continue a character: a word never starts with one.
+        while end < len(octets) and octets[end] & 0xC0 == 0x80:
+            end -= 1
+        words.append(_word(octets[start:end]))
+        start = end
     return words
 
 

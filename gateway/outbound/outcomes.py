@@ -8,10 +8,12 @@ order they finished.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
+from typing import Any
 
 from sqlalchemy import bindparam, update
+from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
 from gateway import contract
@@ -20,27 +22,58 @@ from gateway.outbound import retry
 from gateway.outbound.targets import shown_target
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Request
+from gateway.store.prepared import Prepared, connection_of
 from gateway.store.thread import add_turn
 
 # (the claimed item, what the other side said)
 Delivered = tuple[OutboxItem, str]
 
-_MARK_SENT = (
-    update(OutboxItem)
-    .values(state="sent", lease_until=None, last_error=None)
-    .returning(OutboxItem.id, OutboxItem.delay_noticed_at, OutboxItem.revived_by)
+_OUTBOX = OutboxItem.__table__.c
+_MARKED = (_OUTBOX.id, _OUTBOX.delay_noticed_at, _OUTBOX.revived_by)
+
+
+def _mark_sent(keep_relayed: bool) -> Prepared:
+    """One item marked sent (and the bytes the relay got kept with it), compiled once.
+
+    What it returns says whether the thread was told of a delay or an ops retry.
+    """
+    values: dict[str, Any] = {
+        "state": "sent",
+        "lease_until": None,
+        "last_error": None,
+        "sent_at": bindparam("sent_at"),
+    }
+    if keep_relayed:
+        values |= {"relayed": bindparam("relayed"), "relayed_sha256": bindparam("sha256")}
+    statement = (
+        update(OutboxItem)
+        .where(_OUTBOX.id == bindparam("item_id"))
+        .values(values)
+        .returning(*_MARKED)
+    )
+    return Prepared(statement, results=[column.type for column in _MARKED])
+
+
+# On SQLite, by item: the UPDATE of the whole batch, compiled for each batch, cost more
+# than one statement compiled once and run for each item. On PostgreSQL each statement
+# is a round trip, and the batch stays one UPDATE (and one for the bytes kept).
+_MARK_SENT = _mark_sent(keep_relayed=False)
+_MARK_SENT_KEEPING = _mark_sent(keep_relayed=True)
+_MARK_BATCH_SENT = (
+    update(OutboxItem).values(state="sent", lease_until=None, last_error=None).returning(*_MARKED)
 )
-
-
 _KEEP_RELAYED = (
     update(OutboxItem)
     .where(OutboxItem.id == bindparam("i"))
     .values(relayed=bindparam("b"), relayed_sha256=bindparam("h"))
 )
 
+# (id, delay_noticed_at, revived_by) of an item marked sent
+Marked = Sequence[Any]
+
 
 def record_successes(services: Services, session: Session, delivered: Sequence[Delivered]) -> None:
-    """Mark the claimed items sent: one prebuilt UPDATE for all, and an audit entry each.
+    """Mark the claimed items sent, keeping the bytes relayed, and audit each.
 
     Everything an entry names is on the item as it was claimed; a row and its request
     are read back only when the thread was told of a delay or an ops retry (the UPDATE
@@ -49,14 +82,12 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
     if not delivered:
         return
     now = services.clock.now()
-    ids = [item.id for item, _detail in delivered]
-    marked = {
-        row.id: row
-        for row in session.connection().execute(
-            _MARK_SENT.where(OutboxItem.id.in_(ids)).values(sent_at=now)
-        )
-    }
-    _keep_relayed(session, delivered)
+    connection = connection_of(session)
+    marked: Mapping[int, Marked | None]
+    if connection.dialect.name == "sqlite":
+        marked = {item.id: _mark_one(connection, item, now) for item, _detail in delivered}
+    else:
+        marked = _mark_batch(connection, delivered, now)
     for item, detail in delivered:
         details: dict[str, object] = {
             "outbox_id": item.id,
@@ -77,10 +108,37 @@ def record_successes(services: Services, session: Session, delivered: Sequence[D
             details=details,
         )
         row = marked.get(item.id)
-        if row is not None and (row.delay_noticed_at is not None or row.revived_by):
+        if row is not None and (row[1] is not None or row[2]):
             _notice_delivered(session, item, now)
     if retry.release_waiting(services, session, [item for item, _detail in delivered]):
         services.outbox_ready.set()
+
+
+def _mark_one(connection: Connection, item: OutboxItem, now: datetime) -> Marked | None:
+    relayed, relayed_sha256 = _relayed(item)
+    if relayed is None:
+        return _MARK_SENT.first(connection, {"item_id": item.id, "sent_at": now})
+    return _MARK_SENT_KEEPING.first(
+        connection,
+        {"item_id": item.id, "sent_at": now, "relayed": relayed, "sha256": relayed_sha256},
+    )
+
+
+def _mark_batch(
+    connection: Connection, delivered: Sequence[Delivered], now: datetime
+) -> dict[int, Marked]:
+    ids = [item.id for item, _detail in delivered]
+    statement = _MARK_BATCH_SENT.where(OutboxItem.id.in_(ids)).values(sent_at=now)
+    marked: dict[int, Marked] = {row[0]: row for row in connection.execute(statement)}
+    rows = [
+        {"i": item.id, "b": raw, "h": digest}
+        for item, _detail in delivered
+        for raw, digest in [_relayed(item)]
+        if raw is not None
+    ]
+    if rows:
+        connection.execute(_KEEP_RELAYED, rows)
+    return marked
 
 
 def _relayed(item: OutboxItem) -> tuple[bytes | None, str | None]:
@@ -91,17 +149,6 @@ def _relayed(item: OutboxItem) -> tuple[bytes | None, str | None]:
     """
     state = item.__dict__
     return state.get("relayed"), state.get("relayed_sha256")
-
-
-def _keep_relayed(session: Session, delivered: Sequence[Delivered]) -> None:
-    rows = [
-        {"i": item.id, "b": raw, "h": digest}
-        for item, _detail in delivered
-        for raw, digest in [_relayed(item)]
-        if raw is not None
-    ]
-    if rows:
-        session.connection().execute(_KEEP_RELAYED, rows)
 
 
 def _notice_delivered(session: Session, item: OutboxItem, now: datetime) -> None:

@@ -81,6 +81,10 @@ def redact_url(value: str) -> str:
 
 
 def _count(number: int) -> str:
+    if 0 <= number < 1000:
+        # No group separator below a thousand, and Latin digits in every language here:
+        # Babel's formatting, the dearest part of a word count, would write the same.
+        return str(number)
     return format_decimal(number, locale=i18n.locale())
 
 

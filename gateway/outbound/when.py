@@ -15,9 +15,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
+from functools import lru_cache
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from babel.dates import format_date, format_datetime, format_timedelta
+from babel.dates import format_date, format_timedelta
 
 from gateway import i18n
 from gateway.errors import ConfigError
@@ -45,17 +46,32 @@ def local_iso(value: object, tz: ZoneInfo) -> str:
         return str(value)
 
 
+# Formatted days and spans are kept per language: every email shows a few, most of
+# them the same days and spans as the emails before it, and Babel's formatting of one
+# cost more than the rest of the email's dates and words together.
+_REMEMBERED = 4096
+
+
 def local(at: datetime, tz: ZoneInfo, *, seconds: bool = False) -> str:
-    """``Fri 4 Dec 2026, 08:45 CET`` (in German ``Fr. 4 Dez. 2026, 08:45 CET``)."""
+    """``Fri 4 Dec 2026, 08:45 CET`` (in German ``Fr. 4 Dez. 2026, 08:45 CET``).
+
+    Babel's pattern ``EEE d MMM y, HH:mm[:ss]``: the day as :func:`day` writes it,
+    then the time in two-digit fields (every language here writes Latin digits).
+    """
     moment = _aware(at).astimezone(tz)
-    pattern = "EEE d MMM y, HH:mm:ss" if seconds else "EEE d MMM y, HH:mm"
-    shown = format_datetime(moment, pattern, locale=i18n.locale())
-    return f"{shown} {moment.tzname()}"
+    clock = f"{moment:%H:%M:%S}" if seconds else f"{moment:%H:%M}"
+    return f"{_day(moment.date(), True, i18n.current())}, {clock} {moment.tzname()}"
 
 
 def day(on: date, *, year: bool = True) -> str:
     """``Fri 4 Dec 2026`` (or ``Fri 4 Dec``)."""
-    return format_date(on, "EEE d MMM y" if year else "EEE d MMM", locale=i18n.locale())
+    return _day(on, year, i18n.current())
+
+
+@lru_cache(maxsize=_REMEMBERED)
+def _day(on: date, year: bool, language: str) -> str:
+    pattern = "EEE d MMM y" if year else "EEE d MMM"
+    return format_date(on, pattern, locale=i18n.locale_of(language))
 
 
 def date_only(raw: object) -> date | None:
@@ -70,7 +86,14 @@ def date_only(raw: object) -> date | None:
 
 
 def _span(delta: timedelta, direction: bool) -> str:
-    return format_timedelta(delta, add_direction=direction, format="long", locale=i18n.locale())
+    return _span_in(delta, direction, i18n.current())
+
+
+@lru_cache(maxsize=_REMEMBERED)
+def _span_in(delta: timedelta, direction: bool, language: str) -> str:
+    return format_timedelta(
+        delta, add_direction=direction, format="long", locale=i18n.locale_of(language)
+    )
 
 
 def left(deadline: datetime, now: datetime) -> str:

@@ -18,12 +18,13 @@ from pathlib import Path
 import pytest
 from babel.messages.extract import extract_from_dir
 from babel.messages.pofile import read_po
+from babel.numbers import format_decimal
 from sqlalchemy import select
 
 from gateway import i18n
 from gateway.intake import apikeys
 from gateway.outbound import notices, outbox
-from gateway.outbound.view import MailSettings
+from gateway.outbound.view import MailSettings, _count
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
 from gateway.store.thread import add_turn
@@ -317,3 +318,24 @@ def test_no_sentence_for_a_lawyer_is_marked_inside_an_f_string() -> None:
         if inside.search(line)
     ]
     assert not found, found
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_every_language_answers_as_its_catalogue_does(language: str) -> None:
+    # English answers with the message ids at once, never through a catalogue: it must
+    # answer what a catalogue of no translations would.
+    catalogue = i18n.translations(language)
+    with i18n.speaking(language):
+        for message in ("Deadline", "due %(day)s", "no such message id"):
+            assert i18n.gettext(message) == catalogue.gettext(message)
+        for n in (0, 1, 2, 21):
+            assert i18n.ngettext("%(n)s word", "%(n)s words", n) == catalogue.ngettext(
+                "%(n)s word", "%(n)s words", n
+            )
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_counts_read_as_babel_writes_them(language: str) -> None:
+    with i18n.speaking(language):
+        for n in [*range(0, 1001), 1234, 98765, 1234567]:
+            assert _count(n) == format_decimal(n, locale=i18n.locale()), n

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import binascii
 from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default
@@ -10,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from gateway.outbound.mime import OutgoingMail, header_line
+from gateway.outbound.mime import ENCODED_CHUNK, OutgoingMail, _encoded_words, header_line
 
 HEADERS = [
     ("From", "gateway@hfa.example"),
@@ -86,3 +87,52 @@ def test_any_text_and_subject_read_back_unchanged(text: str, subject: str) -> No
     message = parsed(OutgoingMail([("Subject", subject)], text, "<p>x</p>\n"))
     assert message["Subject"] == subject
     assert bodies(message)[0] == text
+
+
+def _greedy_words(value: str) -> list[bytes]:
+    """Encoded words as a character-by-character walk writes them: the reference."""
+    words: list[bytes] = []
+    chunk = b""
+    for char in value:
+        octets = char.encode("utf-8")
+        if len(chunk) + len(octets) > ENCODED_CHUNK:
+            words.append(chunk)
+            chunk = b""
+        chunk += octets
+    return [*words, chunk] if chunk else words
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        "é",
+        "HFA-00008 · procurement-bot via Human for AI",
+        "Prüfung der Haftungsbegrenzung (Ziffer 7.2) – Unterschrift bis Freitag…",
+        "契約書の責任制限条項を承認してよいですか" * 3,
+        "🙂" * 11 + "a" + "🙂" * 11,
+        "a" * 41 + "é" + "b" * 42 + "€",
+        "مرحبا بالعالم، هل يمكنني قبول البند؟",
+    ],
+)
+def test_encoded_words_take_as_many_whole_characters_as_fit(value: str) -> None:
+    words = _encoded_words(value)
+    decoded = [binascii.a2b_base64(w.removeprefix("=?utf-8?b?").removesuffix("?=")) for w in words]
+    assert decoded == _greedy_words(value)
+    assert b"".join(decoded).decode("utf-8") == value
+
+
+def _folded_word_by_word(name: str, value: str) -> str:
+    """Folding as a walk over every word writes it: the reference."""
+    line, lines = f"{name}:", []
+    for word in value.split(" "):
+        if len(line) + 1 + len(word) > 78 and line not in ("", f"{name}:"):
+            lines.append(line)
+            line = ""
+        line += " " + word
+    return "\n".join([*lines, line])
+
+
+@pytest.mark.parametrize("length", [0, 1, 60, 68, 69, 70, 71, 72, 79, 140])
+def test_a_header_is_folded_as_a_walk_over_its_words_folds_it(length: int) -> None:
+    for value in ("x" * length, ("ab " * length)[:length], ("a  b " * length)[:length]):
+        assert header_line("Subject", value) == _folded_word_by_word("Subject", value)
