@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import io
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -106,16 +107,20 @@ def unstuffed(data: bytes) -> bytes:
     """RFC 5321 4.5.2: a line that starts with a dot loses that dot (a slice at a time)."""
     if len(data) <= SLICE_BYTES:
         return unstuffed_after(b"", data)
-    out: list[bytes] = []
+    # Written slice by slice into one growing buffer, whose bytes come out uncopied: the
+    # message is not held a third time meanwhile.
+    out = io.BytesIO()
     for start in range(0, len(data), SLICE_BYTES):
         before = data[max(0, start - 2) : start]
-        out.append(unstuffed_after(before, data[start : start + SLICE_BYTES]))
-    return b"".join(out)
+        out.write(unstuffed_after(before, data[start : start + SLICE_BYTES]))
+    return out.getvalue()
 
 
 def assembled(pieces: list[bytes], line_limit: int) -> DataRead:
     """The DATA section from its pieces as read (dot-stuffed), or why it is refused."""
     data = b"".join(pieces)
+    # Each piece is held by the whole from here on: freed now, not with the list.
+    pieces.clear()
     # A line can only be too long in data longer than the limit.
     refusal = too_long(data, line_limit) if len(data) > line_limit else None
     if refusal is not None:
