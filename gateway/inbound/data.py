@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import enum
+import io
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
@@ -24,6 +25,12 @@ DOT_LINE_END = b".\r\n"
 # The loop gets a turn after this many bytes, so other clients are served while a
 # large message that is already buffered is taken in.
 BYTES_PER_TURN = 256 * 1024
+# A DATA section larger than this is put together (joined, checked, dot-unstuffed) in a
+# thread: on the loop, a 25 MB one held every HTTP request and SMTP client for 50 to
+# 190 ms. Its dots are removed a slice at a time, so the thread lets go of the
+# interpreter between slices.
+OFF_LOOP_BYTES = 1024 * 1024
+SLICE_BYTES = 1024 * 1024
 
 
 class DataState(enum.Enum):
@@ -83,11 +90,42 @@ def too_long(data: bytes, line_limit: int) -> DataState | None:
     return None
 
 
+def unstuffed_after(before: bytes, piece: bytes) -> bytes:
+    """``piece`` without the dot that starts each of its lines (RFC 5321 4.5.2).
+
+    ``before``: the last two bytes of the data before the piece (empty at its start),
+    which say whether the piece starts a line or cuts a CRLF in two.
+    """
+    if (not before or before == CRLF) and piece.startswith(b"."):
+        return piece[1:].replace(b"\r\n.", CRLF)
+    if before.endswith(b"\r") and piece.startswith(b"\n."):
+        return b"\n" + piece[2:].replace(b"\r\n.", CRLF)
+    return piece.replace(b"\r\n.", CRLF)
+
+
 def unstuffed(data: bytes) -> bytes:
-    """RFC 5321 4.5.2: a line that starts with a dot loses that dot."""
-    if data.startswith(b"."):
-        data = data[1:]
-    return data.replace(b"\r\n.", CRLF)
+    """RFC 5321 4.5.2: a line that starts with a dot loses that dot (a slice at a time)."""
+    if len(data) <= SLICE_BYTES:
+        return unstuffed_after(b"", data)
+    # Written slice by slice into one growing buffer, whose bytes come out uncopied: the
+    # message is not held a third time meanwhile.
+    out = io.BytesIO()
+    for start in range(0, len(data), SLICE_BYTES):
+        before = data[max(0, start - 2) : start]
+        out.write(unstuffed_after(before, data[start : start + SLICE_BYTES]))
+    return out.getvalue()
+
+
+def assembled(pieces: list[bytes], line_limit: int) -> DataRead:
+    """The DATA section from its pieces as read (dot-stuffed), or why it is refused."""
+    data = b"".join(pieces)
+    # Each piece is held by the whole from here on: freed now, not with the list.
+    pieces.clear()
+    # A line can only be too long in data longer than the limit.
+    refusal = too_long(data, line_limit) if len(data) > line_limit else None
+    if refusal is not None:
+        return DataRead(b"", refusal)
+    return DataRead(unstuffed(data), DataState.NOMINAL)
 
 
 async def read_data(
@@ -133,9 +171,8 @@ async def read_data(
             await asyncio.sleep(0)
     if state is not DataState.NOMINAL:
         return DataRead(b"", state)
-    data = b"".join(pieces)
-    # A line can only be too long in data longer than the limit.
-    refusal = too_long(data, line_limit) if len(data) > line_limit else None
-    if refusal is not None:
-        return DataRead(b"", refusal)
-    return DataRead(unstuffed(data), DataState.NOMINAL)
+    if size > OFF_LOOP_BYTES:
+        # Joining megabytes lets go of the interpreter, and so does the thread between
+        # slices: the loop serves on meanwhile.
+        return await asyncio.to_thread(assembled, pieces, line_limit)
+    return assembled(pieces, line_limit)

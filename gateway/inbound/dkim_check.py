@@ -86,9 +86,21 @@ def _one(raw: bytes, index: int, keys: KeyRecords) -> DkimResult:
     return DkimResult(domain, selector, result, record, digest, signed)
 
 
+def header_section(raw: bytes) -> bytes:
+    """The message's header fields: up to its first empty line (CRLF or LF line ends, as
+    dkimpy reads them), or all of it when it has none."""
+    crlf = raw.find(b"\n\r\n")
+    # An empty line ended by a bare LF counts too, when it comes first.
+    lf = raw.find(b"\n\n", 0, len(raw) if crlf == -1 else crlf)
+    end = lf if lf != -1 else crlf
+    return raw if end == -1 else raw[: end + 1]
+
+
 def verify_dkim(raw: bytes, lookup: TxtSource) -> list[DkimResult]:
     """Each DKIM signature of the message (the first MAX_SIGNATURES), verified."""
-    if not _SIGNATURE.search(raw):
+    # Only a header field is a signature (dkimpy counts no other): looked for in the
+    # header section alone, as a search of a 25 MB reply's body cost 0.15 s of CPU.
+    if not _SIGNATURE.search(header_section(raw)):
         return []
     # Imported by the first message checked, not at start: dkimpy and dnspython (some
     # 3.5 MB) would otherwise sit idle in both of hfa serve's processes.

@@ -6,9 +6,15 @@ database. A large message is read in a process of its own: parsing 25 MB in the
 worker's process held, for seconds, the interpreter that the worker's write
 transactions need, and on SQLite, where every process shares one write lock,
 filing waited in the other process too. The reading process starts with the
-first large message; one that takes longer than READ_SECONDS is given up on and
-its process replaced (a thread could not be stopped). Ordinary replies are read
-in the worker's reading thread, where they cost a few milliseconds.
+first large message; one that takes more than READ_SECONDS of CPU time is given
+up on and its process replaced (a thread could not be stopped). Ordinary replies
+are read in the worker's reading thread, where they cost a few milliseconds.
+
+The reading process runs at the lowest CPU priority (``SCHED_IDLE`` on Linux,
+else nice 19): a 25 MB reply costs it over a second of CPU, and on a small
+machine that second was taken from the listeners, so filings waited while it was
+read. It reads on whenever the listeners leave a core idle, so its limit counts
+the CPU time it spends, not the time it waits for a core.
 """
 
 from __future__ import annotations
@@ -16,14 +22,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import pickle
 import signal
 import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
+from pathlib import Path
 
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
 from gateway.inbound.sender import from_address
@@ -42,8 +51,13 @@ log = logging.getLogger(__name__)
 # What reading a stored message gave: the mail, or the error it raised.
 Parsed = ParsedMail | Exception
 
-# The longest one message may take to be read; bounded work (limits) keeps it far lower.
+# The most CPU time one message may take to be read; bounded work (limits) keeps it far lower.
 READ_SECONDS = 20.0
+# The longest one message may wait to be read, however busy the machine (the reading
+# process waits for idle CPU); past it the process is taken to be stuck.
+READ_WALL_SECONDS = 600.0
+# How often the worker looks at the CPU time the reading process has spent.
+POLL_SECONDS = 0.25
 # Messages up to this size are read in the worker's reading thread: a few milliseconds
 # each, bounded by the limits. Larger ones (scans, attachments) go to the reading process.
 IN_PROCESS_BYTES = 256 * 1024
@@ -90,11 +104,31 @@ def _packed(parsed: Parsed) -> bytes:
         return pickle.dumps(RuntimeError(f"{type(parsed).__name__}: {parsed}"))
 
 
+def _yield_the_cpu() -> None:
+    """This process runs only on CPU that the listeners and the worker leave idle."""
+    try:
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+    except (AttributeError, OSError):
+        # Not Linux: the lowest priority that everywhere has.
+        with contextlib.suppress(OSError):
+            os.nice(19)
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """The CPU time (user and system) process ``pid`` has spent, or None where unknown."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def _serve(connection: Connection) -> None:
     """The reading process: raw bytes in, what :func:`parse_stored` gave out, until the
     worker closes its end."""
     # Ctrl-C reaches the whole process group: the worker decides when this one ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _yield_the_cpu()
     while True:
         try:
             raw = connection.recv_bytes()
@@ -152,12 +186,15 @@ class MailReader:
             return parse_stored(raw)
         try:
             connection = self._started()
+            started = self._spent()
             connection.send_bytes(raw)
-            if not connection.poll(READ_SECONDS):
+            if not self._answered(connection, started):
                 log.warning("inbound %s: not read within %s s; kept raw", inbound_id, READ_SECONDS)
                 # Its answer will never come: the process is replaced.
                 self._stop_process()
-                return Unparseable(f"not read within {READ_SECONDS:g} s (too complex); kept raw")
+                return Unparseable(
+                    f"not read within {READ_SECONDS:g} s of CPU time (too complex); kept raw"
+                )
             answer = connection.recv_bytes()
         except (EOFError, OSError) as exc:
             # The process ended mid-read (killed, out of memory): retried like a crash.
@@ -169,6 +206,22 @@ class MailReader:
         if isinstance(parsed, ParsedMail):
             parsed.raw = raw
         return parsed
+
+    def _spent(self) -> tuple[float, float | None]:
+        """(now, CPU time the reading process has spent): where a read is timed from."""
+        process = self._process
+        return time.monotonic(), cpu_seconds(process.pid) if process is not None else None
+
+    def _answered(self, connection: Connection, started: tuple[float, float | None]) -> bool:
+        """Whether the answer came before the read took READ_SECONDS of the reading
+        process's CPU time (of wall time where that cannot be read), or READ_WALL_SECONDS."""
+        since, cpu_before = started
+        while not connection.poll(min(POLL_SECONDS, READ_SECONDS)):
+            now, cpu_now = self._spent()
+            spent = now - since if cpu_before is None or cpu_now is None else cpu_now - cpu_before
+            if spent >= READ_SECONDS or now - since >= READ_WALL_SECONDS:
+                return False
+        return True
 
     def _read_all(self, raws: list[tuple[int, bytes]], deliver: Deliver) -> None:
         with self._lock:

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import threading
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from gateway.inbound import data
 from gateway.inbound.data import DataRead, DataState, read_data
 
 LIMIT = 64  # the stream reader's limit and the line limit, small to exercise both
@@ -156,3 +158,39 @@ def test_any_message_on_any_chunking_reads_as_line_by_line(
     read, left, _ = asyncio.run(pieced(split_at(stream, cuts), size_limit))
     assert (read.state, read.content) == (expected.state, expected.content)
     assert left == expected_left
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    raw=st.lists(st.sampled_from([b".", b"\r", b"\n", b"\r\n", b"a"]), max_size=60).map(b"".join),
+    slice_bytes=st.integers(min_value=1, max_value=8),
+)
+def test_dots_are_unstuffed_a_slice_at_a_time_as_in_one_go(raw: bytes, slice_bytes: int) -> None:
+    whole = (raw[1:] if raw.startswith(b".") else raw).replace(b"\r\n.", b"\r\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(data, "SLICE_BYTES", slice_bytes)
+        assert data.unstuffed(raw) == whole
+
+
+async def test_a_large_data_section_is_put_together_off_the_event_loop(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Joining and unstuffing 25 MB on the loop held every HTTP request meanwhile."""
+    monkeypatch.setattr(data, "OFF_LOOP_BYTES", 100)
+    monkeypatch.setattr(data, "SLICE_BYTES", 7)
+    assembled = data.assembled
+    threads: list[int] = []
+
+    def watched(pieces: list[bytes], line_limit: int) -> DataRead:
+        threads.append(threading.get_ident())
+        return assembled(pieces, line_limit)
+
+    monkeypatch.setattr(data, "assembled", watched)
+    lines = [b"..leading dot", b"plain", b".", b"x" * 40] * 5
+    body = b"".join((b"." + x if x.startswith(b".") else x) + b"\r\n" for x in lines)
+    stream = body + b".\r\nQUIT\r\n"
+    expected, _left = line_by_line(stream, None, LIMIT)
+    read, left, _ = await pieced(split_at(stream, [13, 50, 51, 120]))
+    assert (read.state, read.content) == (DataState.NOMINAL, expected.content)
+    assert left == b"QUIT\r\n"
+    assert threads and threads[0] != threading.get_ident()

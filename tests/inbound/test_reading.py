@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import signal
+import threading
 
 import pytest
 
@@ -83,6 +85,45 @@ async def test_a_message_too_slow_to_read_is_given_up_and_the_next_one_is_read(
         monkeypatch.setattr(reading, "READ_SECONDS", 20.0)
         after = await reader.read(3, reply("Declined."))
         assert decided(after) is DecisionKind.DECLINE
+    finally:
+        reader.close()
+
+
+@pytest.mark.skipif(not hasattr(os, "SCHED_IDLE"), reason="SCHED_IDLE is Linux's")
+async def test_the_reading_process_reads_only_on_cpu_the_listeners_leave_idle() -> None:
+    reader = MailReader()
+    try:
+        assert isinstance(await reader.read(1, reply("Approved.")), ParsedMail)
+        assert reader._process is not None
+        assert os.sched_getscheduler(reader._process.pid) == os.SCHED_IDLE
+        # The worker that started it keeps its own priority.
+        assert os.sched_getscheduler(0) != os.SCHED_IDLE
+    finally:
+        reader.close()
+
+
+async def test_a_read_waiting_for_the_cpu_is_not_given_up(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Its limit counts the CPU time the reading process spends, not the time it waits."""
+    reader = MailReader()
+    try:
+        await reader.read(1, reply("Approved."))
+        process = reader._process
+        assert process is not None
+        # A message that fits in the socket's buffer, sent to a process that gets no CPU
+        # (stopped) for longer than the limit.
+        monkeypatch.setattr(reading, "IN_PROCESS_BYTES", 100)
+        monkeypatch.setattr(reading, "READ_SECONDS", 0.3)
+        process.send_signal(signal.SIGSTOP)
+        resume = threading.Timer(1.0, process.send_signal, (signal.SIGCONT,))
+        resume.start()
+        try:
+            read = await reader.read(2, reply("Declined.", padding=10))
+        finally:
+            resume.join()
+        assert decided(read) is DecisionKind.DECLINE
+        assert reader._process is process
     finally:
         reader.close()
 
