@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import threading
-import time
 
 from sqlalchemy import select
 
@@ -39,10 +38,10 @@ async def test_a_heartbeat_waiting_for_the_write_lock_leaves_the_loop_serving(
     taken.wait(5)
     try:
         beat = asyncio.create_task(gateway.beat_once())
-        started = time.monotonic()
-        # The loop goes on while the beat waits for the lock.
+        # The loop goes on while the beat waits for the lock. A beat that waited on the
+        # loop would hold it until the other writer gives up (10 s) and be done by the
+        # time this sleep ends.
         await asyncio.sleep(0.05)
-        assert time.monotonic() - started < 0.5
         assert not beat.done()
     finally:
         let_go.set()
