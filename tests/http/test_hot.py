@@ -14,17 +14,23 @@ from gateway.intake import reading
 from tests.conftest import Running
 
 
+def calls_through(layer: type, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """ "METHOD path" of each call that reaches ``layer`` (an ASGI class) from now on."""
+    seen: list[str] = []
+    original = layer.__call__
+
+    async def spy(self, scope, receive, send):  # type: ignore[no-untyped-def]
+        seen.append(f"{scope['method']} {scope['path']}")
+        await original(self, scope, receive, send)
+
+    monkeypatch.setattr(layer, "__call__", spy)
+    return seen
+
+
 async def test_filing_and_status_do_not_go_through_the_router(
     running: Running, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    routed: list[str] = []
-    original = Router.__call__
-
-    async def spy(self: Router, scope, receive, send):  # type: ignore[no-untyped-def]
-        routed.append(f"{scope['method']} {scope['path']}")
-        await original(self, scope, receive, send)
-
-    monkeypatch.setattr(Router, "__call__", spy)
+    routed = calls_through(Router, monkeypatch)
     filed = await running.file()
     headers = {"Authorization": f"Bearer {filed['access_token']}"}
     status = await running.http.get(f"/v1/requests/{filed['reference']}", headers=headers)
@@ -69,14 +75,7 @@ async def test_a_kept_status_read_is_answered_ahead_of_the_access_checks(
 ) -> None:
     if running.services.db.engine.dialect.name != "sqlite":
         pytest.skip("answers are kept on a SQLite file only")
-    checked: list[str] = []
-    original = AgentAccess.__call__
-
-    async def spy(self: AgentAccess, scope, receive, send):  # type: ignore[no-untyped-def]
-        checked.append(f"{scope['method']} {scope['path']}")
-        await original(self, scope, receive, send)
-
-    monkeypatch.setattr(AgentAccess, "__call__", spy)
+    checked = calls_through(AgentAccess, monkeypatch)
     filed = await running.file()
     path = f"/v1/requests/{filed['reference']}"
     checked.clear()
