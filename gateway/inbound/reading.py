@@ -14,7 +14,8 @@ The reading process runs at the lowest CPU priority (``SCHED_IDLE`` on Linux,
 else nice 19): a 25 MB reply costs it over a second of CPU, and on a small
 machine that second was taken from the listeners, so filings waited while it was
 read. It reads on whenever the listeners leave a core idle, so its limit counts
-the CPU time it spends, not the time it waits for a core.
+the CPU time it spends, not the time it waits for a core; a read still waiting after
+READ_WALL_SECONDS is retried later like a crash, never taken for an unreadable message.
 """
 
 from __future__ import annotations
@@ -188,13 +189,11 @@ class MailReader:
             connection = self._started()
             started = self._spent()
             connection.send_bytes(raw)
-            if not self._answered(connection, started):
-                log.warning("inbound %s: not read within %s s; kept raw", inbound_id, READ_SECONDS)
+            ended = self._answered(connection, started)
+            if ended is not None:
                 # Its answer will never come: the process is replaced.
                 self._stop_process()
-                return Unparseable(
-                    f"not read within {READ_SECONDS:g} s of CPU time (too complex); kept raw"
-                )
+                return ended
             answer = connection.recv_bytes()
         except (EOFError, OSError) as exc:
             # The process ended mid-read (killed, out of memory): retried like a crash.
@@ -212,16 +211,37 @@ class MailReader:
         process = self._process
         return time.monotonic(), cpu_seconds(process.pid) if process is not None else None
 
-    def _answered(self, connection: Connection, started: tuple[float, float | None]) -> bool:
-        """Whether the answer came before the read took READ_SECONDS of the reading
-        process's CPU time (of wall time where that cannot be read), or READ_WALL_SECONDS."""
+    def _answered(
+        self, connection: Connection, started: tuple[float, float | None]
+    ) -> Parsed | None:
+        """None once the answer has come; else why the read was given up.
+
+        A read that took READ_SECONDS of the reading process's CPU time (of wall time
+        where that cannot be read) is too complex: Unparseable, kept raw. One still
+        unanswered after READ_WALL_SECONDS without having spent that CPU waited for a
+        core (a machine busy for minutes; the process runs only on idle CPU) or is stuck:
+        an error, so the message is retried like any crash, not called unreadable.
+        """
         since, cpu_before = started
         while not connection.poll(min(POLL_SECONDS, READ_SECONDS)):
             now, cpu_now = self._spent()
             spent = now - since if cpu_before is None or cpu_now is None else cpu_now - cpu_before
-            if spent >= READ_SECONDS or now - since >= READ_WALL_SECONDS:
-                return False
-        return True
+            if spent >= READ_SECONDS:
+                log.warning("a message not read within %s s of CPU time; kept raw", READ_SECONDS)
+                return Unparseable(
+                    f"not read within {READ_SECONDS:g} s of CPU time (too complex); kept raw"
+                )
+            if now - since >= READ_WALL_SECONDS:
+                log.warning(
+                    "a message not read within %s s, %.1f s of CPU time spent; retried",
+                    READ_WALL_SECONDS,
+                    spent,
+                )
+                return RuntimeError(
+                    f"not read within {READ_WALL_SECONDS:g} s with {spent:.1f} s of CPU time"
+                    " spent: the reading process got no CPU or is stuck"
+                )
+        return None
 
     def _read_all(self, raws: list[tuple[int, bytes]], deliver: Deliver) -> None:
         with self._lock:

@@ -128,6 +128,34 @@ async def test_a_read_waiting_for_the_cpu_is_not_given_up(
         reader.close()
 
 
+async def test_a_read_that_gets_no_cpu_for_too_long_is_retried_not_called_unreadable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Waiting minutes for a core on a busy machine says nothing about the message: it is
+    an error, retried like a crash, never Unparseable (whose sender is told so)."""
+    reader = MailReader()
+    try:
+        await reader.read(1, reply("Approved."))
+        process = reader._process
+        assert process is not None
+        monkeypatch.setattr(reading, "IN_PROCESS_BYTES", 100)
+        monkeypatch.setattr(reading, "READ_WALL_SECONDS", 0.5)
+        process.send_signal(signal.SIGSTOP)
+        try:
+            waited = await reader.read(2, reply("Declined.", padding=10))
+        finally:
+            process.send_signal(signal.SIGCONT)
+        assert isinstance(waited, RuntimeError) and not isinstance(waited, Unparseable)
+        assert "got no CPU or is stuck" in str(waited)
+        # The stopped process was replaced, and the retry is read.
+        assert process.poll() is not None
+        monkeypatch.setattr(reading, "READ_WALL_SECONDS", 600.0)
+        again = await reader.read(3, reply("Declined.", padding=10))
+        assert decided(again) is DecisionKind.DECLINE
+    finally:
+        reader.close()
+
+
 async def test_a_reading_process_that_died_is_replaced() -> None:
     reader = MailReader()
     try:
