@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from email.message import EmailMessage
 from pathlib import Path
 
 import pytest
 
+from gateway.clock import FrozenClock
 from gateway.services import Services, build_services
 from tests.chromium import Chromium, chromium_binary
 from tests.conftest import make_config
@@ -38,7 +40,10 @@ def browser() -> Iterator[Chromium]:
 
 @pytest.fixture
 def sqlite_services(tmp_path: Path) -> Iterator[Services]:
-    built = build_services(make_config(tmp_path))
+    # A clock of its own: the emails' deadline lines depend on the day they are composed.
+    built = build_services(
+        make_config(tmp_path), clock=FrozenClock(datetime(2026, 11, 30, 9, 0, tzinfo=UTC))
+    )
     yield built
     built.close()
 

@@ -22,6 +22,7 @@ from babel.numbers import format_decimal
 from sqlalchemy import select
 
 from gateway import i18n
+from gateway.clock import FrozenClock
 from gateway.intake import apikeys
 from gateway.outbound import notices, outbox
 from gateway.outbound.view import MailSettings, _count
@@ -31,12 +32,16 @@ from gateway.store.thread import add_turn
 from tests.conftest import LAWYER, make_config
 from tests.lawyer_mails import compose_item, every_kind, file, html_of, policy_kinds, text_of
 
+# Days before the deadlines the tests file with (Fri 4 Dec 2026).
+FILED_AT = datetime(2026, 11, 30, 9, 0, tzinfo=UTC)
+
 ROOT = Path(__file__).resolve().parents[2]
 ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d")
 
 
 def _services(tmp_path: Path, **settings: str) -> Services:
-    return build_services(make_config(tmp_path, **settings))
+    # A clock of its own: the emails say "due tomorrow" or "due Fri 4 Dec" by today's date.
+    return build_services(make_config(tmp_path, **settings), clock=FrozenClock(FILED_AT))
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from email.message import EmailMessage
 from html.parser import HTMLParser
 from pathlib import Path
@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 
+from gateway.clock import FrozenClock
 from gateway.outbound import outbox
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request
@@ -40,7 +41,10 @@ FORGED = (
 
 @pytest.fixture
 def services(tmp_path: Path) -> Iterator[Services]:
-    built = build_services(make_config(tmp_path))
+    # A clock of its own: the emails say "due tomorrow" or "due Fri 4 Dec" by today's date.
+    built = build_services(
+        make_config(tmp_path), clock=FrozenClock(datetime(2026, 11, 30, 9, 0, tzinfo=UTC))
+    )
     yield built
     built.close()
 

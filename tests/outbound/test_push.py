@@ -186,8 +186,13 @@ async def test_410_stops_deliveries_to_that_url(gateway: Running, receiver: Rece
     with gateway.services.db.reading() as session:
         from gateway.store.models import AuditEntry
 
+        # In the order written: the second request's dead delivery is audited too.
         disabled = list(
-            session.scalars(select(AuditEntry).where(AuditEntry.event == "webhook.disabled"))
+            session.scalars(
+                select(AuditEntry)
+                .where(AuditEntry.event == "webhook.disabled")
+                .order_by(AuditEntry.seq)
+            )
         )
     assert disabled and disabled[0].reference == filed["reference"]
     assert disabled[0].details["to"].startswith("http://127.0.0.1")
