@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -102,58 +104,59 @@ async def test_the_reading_process_reads_only_on_cpu_the_listeners_leave_idle() 
         reader.close()
 
 
-async def test_a_read_waiting_for_the_cpu_is_not_given_up(
+@pytest.fixture
+async def started(
     monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Its limit counts the CPU time the reading process spends, not the time it waits."""
+) -> AsyncIterator[tuple[MailReader, subprocess.Popen[bytes]]]:
+    """A reader whose process has started, and which sends it even a small message (one
+    that fits in the socket's buffer, so it is sent whole to a stopped process)."""
     reader = MailReader()
     try:
         await reader.read(1, reply("Approved."))
-        process = reader._process
-        assert process is not None
-        # A message that fits in the socket's buffer, sent to a process that gets no CPU
-        # (stopped) for longer than the limit.
+        assert reader._process is not None
         monkeypatch.setattr(reading, "IN_PROCESS_BYTES", 100)
-        monkeypatch.setattr(reading, "READ_SECONDS", 0.3)
-        process.send_signal(signal.SIGSTOP)
-        resume = threading.Timer(1.0, process.send_signal, (signal.SIGCONT,))
-        resume.start()
-        try:
-            read = await reader.read(2, reply("Declined.", padding=10))
-        finally:
-            resume.join()
-        assert decided(read) is DecisionKind.DECLINE
-        assert reader._process is process
+        yield reader, reader._process
     finally:
         reader.close()
+
+
+async def test_a_read_waiting_for_the_cpu_is_not_given_up(
+    monkeypatch: pytest.MonkeyPatch, started: tuple[MailReader, subprocess.Popen[bytes]]
+) -> None:
+    """Its limit counts the CPU time the reading process spends, not the time it waits."""
+    reader, process = started
+    # Sent to a process that gets no CPU (stopped) for longer than the limit.
+    monkeypatch.setattr(reading, "READ_SECONDS", 0.3)
+    process.send_signal(signal.SIGSTOP)
+    resume = threading.Timer(1.0, process.send_signal, (signal.SIGCONT,))
+    resume.start()
+    try:
+        read = await reader.read(2, reply("Declined.", padding=10))
+    finally:
+        resume.join()
+    assert decided(read) is DecisionKind.DECLINE
+    assert reader._process is process
 
 
 async def test_a_read_that_gets_no_cpu_for_too_long_is_retried_not_called_unreadable(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, started: tuple[MailReader, subprocess.Popen[bytes]]
 ) -> None:
     """Waiting minutes for a core on a busy machine says nothing about the message: it is
     an error, retried like a crash, never Unparseable (whose sender is told so)."""
-    reader = MailReader()
+    reader, process = started
+    monkeypatch.setattr(reading, "READ_WALL_SECONDS", 0.5)
+    process.send_signal(signal.SIGSTOP)
     try:
-        await reader.read(1, reply("Approved."))
-        process = reader._process
-        assert process is not None
-        monkeypatch.setattr(reading, "IN_PROCESS_BYTES", 100)
-        monkeypatch.setattr(reading, "READ_WALL_SECONDS", 0.5)
-        process.send_signal(signal.SIGSTOP)
-        try:
-            waited = await reader.read(2, reply("Declined.", padding=10))
-        finally:
-            process.send_signal(signal.SIGCONT)
-        assert isinstance(waited, RuntimeError) and not isinstance(waited, Unparseable)
-        assert "got no CPU or is stuck" in str(waited)
-        # The stopped process was replaced, and the retry is read.
-        assert process.poll() is not None
-        monkeypatch.setattr(reading, "READ_WALL_SECONDS", 600.0)
-        again = await reader.read(3, reply("Declined.", padding=10))
-        assert decided(again) is DecisionKind.DECLINE
+        waited = await reader.read(2, reply("Declined.", padding=10))
     finally:
-        reader.close()
+        process.send_signal(signal.SIGCONT)
+    assert isinstance(waited, RuntimeError) and not isinstance(waited, Unparseable)
+    assert "got no CPU or is stuck" in str(waited)
+    # The stopped process was replaced, and the retry is read.
+    assert process.poll() is not None
+    monkeypatch.setattr(reading, "READ_WALL_SECONDS", 600.0)
+    again = await reader.read(3, reply("Declined.", padding=10))
+    assert decided(again) is DecisionKind.DECLINE
 
 
 async def test_a_reading_process_that_died_is_replaced() -> None:
