@@ -99,7 +99,7 @@ def read_typed(new_text: str) -> Decision:
         # "Fragen Sie stattdessen Frau Keller" opens with the word for "question".
         declined = _declined(region, found)
         if declined is not None or lead is None:
-            return declined or _asked(region)
+            return declined or _asked(region, found)
     decision = _with_lead(region, text, found, lead)
     approving = decision.kind is DecisionKind.APPROVAL or decision.answer == "yes"
     if approving and has_negated_approval(text):
@@ -227,12 +227,29 @@ def _declined(region: str, found: list[Word]) -> Decision | None:
     return None
 
 
-def _asked(region: str) -> Decision:
-    """No decision opens the paragraph: a question if it asks one."""
+def _asked(region: str, found: list[Word]) -> Decision:
+    """No decision opens the paragraph: a question if it asks one, else a promise to
+    answer later read as I'M ON IT."""
     question = asks(region)
     if question is not None:
         return Decision(DecisionKind.QUESTION, question, read_from="phrase", because=question)
-    return NO_DECISION
+    return _deferred(region, found) or NO_DECISION
+
+
+def _deferred(region: str, found: list[Word]) -> Decision | None:
+    """ "Je regarde ça demain et je vous reviens": the lawyer has read it and will answer
+    later. Taken for an answer, it would tell the agent the request was answered; it is
+    read as I'M ON IT instead (reviewed, reminders pause), in the paragraph's languages."""
+    said_in = [c for c in script_languages(region) if find(found, own_index(c, "deferrals"))]
+    for code in with_kin(identify(region)) if said_in else ():
+        hit = find(found, own_index(code, "deferrals"))
+        if hit is not None:
+            said = region[found[hit[0]].start : found[hit[1] - 1].end]
+            because = sentence_at(region, found[hit[0]].start)
+            return Decision(
+                DecisionKind.ACKNOWLEDGE, said, read_from="phrase", because=because, language=code
+            )
+    return None
 
 
 def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decision:
@@ -249,7 +266,7 @@ def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decisio
     )  # fmt: skip
     if lead.kind is not DecisionKind.QUESTION and is_question(region[:first_end]):
         # "Approve the NDA as it stands?": a question about the decision, not the decision.
-        return _asked(region)
+        return _asked(region, found)
     kinds = kinds_in(region, found)
     if lead.kind is not None:
         kinds.add(lead.kind)

@@ -214,6 +214,24 @@ async def test_decline_moves_the_request_to_declined(running: Running) -> None:
     assert human_turns(thread)[0]["kind"] == "decline"
 
 
+async def test_a_french_promise_to_answer_later_is_on_it_not_an_answer(running: Running) -> None:
+    """ "Je regarde ça demain matin et je vous reviens." says the lawyer will answer later:
+    the agent must not be told the request was answered."""
+    filed, email = await filed_with_email(running)
+    text = "Je regarde ça demain matin et je vous reviens."
+    await send(reply_to(email, text), running.smtp_port)
+    thread = await running.wait_status(filed, lambda t: t["status"] == "reviewed")
+    turn = human_turns(thread)[0]
+    assert (turn["kind"], turn["language"], turn["because"]) == ("acknowledgement", "fr", text)
+    # The agent hears it is read, not answered, and keeps waiting for the answer.
+    assert not thread["human_has_replied"]
+    assert thread["notice"] == "A human has read it but has not answered yet."
+    receipt = (await running.sink.wait_for(2))[1]
+    content = receipt.get_body(preferencelist=("plain",)).get_content()
+    # The receipt, in the lawyer's language, says what was recorded and why.
+    assert "Vous avez dit I'M ON IT" in content and text in content
+
+
 async def test_conflicting_decision_words_are_recorded_as_unclear(running: Running) -> None:
     filed, email = await filed_with_email(running)
     await send(reply_to(email, "Approved. Rejected. Call me first."), running.smtp_port)

@@ -30,12 +30,14 @@ GMAIL_QUOTE_HTML = (
     '0.8ex;border-left:1px solid rgb(204,204,204);padding-left:1ex">Please review the '
     "attached supplier contract.<br>Hello! How are you?</blockquote></div>"
 )
-A, R, D, Q, C = (
+A, R, D, Q, C, ON_IT = (
     DecisionKind.APPROVAL,
     DecisionKind.REJECTION,
     DecisionKind.DECLINE,
     DecisionKind.QUESTION,
     DecisionKind.CLOSE,
+    # A promise to answer later: read as I'M ON IT.
+    DecisionKind.ACKNOWLEDGE,
 )
 
 
@@ -337,6 +339,7 @@ CASES: list[Case] = [
         "gmail_da",
         "Jeg vender tilbage i morgen.",
         _gmail("Jeg vender tilbage i morgen.", f"Den man. 4. mar. 2024 kl. 10.12 skrev {ADDR}:"),
+        decision=ON_IT,
     ),
     Case(
         "gmail_no",
@@ -373,6 +376,7 @@ CASES: list[Case] = [
         "ja_kakimashita",
         "確認します。",
         _gmail("確認します。", "2024/03/04 10:12、HFA Gateway さんは書きました:"),
+        decision=ON_IT,
     ),
     Case(
         "gmail_zh",
@@ -426,6 +430,7 @@ CASES: list[Case] = [
         "decision_only_in_quote",
         "Let me check with the partner and get back to you.",
         _gmail("Let me check with the partner and get back to you.") + "> Approved\n",
+        decision=ON_IT,
     ),
     # --- disclaimers ---------------------------------------------------------------
     Case(
@@ -497,6 +502,7 @@ CASES: list[Case] = [
         "no_problem",
         "No problem, I'll look at it on Monday.",
         "No problem, I'll look at it on Monday.",
+        decision=ON_IT,
     ),
     Case("ja_passt", "Ja, passt so.", "Ja, passt so.", decision=A, trigger="Ja"),
     Case("oui", "Oui, c'est bon.", "Oui, c'est bon.", decision=A),
@@ -544,6 +550,7 @@ CASES: list[Case] = [
         "Let me look at it tomorrow.",
         "Let me look at it tomorrow.",
         subject="Re: [HFA-00042] Legal review: approve supplier contract",
+        decision=ON_IT,
     ),
     Case("subject_conflicts_body", "Approved", "Approved", subject="REJECT [HFA-00042]"),
     Case(

@@ -162,10 +162,54 @@ def test_conflicting_or_negated_words_are_unclear_not_absent(
     assert decision.kind is None and decision.ambiguous
 
 
-@pytest.mark.parametrize("text", ["Thanks, let me look at it tomorrow.", "Noted, thank you."])
+@pytest.mark.parametrize("text", ["The notice period is 30 days.", "Noted, thank you."])
 def test_plain_answers_are_not_unclear(text: str) -> None:
     decision = read_decision(text, None)
     assert decision.kind is None and not decision.ambiguous
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "because"),
+    [
+        ("Je regarde ça demain matin et je vous reviens.", "fr", "Je regarde"),
+        ("Thanks, let me look at it tomorrow.", "en", "let me look"),
+        ("Ich schaue es mir morgen an und melde mich.", "de", "Ich schaue"),
+        ("Lo reviso mañana y te contesto.", "es", "Lo reviso"),
+        ("Ik kijk er morgen naar en laat het je weten.", "nl", "Ik kijk er"),
+        ("Przejrzę to jutro i dam znać.", "pl", "Przejrzę"),
+        ("Посмотрю завтра и отвечу.", "ru", "Посмотрю"),
+        ("明日確認します。", "ja", "確認します"),
+        ("我看一下，明天回复。", "zh", "我看一下"),
+    ],
+)
+def test_a_promise_to_answer_later_is_read_as_on_it_not_as_an_answer(
+    text: str, language: str, because: str
+) -> None:
+    """Read as an answer, "I'll look at it tomorrow" would tell the agent the request was
+    answered; it is I'M ON IT (reviewed), in the lawyer's language."""
+    decision = read_decision(text, "Re: [HFA-00042] Legal review")
+    assert decision.kind is DecisionKind.ACKNOWLEDGE
+    assert (decision.language, decision.trigger, decision.read_from) == (
+        language,
+        because,
+        "phrase",
+    )
+    assert decision.because == text.split("\n")[0]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        # A question asks; a deferral after a decision is a hold-back, not an acknowledgement.
+        "I'll look at it tomorrow, but which version is the final one?",
+        "Yes, I'll look at it tomorrow.",
+        # A substantive answer that mentions no later answer.
+        "The cap looks fine to me; the notice period is 30 days.",
+    ],
+)
+def test_a_deferral_never_outranks_a_question_or_a_held_back_decision(text: str) -> None:
+    decision = read_decision(text, None)
+    assert decision.kind is not DecisionKind.ACKNOWLEDGE
 
 
 OUTLOOK_LINES = '<div class="WordSection1">{}</div>'

@@ -51,6 +51,10 @@ APPROVAL = ("approval",)
 CONDITIONAL = ("conditional",)
 REJECTION = ("rejection",)
 DECLINE = ("decline",)
+# A promise to answer later ("I'll look at it tomorrow"): read as I'M ON IT, never an answer.
+DEFERRED = ("acknowledgement",)
+# Read, not answered: no decision, or a promise to answer later.
+UNANSWERED = (None, *DEFERRED)
 
 # The quick-reply prompts, as the links fill them in (in English, whatever the lawyer writes).
 APPROVE_PROMPT = "APPROVE\n\nNotes (optional):\n"
@@ -102,7 +106,7 @@ class Language:
 
     def families(self) -> dict[str, list[Trial]]:
         return {
-            "yes_continuation": self._plain("yes_continuation", self.yes_continuation),
+            "yes_continuation": self._plain("yes_continuation", self.yes_continuation, UNANSWERED),
             "go_ahead_first": self._plain("go_ahead_first", self.go_ahead_first),
             "holdback": self._plain("holdback", self.holdback),
             "yes_no_ask": self._yes_no(),
@@ -123,8 +127,10 @@ class Language:
             for text in texts
         ]
 
-    def _plain(self, family: str, texts: list[str]) -> list[Trial]:
-        return [Trial(family, self.code, text) for text in texts]
+    def _plain(
+        self, family: str, texts: list[str], expect: tuple[str | None, ...] = NONE
+    ) -> list[Trial]:
+        return [Trial(family, self.code, text, expect) for text in texts]
 
     def _yes_no(self) -> list[Trial]:
         """Every yes and no against asks that are not whether to act (no decision), and
