@@ -84,6 +84,15 @@ class Child:
         """
         return self.rss_mb() + sum(_private_kb(pid) for pid in _children(self.pid)) / 1024
 
+    def cpu_seconds(self) -> float:
+        """User plus system CPU time of this process so far (all its threads)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        # utime and stime, fields 14 and 15 of stat(5), in clock ticks.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
     def peak_rss_mb(self) -> float:
         return _proc_kb(self.pid, "VmHWM") / 1024
 
