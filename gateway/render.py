@@ -60,6 +60,9 @@ _WORDS = {
     "decline": N_("decline"),
     "close": N_("close"),
     "acknowledgement": N_("acknowledgement"),
+    # A reading held for its correction window, and a reply that said nothing new.
+    "pending_decision": N_("pending decision"),
+    "no_answer": N_("no answer"),
 }
 
 

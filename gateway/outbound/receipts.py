@@ -306,8 +306,11 @@ def _why_none(turn: Turn) -> str:
     return f"{why} {sees}"
 
 
-def _rule(read_from: str) -> str:
+def _rule(read_from: str, key: str | None) -> str:
     """The rule each kind of reading follows, as the receipt names it."""
+    if read_from == "phrase" and key == "acknowledgement":
+        # "I'll look at it tomorrow" decides nothing: it says an answer is to come.
+        return _("a promise to answer later, which decides nothing")
     return {
         "quick_reply": _("the keyword of the answer link you used"),
         "keyword": _("a decision word"),
@@ -326,7 +329,7 @@ def reading_view(
     return {
         "decided": key is not None,
         "because": str(turn.data.get("because") or ""),
-        "rule": _rule(str(read_from)),
+        "rule": _rule(str(read_from), key),
         "at_once": read_from == "quick_reply" and not due,
         "pending": bool(due),
         "takes_effect": _to_the_second(due, tz) if due else "",

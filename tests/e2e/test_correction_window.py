@@ -342,3 +342,38 @@ async def test_a_held_reading_survives_a_restart_and_takes_effect_once_in_a_clus
     assert len(receiver.calls) == 1
     [event] = [json.loads(body) for _t, _h, body in receiver.calls]
     assert [t["kind"] for t in event["data"]["turns"] if t["author"] == "human"] == ["approval"]
+
+
+async def test_a_french_promise_to_answer_later_is_held_and_its_receipt_is_all_french(
+    windowed: Running,
+) -> None:
+    """ "Je regarde ça demain matin et je vous reviens." waits out the window like any typed
+    reading; the receipt, in French, names it a promise that decides nothing."""
+    running = windowed
+    filed = await running.http.post(
+        "/v1/requests",
+        json={
+            "category": "legal_review",
+            "request": "Is clause 7 (limitation of liability) acceptable for us as the supplier?",
+            "proposed_action": "Sign the MSA as sent.",
+        },
+        headers={"X-API-Key": KEY},
+    )
+    assert filed.status_code == 201
+    [email] = await running.sink.wait_for(1)
+    text = "Je regarde ça demain matin et je vous reviens."
+    await send(reply_to(email, text), running.smtp_port)
+    thread = await running.wait_status(
+        filed.json(), lambda t: any(x["kind"] == "pending_decision" for x in t["turns"])
+    )
+    # Held: the agent is not told the request was answered, nor anything else yet.
+    assert thread["status"] == "recorded" and not thread["human_has_replied"]
+    [held] = [t for t in thread["turns"] if t["kind"] == "pending_decision"]
+    assert held["pending"]["read_as"] == "acknowledgement"
+    receipt = (await running.sink.wait_for(2))[1]
+    said = " ".join(plain(receipt).split())
+    assert receipt["Content-Language"] == "fr"
+    assert "Vous avez dit I'M ON IT" in said
+    assert f'"{text}" (une promesse de répondre plus tard, qui ne décide rien)' in said
+    assert "Enregistrée comme : décision en attente" in said
+    assert "pending decision" not in said and "qui décide)" not in said
