@@ -11,6 +11,7 @@ from gateway.replies import (
     extract_reply,
     read_decision,
 )
+from gateway.replies.lexicon import LANGUAGES, LEXICON
 from tests.replies.adversarial import NDA
 from tests.replies.cases import CASES, Case
 
@@ -254,3 +255,61 @@ def test_a_later_paragraph_that_holds_the_approval_back_leaves_no_decision(
 )
 def test_an_approval_followed_by_thanks_or_an_afterthought_stands(plain: str) -> None:
     assert read_decision(extract_reply(plain, None).new_text, None).kind is A
+
+
+# Promises to answer later as lawyers write them, two per table language.
+_LATER = {
+    "en": ["Got your note. I'll review the clause tonight and get back to you.",
+           "In court all day; I will have a look tomorrow morning."],
+    "de": ["Ich sehe mir das heute Abend an und gebe Ihnen Bescheid.",
+           "Danke, ich komme darauf zurück, sobald ich aus dem Termin bin."],
+    "fr": ["Merci, je vais regarder ce soir et je vous réponds demain.",
+           "Bien reçu, je reviens vers vous d'ici vendredi."],
+    "es": ["Gracias, lo reviso esta tarde y te contesto.",
+           "Estoy en una reunión; le contestaré mañana por la mañana."],
+    "it": ["Grazie, lo guardo stasera e ti faccio sapere.", "Sono in udienza, le risponderò domani."],
+    "nl": ["Dank je, ik kijk er vanavond naar en laat het je weten.",
+           "Ik kom erop terug na mijn overleg van vanmiddag."],
+    "pt": ["Obrigado, vou analisar hoje à noite e dou notícias.",
+           "Estou em reunião; respondo amanhã de manhã."],
+    "sv": ["Tack, jag tittar på det i kväll och återkommer.", "Sitter i möte, jag hör av mig i morgon."],
+    "da": ["Tak, jeg kigger på det i aften og vender tilbage.",
+           "Jeg sidder i møde; jeg melder tilbage i morgen."],
+    "nb": ["Takk, jeg ser på det i kveld og kommer tilbake til deg.",
+           "Sitter i møte, jeg gir beskjed i morgen."],
+    "fi": ["Kiitos, katson asian tänään illalla ja palaan asiaan.",
+           "Olen oikeudessa koko päivän, palaan tähän huomenna."],
+    "pl": ["Dziękuję, przejrzę to wieczorem i dam znać.", "Jestem w sądzie, odezwę się jutro rano."],
+    "cs": ["Díky, podívám se na to večer a ozvu se.", "Jsem celý den u soudu, dám vědět zítra."],
+    "ru": ["Спасибо, посмотрю вечером и вернусь к вам.", "Я на заседании, отвечу завтра утром."],
+    "uk": ["Дякую, подивлюся ввечері й повернуся до вас.", "Я на засіданні, відповім завтра зранку."],
+    "ja": ["ありがとうございます。今晩確認します。", "本日は外出中のため、明日ご連絡いたします。"],
+    "zh": ["谢谢，我看一下，明天回复。", "我在开会，稍后回复。"],
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("language", "text"), [(code, text) for code, texts in _LATER.items() for text in texts]
+)
+def test_every_table_language_reads_a_promise_to_answer_later(language: str, text: str) -> None:
+    decision = read_decision(text, None)
+    assert (decision.kind, decision.language) == (DecisionKind.ACKNOWLEDGE, language), decision
+
+
+def test_every_table_language_has_promises_to_answer_later() -> None:
+    assert set(_LATER) == set(LANGUAGES)
+    assert all(LEXICON.languages[code].entries["deferrals"] for code in LANGUAGES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The cap in clause 7 is market standard; the notice period of 30 days is fine for us.",
+        "Die Haftungsgrenze in Ziffer 7 ist marktüblich, die Kündigungsfrist ebenfalls.",
+        "Le plafond de la clause 7 est conforme au marché ; le préavis de 30 jours nous convient.",
+        "第7条の責任上限は市場水準です。通知期間も問題ありません。",
+        "Ограничение ответственности в пункте 7 соответствует рыночной практике.",
+    ],
+)
+def test_an_answer_that_promises_nothing_later_is_not_read_as_on_it(text: str) -> None:
+    assert read_decision(text, None).kind is None
