@@ -227,7 +227,9 @@ async def test_a_french_promise_to_answer_later_is_on_it_not_an_answer(running: 
     assert not thread["human_has_replied"]
     assert thread["notice"] == "A human has read it but has not answered yet."
     receipt = (await running.sink.wait_for(2))[1]
-    content = receipt.get_body(preferencelist=("plain",)).get_content()
+    plain = receipt.get_body(preferencelist=("plain",))
+    assert plain is not None
+    content = plain.get_content()
     # The receipt, in the lawyer's language, says what was recorded and why.
     assert "Vous avez dit I'M ON IT" in content and text in content
 
