@@ -12,6 +12,7 @@ import pytest
 
 from gateway.cli import main
 from gateway.settings.config import Config
+from gateway.store.models import OutboxItem
 from tests.conftest import Running, SmtpSink, _drop_postgres_database, start_running, stop_running
 from tests.mailkit import reply_to, send
 
@@ -66,6 +67,9 @@ async def test_metrics_show_delivery_failures_and_a_stuck_outbox_makes_it_unread
     try:
         sink.answer = "451 4.3.0 try later"
         await running.file()
+        # The first email must have met the 451 before the relay starts answering 550 (on a
+        # loaded machine the worker may reach it later): its failure alone is counted below.
+        await _until_answered(running, 1)
         await asyncio.sleep(0.5)
         ready = await running.http.get("/readyz")
         assert ready.status_code == 503
@@ -81,7 +85,8 @@ async def test_metrics_show_delivery_failures_and_a_stuck_outbox_makes_it_unread
 
         sink.answer = "550 5.1.1 no such user"
         await running.file()
-        for _ in range(100):
+        deadline = asyncio.get_running_loop().time() + 20
+        while asyncio.get_running_loop().time() < deadline:
             text = (await running.http.get("/metrics")).text
             if 'hfa_delivery_failures_total{channel="email"} 1' in text:
                 break
@@ -89,6 +94,19 @@ async def test_metrics_show_delivery_failures_and_a_stuck_outbox_makes_it_unread
         assert 'hfa_delivery_failures_total{channel="email"} 1' in text
     finally:
         await stop_running(running)
+
+
+async def _until_answered(running: Running, item_id: int, timeout: float = 20.0) -> None:
+    """Until the relay's answer to the outbox item's first try is recorded (a bounded wait,
+    not a timed assertion): ``attempts`` counts claims, ``last_error`` an answer."""
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        with running.services.db.reading() as session:
+            item = session.get(OutboxItem, item_id)
+            if item is not None and item.last_error is not None:
+                return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"outbox item {item_id} was never answered")
 
 
 async def test_readiness_fails_when_the_database_is_gone(running: Running) -> None:
