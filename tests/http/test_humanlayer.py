@@ -16,7 +16,9 @@ from humanlayer import (
     FunctionCallSpec,
     HumanLayer,
 )
+from sqlalchemy import select
 
+from gateway.store.models import Turn
 from tests.conftest import LAWYER, Running, SmtpSink, make_config, start_running, stop_running
 from tests.mailkit import reply_to, send
 
@@ -117,6 +119,33 @@ async def test_human_as_tool_returns_the_lawyers_reply(gateway: Running) -> None
     assert answer == "Mostly yes; the non-compete part is not."
     assert "NDA question" in str(email["Subject"])
     assert "clause 7 of the ACME NDA" in text_of(email)
+
+
+async def test_human_as_tool_waits_past_a_promise_to_answer_later(gateway: Running) -> None:
+    """ "I'll look at it tomorrow and get back to you." is not the lawyer's answer: the SDK
+    keeps waiting, and returns the answer that follows."""
+    hl = client(gateway)
+    ask = hl.human_as_tool(contact_channel=email_channel())
+    task = asyncio.create_task(
+        asyncio.to_thread(ask, "Is clause 7 of the ACME NDA enforceable in Germany?", "NDA")  # type: ignore[call-arg]
+    )
+    email = (await gateway.sink.wait_for(1))[0]
+    await send(reply_to(email, "I'll look at it tomorrow and get back to you."), gateway.smtp_port)
+    await _until_turn(gateway, "acknowledgement")
+    await asyncio.sleep(0.5)  # several of the SDK's polls
+    assert not task.done(), "a promise to answer later must not end the wait"
+    await send(reply_to(email, "Mostly yes; the non-compete part is not."), gateway.smtp_port)
+    assert await asyncio.wait_for(task, 20) == "Mostly yes; the non-compete part is not."
+
+
+async def _until_turn(running: Running, kind: str, timeout: float = 20.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while asyncio.get_running_loop().time() < deadline:
+        with running.services.db.reading() as session:
+            if session.scalars(select(Turn).where(Turn.kind == kind)).first() is not None:
+                return
+        await asyncio.sleep(0.05)
+    raise AssertionError(f"no {kind} turn was recorded")
 
 
 async def test_state_is_echoed_and_recipients_are_not_the_agents_choice(gateway: Running) -> None:
