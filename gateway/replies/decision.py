@@ -215,15 +215,23 @@ def _unclear(decision: Decision, because: str | None) -> Decision:
 
 def _declined(region: str, found: list[Word]) -> Decision | None:
     """A decline said naturally ("Not my area", "ask Tom instead"), with no approval."""
-    said_in = [c for c in script_languages(region) if find(found, own_index(c, "decline_phrases"))]
-    for code in with_kin(identify(region)) if said_in else ():
-        hit = find(found, own_index(code, "decline_phrases"))
-        if hit is not None and DecisionKind.APPROVAL not in kinds_in(region, found):
-            because = sentence_at(region, found[hit[0]].start)
+    decline = _said(region, found, "decline_phrases", DecisionKind.DECLINE)
+    if decline is None or DecisionKind.APPROVAL in kinds_in(region, found):
+        return None
+    return decline
+
+
+def _said(region: str, found: list[Word], key: str, kind: DecisionKind) -> Decision | None:
+    """The first phrase of the table ``key`` in a language the paragraph is in, read as
+    ``kind``; the detector is asked only when a table of the script has one."""
+    if not any(find(found, own_index(code, key)) for code in script_languages(region)):
+        return None
+    for code in with_kin(identify(region)):
+        hit = find(found, own_index(code, key))
+        if hit is not None:
             said = region[found[hit[0]].start : found[hit[1] - 1].end]
-            return Decision(
-                DecisionKind.DECLINE, said, read_from="phrase", because=because, language=code
-            )
+            because = sentence_at(region, found[hit[0]].start)
+            return Decision(kind, said, read_from="phrase", because=because, language=code)
     return None
 
 
@@ -240,16 +248,7 @@ def _deferred(region: str, found: list[Word]) -> Decision | None:
     """ "Je regarde ça demain et je vous reviens": the lawyer has read it and will answer
     later. Taken for an answer, it would tell the agent the request was answered; it is
     read as I'M ON IT instead (reviewed, reminders pause), in the paragraph's languages."""
-    said_in = [c for c in script_languages(region) if find(found, own_index(c, "deferrals"))]
-    for code in with_kin(identify(region)) if said_in else ():
-        hit = find(found, own_index(code, "deferrals"))
-        if hit is not None:
-            said = region[found[hit[0]].start : found[hit[1] - 1].end]
-            because = sentence_at(region, found[hit[0]].start)
-            return Decision(
-                DecisionKind.ACKNOWLEDGE, said, read_from="phrase", because=because, language=code
-            )
-    return None
+    return _said(region, found, "deferrals", DecisionKind.ACKNOWLEDGE)
 
 
 def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decision:
