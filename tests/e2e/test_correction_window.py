@@ -74,6 +74,15 @@ def tapped(email: EmailMessage, keyword: str, message_id: str) -> EmailMessage:
     return msg
 
 
+async def filed_with_email(running: Running, **fields: Any) -> tuple[dict[str, Any], EmailMessage]:
+    """A request filed with the agents' key, and the request email it sent (the first)."""
+    filed = await running.http.post("/v1/requests", json=fields, headers={"X-API-Key": KEY})
+    assert filed.status_code == 201, filed.text
+    [email] = await running.sink.wait_for(1)
+    result: dict[str, Any] = filed.json()
+    return result, email
+
+
 def thread_of(running: Running, number: int) -> tuple[str, list[Turn]]:
     with running.services.db.reading() as session:
         request = session.get(Request, number)
@@ -276,20 +285,15 @@ async def test_a_typed_approval_corrected_by_the_reject_link_is_never_seen_as_ap
 
 async def test_an_untouched_approve_tap_acts_at_once(windowed: Running, receiver: Receiver) -> None:
     running = windowed
-    filed = await running.http.post(
-        "/v1/requests",
-        json={
-            "category": "human_confirmation",
-            "request": "May we sign the ACME NDA today?",
-            "proposed_action": "Sign and return the ACME NDA.",
-            "reply_to": receiver.url,
-        },
-        headers={"X-API-Key": KEY},
+    filed, email = await filed_with_email(
+        running,
+        category="human_confirmation",
+        request="May we sign the ACME NDA today?",
+        proposed_action="Sign and return the ACME NDA.",
+        reply_to=receiver.url,
     )
-    assert filed.status_code == 201
-    [email] = await running.sink.wait_for(1)
     await send(tapped(email, "APPROVE", "<tap-approve@law.example>"), running.smtp_port)
-    thread = await running.wait_status(filed.json(), lambda t: t["status"] == "answered")
+    thread = await running.wait_status(filed, lambda t: t["status"] == "answered")
     [turn] = [t for t in thread["turns"] if t["author"] == "human"]
     assert turn["kind"] == "approval" and turn["decision"] == "approval"
     assert turn["read_from"] == "quick_reply" and turn["because"] == "APPROVE"
@@ -350,21 +354,16 @@ async def test_a_french_promise_to_answer_later_is_held_and_its_receipt_is_all_f
     """ "Je regarde ça demain matin et je vous reviens." waits out the window like any typed
     reading; the receipt, in French, names it a promise that decides nothing."""
     running = windowed
-    filed = await running.http.post(
-        "/v1/requests",
-        json={
-            "category": "legal_review",
-            "request": "Is clause 7 (limitation of liability) acceptable for us as the supplier?",
-            "proposed_action": "Sign the MSA as sent.",
-        },
-        headers={"X-API-Key": KEY},
+    filed, email = await filed_with_email(
+        running,
+        category="legal_review",
+        request="Is clause 7 (limitation of liability) acceptable for us as the supplier?",
+        proposed_action="Sign the MSA as sent.",
     )
-    assert filed.status_code == 201
-    [email] = await running.sink.wait_for(1)
     text = "Je regarde ça demain matin et je vous reviens."
     await send(reply_to(email, text), running.smtp_port)
     thread = await running.wait_status(
-        filed.json(), lambda t: any(x["kind"] == "pending_decision" for x in t["turns"])
+        filed, lambda t: any(x["kind"] == "pending_decision" for x in t["turns"])
     )
     # Held: the agent is not told the request was answered, nor anything else yet.
     assert thread["status"] == "recorded" and not thread["human_has_replied"]
