@@ -201,19 +201,22 @@ async def outbound(driver: Driver, work: Path, data_dir: Path) -> Figure:
     return Figure(gateway_rate, raw_rate, None, None, peak, note)
 
 
-def _audit_entries(database: Path) -> int:
+def _one(database: Path, query: str) -> int:
+    """One number read from the gateway's SQLite file, opened read-only beside it."""
     with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as conn:
-        return int(conn.execute("SELECT COUNT(*) FROM audit").fetchone()[0])
+        return int(conn.execute(query).fetchone()[0])
+
+
+def _audit_entries(database: Path) -> int:
+    return _one(database, "SELECT COUNT(*) FROM audit")
 
 
 async def _audit_caught_up(database: Path, entries: int, timeout: float = 60.0) -> None:
     """Until the newest checkpoint covers ``entries`` (or ``timeout``, then go on)."""
     deadline = time.perf_counter() + timeout
-    query = "SELECT COALESCE(MAX(tree_size), 0) FROM audit_checkpoints"
     while time.perf_counter() < deadline:
-        with contextlib.closing(sqlite3.connect(f"file:{database}?mode=ro", uri=True)) as conn:
-            if int(conn.execute(query).fetchone()[0]) >= entries:
-                return
+        if _one(database, "SELECT COALESCE(MAX(tree_size), 0) FROM audit_checkpoints") >= entries:
+            return
         await asyncio.sleep(0.05)
 
 
