@@ -15,14 +15,17 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import (
+    BaseLoader,
     Environment,
     FileSystemLoader,
     StrictUndefined,
+    nodes,
     pass_environment,
     select_autoescape,
 )
 from jinja2 import TemplateError as JinjaTemplateError
 from jinja2.filters import do_wordwrap
+from jinja2.visitor import NodeTransformer
 
 from gateway import i18n
 from gateway.errors import GatewayError
@@ -145,12 +148,53 @@ def _translated(message: str, **variables: Any) -> str:
     return text % variables if variables else text
 
 
-class Renderer:
-    """Renders ``NAME.txt`` and ``NAME.html`` with the same variables."""
+def _filled(sentence: str, **variables: Any) -> str:
+    """A sentence translated when its template was compiled, its ``%(name)s`` filled in."""
+    return sentence % variables
 
-    def __init__(self, directory: Path | None = None) -> None:
-        self.env = Environment(
-            loader=FileSystemLoader(str(directory or templates_dir())),
+
+class _FixedSentences(NodeTransformer):
+    """``_("...")`` calls of a template, translated once when the template is compiled.
+
+    A sentence with no variables becomes a constant, which jinja then escapes and
+    wraps at compile time (the ``wordwrap`` filter of a constant is folded too); one
+    with variables keeps only the filling in for each email. Some fifty of an email's
+    sixty-odd template calls are such sentences.
+    """
+
+    def visit_Call(self, call: nodes.Call) -> nodes.Node:
+        node = self.generic_visit(call)
+        if not (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Name)
+            and node.node.name == "_"
+            and len(node.args) == 1
+            and isinstance(node.args[0], nodes.Const)
+            and isinstance(node.args[0].value, str)
+            and node.dyn_args is None
+            and node.dyn_kwargs is None
+        ):
+            return node
+        sentence = i18n.gettext(node.args[0].value)
+        if not node.kwargs:
+            return nodes.Const(sentence, lineno=node.lineno)
+        filler = nodes.Name("_filled", "load", lineno=node.lineno)
+        return nodes.Call(
+            filler, [nodes.Const(sentence)], node.kwargs, None, None, lineno=node.lineno
+        )
+
+
+class _LanguageEnvironment(Environment):
+    """The templates as one language reads them, each compiled in that language.
+
+    Everything a template's compilation works out (its fixed sentences, the constants
+    jinja folds) is then right for every email rendered from it. ``_parse`` and
+    ``_generate`` are jinja's two compile steps.
+    """
+
+    def __init__(self, language: str, loader: BaseLoader) -> None:
+        super().__init__(
+            loader=loader,
             undefined=StrictUndefined,
             autoescape=select_autoescape(enabled_extensions=("html",), default=False),
             trim_blocks=True,
@@ -160,28 +204,66 @@ class Renderer:
             auto_reload=False,
             extensions=["jinja2.ext.i18n"],
         )
-        # Translated at render time, in the language i18n.speaking() set for this email.
-        self.env.install_gettext_callables(  # type: ignore[attr-defined]
+        self.language = language
+        # {% trans %} blocks: translated at render time, in the language being spoken.
+        self.install_gettext_callables(  # type: ignore[attr-defined]
             i18n.gettext, i18n.ngettext, newstyle=True
         )
         # {% trans %} blocks are message ids without their line breaks and indentation.
-        self.env.policies["ext.i18n.trimmed"] = True
+        self.policies["ext.i18n.trimmed"] = True
         # {{ _("...", name=value) }}: one plain call (the extension's goes through the
         # context twice per sentence). It returns text, which autoescape then escapes whole
         # in HTML; the {% trans %} blocks, whose ids hold markup, keep the extension's.
-        self.env.globals["_"] = _translated
-        self.env.filters["label"] = _label
-        self.env.filters["word"] = _word
-        self.env.filters["shown"] = shown
-        self.env.filters["barred"] = barred
-        self.env.filters["wordwrap"] = _wordwrap
+        self.globals["_"] = _translated
+        self.globals["_filled"] = _filled
+        self.filters["label"] = _label
+        self.filters["word"] = _word
+        self.filters["shown"] = shown
+        self.filters["barred"] = barred
+        self.filters["wordwrap"] = _wordwrap
+
+    def _parse(self, source: str, name: str | None, filename: str | None) -> nodes.Template:
+        template = super()._parse(source, name, filename)
+        with i18n.speaking(self.language):
+            folded = _FixedSentences().visit(template)
+        assert isinstance(folded, nodes.Template)
+        folded.set_environment(self)
+        return folded
+
+    def _generate(
+        self,
+        source: nodes.Template,
+        name: str | None,
+        filename: str | None,
+        defer_init: bool = False,
+    ) -> str:
+        with i18n.speaking(self.language):
+            return super()._generate(source, name, filename, defer_init)
+
+
+class Renderer:
+    """Renders ``NAME.txt`` and ``NAME.html`` with the same variables."""
+
+    def __init__(self, directory: Path | None = None) -> None:
+        self._loader = FileSystemLoader(str(directory or templates_dir()))
+        # One environment per language, made when an email is first written in it.
+        self._environments: dict[str, _LanguageEnvironment] = {}
+
+    def environment(self, language: str) -> Environment:
+        """The templates compiled for ``language``."""
+        found = self._environments.get(language)
+        if found is None:
+            found = self._environments[language] = _LanguageEnvironment(language, self._loader)
+        return found
 
     def render(self, name: str, **context: Any) -> tuple[str, str]:
         """(text, html) for the template pair NAME, in the language being spoken."""
-        context.setdefault("lang", i18n.current())
+        language = i18n.current()
+        context.setdefault("lang", language)
+        env = self.environment(language)
         try:
-            text = self.env.get_template(f"{name}.txt").render(**context)
-            html = self.env.get_template(f"{name}.html").render(**context)
+            text = env.get_template(f"{name}.txt").render(**context)
+            html = env.get_template(f"{name}.html").render(**context)
         except JinjaTemplateError as exc:
             raise TemplateError(f"template {name}: {exc}") from exc
         return text, html

@@ -6,9 +6,11 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from gateway import i18n
 from gateway.render import Renderer, TemplateError, templates_dir
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -29,19 +31,19 @@ def test_a_missing_variable_is_an_error_not_an_empty_line() -> None:
         Renderer().render("receipt", kind_label="reply")
 
 
-def test_html_is_autoescaped_and_text_is_not() -> None:
-    text, html = Renderer().render(
-        "receipt",
-        subject="s",
-        reference="HFA-00001",
-        kind_label="reply",
-        decision=None,
-        status="answered",
-        body="<b>bold</b> & <script>x</script>",
-        recorded_at="now",
-        sent_local="now",
-        links=[],
-        r={
+def _receipt(**changes: Any) -> dict[str, Any]:
+    """What the receipt template is rendered with, for a plain reply."""
+    context: dict[str, Any] = {
+        "subject": "s",
+        "reference": "HFA-00001",
+        "kind_label": "reply",
+        "decision": None,
+        "status": "answered",
+        "body": "b",
+        "recorded_at": "now",
+        "sent_local": "now",
+        "links": [],
+        "r": {
             "headline": "Your reply was recorded",
             "late": "",
             "target": None,
@@ -53,9 +55,58 @@ def test_html_is_autoescaped_and_text_is_not() -> None:
             "reading": None,
             "tally": "",
         },
-    )
+    }
+    return context | changes
+
+
+def test_html_is_autoescaped_and_text_is_not() -> None:
+    text, html = Renderer().render("receipt", **_receipt(body="<b>bold</b> & <script>x</script>"))
     assert "<b>bold</b> & <script>x</script>" in text
     assert "&lt;b&gt;bold&lt;/b&gt; &amp; &lt;script&gt;" in html
+
+
+# A fixed sentence and a sentence with a variable (the footer) of the receipt, by language.
+RECEIPT_WORDS = {
+    "de": ("Ihre Antwort wurde erfasst", "Referenz HFA-00001. Alles in diesem Verlauf"),
+    "en": ("your reply was recorded", "Reference HFA-00001. Everything in this thread"),
+    "fr": ("votre réponse a été enregistrée", "Référence HFA-00001. Tout ce fil"),
+}
+
+
+def test_one_renderer_writes_each_email_in_its_own_language_whatever_came_before() -> None:
+    # The fixed sentences are translated when a template is compiled: an email written
+    # first in German must leave none of its words in the English or French that follow.
+    renderer = Renderer()
+    for language in ("de", "en", "fr", "de", "en"):
+        with i18n.speaking(language):
+            text, html = renderer.render("receipt", **_receipt())
+        for said in (text, " ".join(html.split())):
+            for other, words in RECEIPT_WORDS.items():
+                for sentence in words:
+                    assert (sentence in said) == (other == language), (language, sentence)
+
+
+def test_a_templates_fixed_sentences_are_not_looked_up_again_for_each_email(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An email asks for some fifty sentences: looked up in the catalogue for each email,
+    # they were a large part of writing it. Only {% trans %} blocks and the word filters
+    # (whose words are the email's data) are looked up as it is written.
+    renderer = Renderer()
+    with i18n.speaking("de"):
+        first, _html = renderer.render("receipt", **_receipt())
+        looked_up: list[str] = []
+        catalogue = i18n.translations
+
+        def counted(language: str) -> Any:
+            looked_up.append(language)
+            return catalogue(language)
+
+        monkeypatch.setattr(i18n, "translations", counted)
+        again, _html = renderer.render("receipt", **_receipt())
+    assert again == first
+    # Each of the receipt's sentences was looked up again (fourteen look-ups in German).
+    assert 0 < len(looked_up) <= 5, len(looked_up)
 
 
 @pytest.mark.slow
