@@ -25,6 +25,7 @@ import threading
 import time
 from collections.abc import Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,6 +109,8 @@ class Composer:
     def __init__(self, templates: Path) -> None:
         self.templates = templates
         self._pool: ProcessPoolExecutor | None = None
+        # The calls handed to the child not yet answered: it is not idle while there are any.
+        self._calls: list[Future[list[bytes]]] = []
         self._last_used = 0.0
         self._idle_check: asyncio.TimerHandle | None = None
 
@@ -119,20 +122,35 @@ class Composer:
         """
         if len(jobs) < BACKLOG:
             return {}
+        chunks = [list(jobs[i : i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
         try:
-            pool = self._started()
-            chunks = [list(jobs[i : i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
-            calls = [(chunk, pool.submit(_compose_chunk, chunk, letterhead)) for chunk in chunks]
+            calls = self._handed(chunks, letterhead)
+        except BrokenProcessPool:
+            # The child died since the last backlog (its emails were composed here): a new one.
+            self.close()
+            try:
+                calls = self._handed(chunks, letterhead)
+            except Exception:
+                log.warning("outbox: the composer process is unavailable", exc_info=True)
+                self.close()
+                return {}
         except Exception:
             log.warning("outbox: the composer process is unavailable", exc_info=True)
             self.close()
             return {}
         self._last_used = time.monotonic()
+        self._calls.extend(call for _chunk, call in calls)
         found: dict[int, Future[bytes]] = {}
         for chunk, call in calls:
             for index, job in enumerate(chunk):
                 found[job.item.id] = _one_of(call, index)
         return found
+
+    def _handed(
+        self, chunks: list[list[Job]], letterhead: Letterhead
+    ) -> list[tuple[list[Job], Future[list[bytes]]]]:
+        pool = self._started()
+        return [(chunk, pool.submit(_compose_chunk, chunk, letterhead)) for chunk in chunks]
 
     def _started(self) -> ProcessPoolExecutor:
         if self._pool is None:
@@ -153,6 +171,9 @@ class Composer:
 
     def _end_if_idle(self, loop: asyncio.AbstractEventLoop) -> None:
         self._idle_check = None
+        self._calls = [call for call in self._calls if not call.done()]
+        if self._calls:
+            self._last_used = time.monotonic()
         idle = time.monotonic() - self._last_used
         if idle >= IDLE_SECONDS:
             self.close()
@@ -165,6 +186,7 @@ class Composer:
             self._idle_check.cancel()
             self._idle_check = None
         pool, self._pool = self._pool, None
+        self._calls = []
         if pool is not None:
             pool.shutdown(wait=False, cancel_futures=True)
 

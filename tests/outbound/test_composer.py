@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from concurrent.futures import ProcessPoolExecutor
 from email import message_from_bytes
 from email.message import EmailMessage
 from email.policy import default as default_policy
@@ -96,40 +97,63 @@ async def test_a_backlog_drains_through_the_child_and_every_email_is_sent(
 
 
 async def test_emails_the_child_did_not_return_are_composed_by_the_worker(
-    services: Services, monkeypatch: pytest.MonkeyPatch
+    services: Services, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
-    # The child is ended as soon as the batch is handed to it: nothing comes back.
+    # The child is killed as soon as the batch is handed to it: nothing comes back.
     file_many(services, BACKLOG)
     relay = Relay()
     composer = Composer(services.renderer.directory)
     submit = composer.submit
 
-    def ended_at_once(jobs: list[Job], head: composer_module.Letterhead) -> object:
+    def killed_at_once(jobs: list[Job], head: composer_module.Letterhead) -> object:
         composing = submit(jobs, head)
-        composer.close()
+        assert composer._pool is not None
+        for child in composer._pool._processes.values():
+            child.kill()
         return composing
 
-    monkeypatch.setattr(composer, "submit", ended_at_once)
+    monkeypatch.setattr(composer, "submit", killed_at_once)
     worker = OutboxWorker(services, {"email": email_deliverer(relay, composer)})
     assert await worker.run_once() == BACKLOG
     assert states(services) == {"sent": BACKLOG}
     assert len(relay.sent) == BACKLOG
+    assert caplog.text.count("composed by the worker instead") == BACKLOG
+    # The next backlog has a child again, and every email of it comes back from there.
+    monkeypatch.setattr(composer, "submit", submit)
+    file_many(services, BACKLOG)
+    try:
+        assert await worker.run_once() == BACKLOG
+        assert composer._pool is not None, "the second backlog was composed on the loop"
+    finally:
+        composer.close()
+    assert len(relay.sent) == 2 * BACKLOG and states(services) == {"sent": 2 * BACKLOG}
+    assert caplog.text.count("composed by the worker instead") == BACKLOG
+    assert "composer process is unavailable" not in caplog.text
 
 
 async def test_the_child_ends_once_idle(
-    services: Services, monkeypatch: pytest.MonkeyPatch
+    services: Services, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
 ) -> None:
     monkeypatch.setattr(composer_module, "IDLE_SECONDS", 1.0)
     file_many(services, BACKLOG)
     composer = Composer(services.renderer.directory)
-    worker = OutboxWorker(services, {"email": email_deliverer(Relay(), composer)})
+    pools: list[ProcessPoolExecutor] = []
+    start = composer._started
+
+    def recorded() -> ProcessPoolExecutor:
+        pool = start()
+        pools.append(pool)
+        return pool
+
+    monkeypatch.setattr(composer, "_started", recorded)
+    relay = Relay()
+    worker = OutboxWorker(services, {"email": email_deliverer(relay, composer)})
     try:
         assert await worker.run_once() == BACKLOG
-        pool = composer._pool
-        assert pool is not None
-        children = list(pool._processes.values())
-        assert children and all(child.is_alive() for child in children)
-        deadline = time.monotonic() + 10
+        assert pools, "the backlog was composed on the loop"
+        children = list(pools[0]._processes.values())
+        assert children
+        deadline = time.monotonic() + 20
         while composer._pool is not None and time.monotonic() < deadline:
             await asyncio.sleep(0.05)
         assert composer._pool is None
@@ -138,6 +162,9 @@ async def test_the_child_ends_once_idle(
             assert not child.is_alive()
     finally:
         composer.close()
+    # Nothing was cut short: the child was idle only once every email had come back.
+    assert len(relay.sent) == BACKLOG and states(services) == {"sent": BACKLOG}
+    assert "composed by the worker instead" not in caplog.text
 
 
 # A worker that starts the composer with a backlog, prints the child's pid, then waits.
