@@ -123,19 +123,22 @@ class Composer:
         if len(jobs) < BACKLOG:
             return {}
         chunks = [list(jobs[i : i + CHUNK]) for i in range(0, len(jobs), CHUNK)]
-        try:
-            calls = self._handed(chunks, letterhead)
-        except BrokenProcessPool:
-            # The child died since the last backlog (its emails were composed here): a new one.
-            self.close()
+        calls: list[tuple[list[Job], Future[list[bytes]]]] | None = None
+        failure: Exception | None = None
+        for _try in range(2):
             try:
                 calls = self._handed(chunks, letterhead)
-            except Exception:
-                log.warning("outbox: the composer process is unavailable", exc_info=True)
+                break
+            except BrokenProcessPool as exc:
+                # The child died since the last backlog (its emails were composed by the
+                # worker): the second try starts a new one.
                 self.close()
-                return {}
-        except Exception:
-            log.warning("outbox: the composer process is unavailable", exc_info=True)
+                failure = exc
+            except Exception as exc:
+                failure = exc
+                break
+        if calls is None:
+            log.warning("outbox: the composer process is unavailable", exc_info=failure)
             self.close()
             return {}
         self._last_used = time.monotonic()
