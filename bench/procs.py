@@ -85,9 +85,13 @@ class Child:
         return self.rss_mb() + sum(_private_kb(pid) for pid in _children(self.pid)) / 1024
 
     def cpu_seconds(self) -> float:
-        """User plus system CPU time so far of this process (all its threads) and of the
-        processes it started that are still running (the outbox's composer)."""
-        return sum(_cpu_seconds(pid) for pid in _with_descendants(self.pid))
+        """User plus system CPU time of this process so far (all its threads)."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        # utime and stime, fields 14 and 15 of stat(5), in clock ticks.
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def peak_rss_mb(self) -> float:
         return _proc_kb(self.pid, "VmHWM") / 1024
@@ -105,27 +109,6 @@ class Child:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=STOP_TIMEOUT)
-
-
-def _cpu_seconds(pid: int) -> float:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    # utime and stime, fields 14 and 15 of stat(5), in clock ticks.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _with_descendants(pid: int) -> list[int]:
-    """``pid`` and the processes under it (Linux's /proc/PID/task/TID/children)."""
-    found, queue = [], [pid]
-    while queue:
-        current = queue.pop()
-        found.append(current)
-        for task in Path(f"/proc/{current}/task").glob("*/children"):
-            with contextlib.suppress(OSError, ValueError):
-                queue.extend(int(child) for child in task.read_text().split())
-    return found
 
 
 def spawn(argv: list[str], log: Path, env: dict[str, str] | None = None) -> Child:

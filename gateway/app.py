@@ -30,7 +30,6 @@ from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
 from gateway.outbound import notices, push
-from gateway.outbound.composer import Composer
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
@@ -92,11 +91,9 @@ def _descriptor_sum(config: Config, roles: tuple[str, ...]) -> str:
     return " + ".join([*parts, f"{SPARE_DESCRIPTORS} spare"])
 
 
-def deliverers(
-    services: Services, mail: MailTransport, composer: Composer | None = None
-) -> dict[str, Deliverer]:
+def deliverers(services: Services, mail: MailTransport) -> dict[str, Deliverer]:
     """The one table of deliverers: each outbox channel and what sends it."""
-    table: dict[str, Deliverer] = {"email": email_deliverer(mail, composer)}
+    table: dict[str, Deliverer] = {"email": email_deliverer(mail)}
     table.update(push.deliverers(services))
     table.update(notices.deliverers(services))
     table.update(challenge.deliverers(services))
@@ -139,7 +136,6 @@ class Gateway:
     smtp_guard: ConnectionGuard | None = None
     http_guard: ConnectionGuard | None = None
     _sequencer_of_worker: Sequencer | None = None
-    _composer: Composer | None = None
 
     async def start(self) -> None:
         config = self.services.config
@@ -197,9 +193,7 @@ class Gateway:
             log.info("HTTP API on http://%s:%s", config.http_host, self.http_port)
         if "worker" in self.roles:
             self._mail = mail_transport(config)
-            self._composer = Composer(self.services.renderer.directory)
-            table = deliverers(self.services, self._mail, self._composer)
-            outbox = OutboxWorker(self.services, table)
+            outbox = OutboxWorker(self.services, deliverers(self.services, self._mail))
             inbound = InboundWorker(self.services)
             self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
@@ -328,8 +322,6 @@ class Gateway:
             except (TimeoutError, asyncio.CancelledError):
                 task.cancel()
         self._tasks.clear()
-        if self._composer is not None:
-            self._composer.close()
         if self._mail is not None:
             # Relay connections kept open for reuse are closed with a QUIT.
             with contextlib.suppress(Exception):

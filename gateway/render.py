@@ -245,8 +245,7 @@ class Renderer:
     """Renders ``NAME.txt`` and ``NAME.html`` with the same variables."""
 
     def __init__(self, directory: Path | None = None) -> None:
-        self.directory = directory or templates_dir()
-        self._loader = FileSystemLoader(str(self.directory))
+        self._loader = FileSystemLoader(str(directory or templates_dir()))
         # One environment per language, made when an email is first written in it.
         self._environments: dict[str, _LanguageEnvironment] = {}
 

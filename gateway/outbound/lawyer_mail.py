@@ -2,27 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
-import logging
 from collections.abc import Sequence
-from concurrent.futures import Future
 from datetime import timedelta
 from functools import partial
 
 from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
-from gateway.outbound.compose import MailThread, load_threads
-from gateway.outbound.composer import Composer, Job, Letterhead, compose_bytes
+from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
 from gateway.outbound.transports import MailTransport, before_data, handed_over
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.settings.lawyers import LawyerSettings
 from gateway.store.models import OutboxItem
 from gateway.store.prepared import Prepared, connection_of
-
-log = logging.getLogger(__name__)
 
 # The hold before DATA, compiled once: built and compiled by the ORM for each message,
 # it cost more than the rest of the message's writes.
@@ -41,23 +35,16 @@ class EmailDeliverer:
     """Composes a lawyer email from its thread and sends it through the transport.
 
     The threads of a claimed batch are read in one read transaction (``prepare``); an
-    item that was not prepared reads its own. A batch that is a backlog is composed in
-    the composer's process meanwhile (``gateway.outbound.composer``).
+    item that was not prepared reads its own.
     """
 
-    def __init__(self, transport: MailTransport, composer: Composer | None = None) -> None:
+    def __init__(self, transport: MailTransport) -> None:
         self.transport = transport
-        self.composer = composer
         self._threads: dict[int, MailThread] = {}
-        self._composing: dict[int, Future[bytes]] = {}
 
     def prepare(self, services: Services, items: Sequence[OutboxItem]) -> None:
         with services.db.reading() as session:
-            threads = load_threads(session, items)
-        self._threads.update(threads)
-        if self.composer is not None:
-            jobs = [_job(services, item, threads[item.id]) for item in items if item.id in threads]
-            self._composing.update(self.composer.submit(jobs, letterhead(services)))
+            self._threads.update(load_threads(session, items))
 
     @staticmethod
     def _read_thread(services: Services, item: OutboxItem) -> MailThread | None:
@@ -70,7 +57,16 @@ class EmailDeliverer:
         if thread is None:
             thread = await services.db.run(self._read_thread, services, item)
         assert thread is not None, f"outbox {item.id}: its request or recipient is gone"
-        composed = await self._composed(services, _job(services, item, thread))
+        message = compose_from_thread(
+            item,
+            thread,
+            renderer=services.renderer,
+            mail_from=config.mail_from,
+            reply_address=services.tokens.reply_address(thread.recipient.id, config.reply_domain),
+            loop_marker=config.reply_domain,
+            settings=mail_settings(config.lawyer),
+        )
+        composed = message.as_bytes()
         token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
         kept: list[bytes] = []
         kept_token = handed_over.set(kept)
@@ -86,27 +82,6 @@ class EmailDeliverer:
         item.relayed = kept[0] if kept else composed
         item.relayed_sha256 = hashlib.sha256(item.relayed).hexdigest()
         return detail
-
-    async def _composed(self, services: Services, job: Job) -> bytes:
-        """The email's bytes: from the composer if it has them, else composed here."""
-        composing = self._composing.pop(job.item.id, None)
-        if composing is not None and self.composer is not None:
-            self.composer.keep_alive(asyncio.get_running_loop())
-            try:
-                return await asyncio.wrap_future(composing)
-            except Exception:
-                log.warning("outbox %s: composed by the worker instead", job.item.id, exc_info=True)
-        return compose_bytes(job, letterhead(services), services.renderer)
-
-
-def letterhead(services: Services) -> Letterhead:
-    config = services.config
-    return Letterhead(config.mail_from, config.reply_domain, mail_settings(config.lawyer))
-
-
-def _job(services: Services, item: OutboxItem, thread: MailThread) -> Job:
-    address = services.tokens.reply_address(thread.recipient.id, services.config.reply_domain)
-    return Job(item, thread, address)
 
 
 async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> None:
@@ -128,5 +103,5 @@ async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> N
     await services.db.write_statement(hold)
 
 
-def email_deliverer(transport: MailTransport, composer: Composer | None = None) -> EmailDeliverer:
-    return EmailDeliverer(transport, composer)
+def email_deliverer(transport: MailTransport) -> EmailDeliverer:
+    return EmailDeliverer(transport)
