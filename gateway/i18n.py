@@ -8,8 +8,9 @@ language is used, so a fresh clone and the wheel (which ships the ``.po``
 files inside the package) need no build step and no compiled ``.mo`` in git.
 
 The language of the email being written is a context variable set by
-:func:`speaking`, so one Jinja environment and the modules that build an
-email's sentences serve every language.
+:func:`speaking`, so the modules that build an email's sentences serve every
+language; the templates are compiled once per language, with their fixed
+sentences translated then (``gateway.render``).
 """
 
 from __future__ import annotations
