@@ -44,11 +44,38 @@ def free_port() -> int:
         return port
 
 
+class _HeldPortController(Controller):
+    """aiosmtpd's controller on a port bound from the start, listening once started.
+
+    Until ``start`` a connection to the port is refused, as by a relay that is down, and
+    no other socket can take the port meanwhile: with a port only picked as free, another
+    test's server could bind it first and receive this relay's mail (or this relay theirs).
+    """
+
+    def __init__(self, handler: Any, port: int, sock: socket.socket) -> None:
+        super().__init__(handler, hostname="127.0.0.1", port=port)
+        self._held = sock
+
+    def _create_server(self) -> Any:
+        if self._held.fileno() == -1:
+            # Stopped, then started again: the port is bound anew.
+            self._held = _bound("127.0.0.1", self.port)
+        return self.loop.create_server(self._factory_invoker, sock=self._held)
+
+
+def _bound(host: str, port: int) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, port))
+    return sock
+
+
 class Sink:
     """The relay: keeps every message it accepted, after a delay per DATA."""
 
     def __init__(self, delay: float) -> None:
-        self.port = free_port()
+        held = _bound("127.0.0.1", 0)
+        self.port = held.getsockname()[1]
         self.lock = threading.Lock()
         self.messages: list[EmailMessage] = []
         sink = self
@@ -62,7 +89,7 @@ class Sink:
                     sink.messages.append(msg)
                 return "250 OK"
 
-        self.controller = Controller(Handler(), hostname="127.0.0.1", port=self.port)
+        self.controller = _HeldPortController(Handler(), self.port, held)
 
     def request_emails(self) -> dict[str, EmailMessage]:
         """The first request email of each reference, by reference."""

@@ -70,20 +70,18 @@ class PrivatePostfix:
         ).stdout
 
     def mailbox(self, name: str) -> list[EmailMessage]:
-        path = self.root / "mail" / name
-        if not path.exists():
-            return []
-        box = mailbox.Maildir(str(path), create=False)
         messages = []
-        for key in sorted(box.keys()):
-            msg = message_from_bytes(box.get_bytes(key), policy=default_policy)
+        for raw in self.raw_mailbox(name):
+            msg = message_from_bytes(raw, policy=default_policy)
             assert isinstance(msg, EmailMessage)
             messages.append(msg)
         return messages
 
     def raw_mailbox(self, name: str) -> list[bytes]:
         path = self.root / "mail" / name
-        if not path.exists():
+        # Postfix's local delivery makes the Maildir's tmp, new and cur one after another:
+        # read while it does, the folder is there before cur is.
+        if not all((path / sub).is_dir() for sub in ("tmp", "new", "cur")):
             return []
         box = mailbox.Maildir(str(path), create=False)
         return [box.get_bytes(key) for key in sorted(box.keys())]
