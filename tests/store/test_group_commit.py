@@ -126,3 +126,109 @@ def test_the_savepoints_of_a_group_commit_are_journaled_in_memory(tmp_path: Path
             assert conn.exec_driver_sql("PRAGMA temp_store").scalar() == 2  # MEMORY
     finally:
         services.close()
+
+
+def _slow_commits(services: Services, seconds: float) -> None:
+    """Each COMMIT takes ``seconds`` longer, as on a slow disk, without holding the GIL."""
+    import time
+
+    event.listen(services.db.engine, "commit", lambda conn: time.sleep(seconds))
+
+
+async def test_the_loop_serves_on_while_a_group_commit_waits_for_the_disk(
+    tmp_path: Path,
+) -> None:
+    services = build_services(make_config(tmp_path))
+    _slow_commits(services, 0.3)
+    ticks: list[float] = []
+
+    async def ticking() -> None:
+        # What the loop does meanwhile: an SMTP reply read, an HTTP request parsed.
+        while True:
+            ticks.append(asyncio.get_running_loop().time())
+            await asyncio.sleep(0.02)
+
+    try:
+        ticker = asyncio.create_task(ticking())
+        await asyncio.sleep(0.05)
+        before = len(ticks)
+        references = await asyncio.gather(
+            *(services.db.write(_filer(services, f"q{i}")) for i in range(3))
+        )
+        ticker.cancel()
+        assert references == [f"HFA-{n:05d}" for n in range(1, 4)]
+        # A commit that held the loop would have let at most one tick through in 0.3 s.
+        assert len(ticks) - before >= 8
+    finally:
+        services.close()
+
+
+async def test_a_shutdown_during_the_commit_still_tells_callers_what_it_did(
+    tmp_path: Path,
+) -> None:
+    services = build_services(make_config(tmp_path))
+    _slow_commits(services, 0.3)
+    try:
+        writes = [
+            asyncio.ensure_future(services.db.write(_filer(services, f"q{i}"))) for i in range(3)
+        ]
+        await asyncio.sleep(0.1)  # the batch is written and its COMMIT under way
+        writer = services.db._writer
+        assert writer is not None
+        writer.cancel()
+        # The commit is not stopped halfway: each caller hears its request was recorded,
+        # and a reader sees exactly those.
+        assert await asyncio.gather(*writes) == [f"HFA-{n:05d}" for n in range(1, 4)]
+        with services.db.reading() as session:
+            assert session.scalar(select(func.count()).select_from(Request)) == 3
+    finally:
+        services.close()
+
+
+_TRANSACTION_ON_THE_LOOP = """
+import asyncio, sys, time
+from pathlib import Path
+from sqlalchemy import event
+from gateway.services import build_services
+from tests.conftest import make_config
+from tests.store.test_group_commit import _filer
+
+async def main() -> None:
+    services = build_services(make_config(Path(sys.argv[1])))
+    event.listen(services.db.engine, "commit", lambda conn: time.sleep(0.2))
+    ran = []
+
+    def on_the_loop() -> None:
+        # A transaction run on the loop itself (the inbound worker's claim does this on
+        # SQLite) waits for the write lock, which the batch's commit holds.
+        with services.db.transaction():
+            ran.append(1)
+
+    def write(session):
+        # Comes up next on the loop, as soon as the batch's writes are done.
+        asyncio.get_running_loop().call_soon(on_the_loop)
+        return _filer(services, "q")(session)
+
+    print(len(await asyncio.gather(*(services.db.write(write) for _ in range(3)))), len(ran))
+    services.close()
+
+asyncio.run(main())
+"""
+
+
+def test_a_transaction_on_the_loop_waits_for_a_commit_under_way_and_goes_on(
+    tmp_path: Path,
+) -> None:
+    import subprocess
+    import sys
+
+    # Run apart: were the commit to need the loop it waits behind, the process would hang.
+    done = subprocess.run(
+        [sys.executable, "-c", _TRANSACTION_ON_THE_LOOP, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["3", "3"]
