@@ -161,8 +161,7 @@ def claim_due(services: Services, session: Session, now: datetime, limit: int) -
         lease=timedelta(seconds=services.config.lease_seconds),
         limit=limit,
         skip_locked=not services.db.is_sqlite,
-        where=(OutboxItem.next_attempt_at <= now,),
-        order_by=(OutboxItem.next_attempt_at,),
+        due_column="next_attempt_at",
     )
 
 

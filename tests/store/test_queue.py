@@ -80,7 +80,7 @@ def test_a_claim_and_a_renewal_leave_no_row_locked_while_their_caller_goes_on(
                 lease=LEASE,
                 limit=2,
                 skip_locked=not db.is_sqlite,
-                order_by=(OutboxItem.next_attempt_at,),
+                due_column="next_attempt_at",
             )
             assert [(r.attempts, r.lease_until) for r in rows] == [(1, NOW + LEASE)] * 2
             assert [r.id for r in rows] == sorted(r.id for r in rows)
@@ -122,5 +122,41 @@ def test_a_renewal_touches_only_leases_with_less_than_half_left(config: Config) 
             assert renew(session, OutboxItem, [row.id], now=later, lease=LEASE) == 1
         with services.db.reading() as session:
             assert session.scalar(select(OutboxItem.lease_until)) == later + LEASE
+    finally:
+        services.close()
+
+
+def test_claims_take_due_rows_in_order_with_one_statement_built_once(config: Config) -> None:
+    # A worker claims many times a second: the statement is built once, and each claim
+    # still sees its own moment (what is due, whose lease has lapsed) and its own limit.
+    from gateway.store.queue import _claim_statement
+
+    clock = FrozenClock(NOW)
+    services = build_services(config, clock=clock)
+    try:
+        file_three(services)
+        with services.db.transaction() as session:
+            session.execute(
+                update(OutboxItem)
+                .where(OutboxItem.id == 2)
+                .values(next_attempt_at=NOW + timedelta(minutes=5))
+            )
+        built = _claim_statement.cache_info().currsize
+        claimed: list[list[int]] = []
+        for moment, limit in ((NOW, 1), (NOW, 5), (NOW + timedelta(minutes=10), 5)):
+            with services.db.statement() as session:
+                rows = claim(
+                    session,
+                    OutboxItem,
+                    now=moment,
+                    lease=timedelta(hours=1),
+                    limit=limit,
+                    skip_locked=not services.db.is_sqlite,
+                    due_column="next_attempt_at",
+                )
+                claimed.append([r.id for r in rows])
+        # The earliest due first; row 2 only once it is due; a leased row not again.
+        assert claimed == [[1], [3], [2]]
+        assert _claim_statement.cache_info().currsize - built <= 1
     finally:
         services.close()
