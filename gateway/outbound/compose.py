@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from email.utils import format_datetime, formataddr
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import BindParameter, bindparam, select
 from sqlalchemy.orm import Session
 
 from gateway import contract, i18n
@@ -77,6 +77,20 @@ class MailThread:
     key_party: dict[str, str] = field(default_factory=dict)
 
 
+# Built once: a worker reads the threads of every batch it claims, and building these
+# (and their cache keys) anew each time cost about as much as running them.
+_IDS: BindParameter[Any] = bindparam("ids", expanding=True)
+_REQUESTS = select(Request).where(Request.id.in_(_IDS))
+_RECIPIENTS = select(Recipient).where(Recipient.id.in_(_IDS))
+_TURNS = select(Turn).where(Turn.request_id.in_(_IDS)).order_by(Turn.request_id, Turn.seq)
+_SENT = (
+    select(OutboxItem.request_id, OutboxItem.recipient_id, OutboxItem.id, OutboxItem.message_id)
+    .where(OutboxItem.request_id.in_(_IDS), OutboxItem.channel == "email")
+    .order_by(OutboxItem.id)
+)
+_PARTIES = select(ApiKey.name, ApiKey.client, ApiKey.matter).where(ApiKey.name.in_(_IDS))
+
+
 def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, MailThread]:
     """The thread of each lawyer email in ``items``, by item id, in four queries for all.
 
@@ -88,16 +102,10 @@ def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, Mai
     recipient_ids = sorted({i.recipient_id for i in emails if i.recipient_id is not None})
     if not emails:
         return {}
-    requests = {
-        r.id: r for r in session.scalars(select(Request).where(Request.id.in_(request_ids)))
-    }
-    recipients = {
-        r.id: r for r in session.scalars(select(Recipient).where(Recipient.id.in_(recipient_ids)))
-    }
+    requests = {r.id: r for r in session.scalars(_REQUESTS, {"ids": request_ids})}
+    recipients = {r.id: r for r in session.scalars(_RECIPIENTS, {"ids": recipient_ids})}
     turns: dict[int, list[Turn]] = {}
-    for turn in session.scalars(
-        select(Turn).where(Turn.request_id.in_(request_ids)).order_by(Turn.request_id, Turn.seq)
-    ):
+    for turn in session.scalars(_TURNS, {"ids": request_ids}):
         turns.setdefault(turn.request_id, []).append(turn)
     sent = _sent_before(session, [i for i in emails if i.purpose != "request"])
     parties = key_parties(session, [r.api_key_name for r in requests.values() if r.api_key_name])
@@ -128,9 +136,7 @@ def key_parties(session: Session, names: list[str]) -> dict[str, dict[str, str]]
     """{key name: {"client": ..., "matter": ...}}: what each stored key says it works for."""
     if not names:
         return {}
-    rows = session.execute(
-        select(ApiKey.name, ApiKey.client, ApiKey.matter).where(ApiKey.name.in_(sorted(set(names))))
-    )
+    rows = session.execute(_PARTIES, {"ids": sorted(set(names))})
     return {
         name: {k: v for k, v in (("client", client), ("matter", matter)) if v}
         for name, client, matter in rows
@@ -165,14 +171,7 @@ def _sent_before(
     if not items:
         return {}
     wanted = {(i.request_id, i.recipient_id) for i in items}
-    rows = session.execute(
-        select(OutboxItem.request_id, OutboxItem.recipient_id, OutboxItem.id, OutboxItem.message_id)
-        .where(
-            OutboxItem.request_id.in_(sorted({r for r, _ in wanted if r is not None})),
-            OutboxItem.channel == "email",
-        )
-        .order_by(OutboxItem.id)
-    )
+    rows = session.execute(_SENT, {"ids": sorted({r for r, _ in wanted if r is not None})})
     found: dict[tuple[int, int], list[tuple[int, str]]] = {}
     for request_id, recipient_id, item_id, message_id in rows:
         pair = (request_id, recipient_id)
