@@ -184,6 +184,71 @@ class _FixedSentences(NodeTransformer):
         )
 
 
+class _InlinedIncludes(NodeTransformer):
+    """``{% include "name" %}`` replaced, when the template is compiled, by what it includes.
+
+    jinja runs an include when the email is rendered: it looks the template up and
+    copies the whole context into a new one, for each of an email's half-dozen
+    includes. Spliced in, the included nodes run in the includer's own context,
+    which is what an include with context gives them. Only a plain include of a
+    named template is spliced (one that may be missing, named by a variable, or
+    without context, is left to jinja), and only one that binds no name the
+    includer could see differently: no ``set``, ``import`` or macro of its own, and
+    ``from ... import`` only of what the includer imports from there itself.
+    """
+
+    _BINDING = (
+        nodes.Assign,
+        nodes.AssignBlock,
+        nodes.Import,
+        nodes.Macro,
+        nodes.Block,
+        nodes.Extends,
+    )
+
+    def __init__(self, environment: _LanguageEnvironment, includer: nodes.Template) -> None:
+        self.environment = environment
+        self.imported = _imported(includer)
+
+    def visit_Include(self, include: nodes.Include) -> nodes.Node | list[nodes.Node]:
+        named = include.template
+        if (
+            isinstance(named, nodes.Const)
+            and isinstance(named.value, str)
+            and include.with_context
+            and not include.ignore_missing
+        ):
+            body = self.environment.included_body(named.value)
+            if self._spliceable(body):
+                return body
+        return include
+
+    def _spliceable(self, body: list[nodes.Node]) -> bool:
+        for node in body:
+            if isinstance(node, self._BINDING) or any(node.find_all(self._BINDING)):
+                return False
+            imports = [node] if isinstance(node, nodes.FromImport) else []
+            imports.extend(node.find_all(nodes.FromImport))
+            if any(not _imported_from(i) <= self.imported for i in imports):
+                return False
+        return True
+
+
+def _imported_from(node: nodes.FromImport) -> set[tuple[object, str]]:
+    """(template, name bound) for each name a ``{% from ... import ... %}`` binds."""
+    source = node.template.value if isinstance(node.template, nodes.Const) else node.template
+    return {(source, n if isinstance(n, str) else n[1]) for n in node.names}
+
+
+def _imported(template: nodes.Template) -> set[tuple[object, str]]:
+    """What a template imports at its top level, with ``{% from ... import ... %}``."""
+    found: set[tuple[object, str]] = set()
+    for node in template.body:
+        if isinstance(node, nodes.FromImport) and isinstance(node.template, nodes.Const):
+            found |= _imported_from(node)
+    return found
+
+
 class _LanguageEnvironment(Environment):
     """The templates as one language reads them, each compiled in that language.
 
@@ -227,8 +292,16 @@ class _LanguageEnvironment(Environment):
         with i18n.speaking(self.language):
             folded = _FixedSentences().visit(template)
         assert isinstance(folded, nodes.Template)
-        folded.set_environment(self)
-        return folded
+        inlined = _InlinedIncludes(self, folded).visit(folded)
+        assert isinstance(inlined, nodes.Template)
+        inlined.set_environment(self)
+        return inlined
+
+    def included_body(self, name: str) -> list[nodes.Node]:
+        """The nodes of template ``name``, parsed as :meth:`_parse` parses any template."""
+        assert self.loader is not None
+        source, filename, _uptodate = self.loader.get_source(self, name)
+        return self._parse(source, name, filename).body
 
     def _generate(
         self,

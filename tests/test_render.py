@@ -104,6 +104,50 @@ def test_a_templates_fixed_sentences_are_not_looked_up_again_for_each_email(
     assert 0 < looked_up.call_count <= 5, looked_up.call_count
 
 
+def test_an_emails_includes_are_compiled_into_it_not_looked_up_for_each_email(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Each include looked its template up and copied the whole context, half a dozen
+    # times per email; spliced in when the template is compiled, neither happens.
+    renderer = Renderer()
+    environment = renderer.environment("en")
+    first, _html = renderer.render("receipt", **_receipt())
+    looked_up = Mock(wraps=environment.get_template)
+    monkeypatch.setattr(environment, "get_template", looked_up)
+    again, _html = renderer.render("receipt", **_receipt())
+    assert again == first
+    # The two templates, the layout the HTML extends and the macros it imports: nothing
+    # they include.
+    looked = sorted(c.args[0] for c in looked_up.call_args_list)
+    assert looked == ["_layout.html", "_macros.html", "receipt.html", "receipt.txt"]
+
+
+def _written(tmp_path: Path, templates: dict[str, str]) -> Renderer:
+    for name, source in templates.items():
+        (tmp_path / name).write_text(source)
+    return Renderer(tmp_path)
+
+
+def test_an_include_that_binds_names_is_left_to_jinja_and_keeps_its_scope(
+    tmp_path: Path,
+) -> None:
+    # A name the included template sets or imports must not change what the includer
+    # sees after it: such an include is not spliced in, and jinja scopes it.
+    renderer = _written(
+        tmp_path,
+        {
+            "page.txt": '{% set x = "mine" %}{% include "_sets.txt" %}|{{ x }}|'
+            '{% include "_imports.txt" %}|{{ shout }}',
+            "page.html": "",
+            "_sets.txt": '{% set x = "theirs" %}{{ x }}',
+            "_imports.txt": '{% from "_m.txt" import shout %}{{ shout("hi") }}',
+            "_m.txt": "{% macro shout(s) %}{{ s | upper }}{% endmacro %}",
+        },
+    )
+    text, _html = renderer.render("page", shout="the context's")
+    assert text == "theirs|mine|HI|the context's"
+
+
 @pytest.mark.slow
 def test_the_wheel_ships_the_templates(tmp_path: Path) -> None:
     result = subprocess.run(
