@@ -14,12 +14,10 @@ deadlock upgrading a read lock; several processes wait on ``busy_timeout``.
 
 Database work is synchronous SQLAlchemy. On SQLite reads and single
 transactions run on the event loop itself (a threadpool hop per call costs
-more than the work), and so do a group commit's writes while the write lock is
-free; its COMMIT, which waits for the disk, runs in a thread, so the loop goes
-on sending and serving meanwhile. When hfa serve's worker process holds the
-lock, the batch waits for it in a thread, so the loop is not stalled either.
-On PostgreSQL everything runs in worker threads, since a network round trip
-must not stall the loop.
+more than the work), and so do group commits while the write lock is free;
+when hfa serve's worker process holds it, the batch waits for it in a thread,
+so the loop is not stalled meanwhile. On PostgreSQL everything
+runs in worker threads, since a network round trip must not stall the loop.
 """
 
 from __future__ import annotations
@@ -28,7 +26,6 @@ import asyncio
 import json
 import os
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
@@ -102,17 +99,6 @@ def _as_storage_error(exc: BaseException) -> BaseException:
     return exc
 
 
-def _answer(outcomes: Outcomes) -> None:
-    """Each caller of a committed batch gets its value or its error."""
-    for future, value, error in outcomes:
-        if future.done():
-            continue
-        if error is not None:
-            future.set_exception(error)
-        else:
-            future.set_result(value)
-
-
 def _create_private(path: Path) -> None:
     """The database file, created readable by its owner only: it holds every thread."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -165,9 +151,6 @@ class Database:
         # Writes waiting for the next group commit, and the task that commits them.
         self._queued: Batch = []
         self._writer: asyncio.Task[None] | None = None
-        # The thread group commits are committed in (see _commit_where_best).
-        self._committer: ThreadPoolExecutor | None = None
-        self._committer_pid = 0
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -281,15 +264,21 @@ class Database:
                 if not isinstance(exc, Exception):
                     raise
                 continue
-            _answer(outcomes)
+            for future, value, error in outcomes:
+                if future.done():
+                    continue
+                if error is not None:
+                    future.set_exception(error)
+                else:
+                    future.set_result(value)
 
     async def _commit_where_best(self, batch: Batch) -> Outcomes:
-        """Write the batch on the loop when the write lock is free; commit it in a thread.
+        """Write and commit the batch on the loop when the write lock is free.
 
         The writes are CPU work that holds the interpreter either way: in a second
         thread they only made every request wait its turn twice (the thread and the
-        loop hand the interpreter back and forth). The COMMIT is the wait for fsync,
-        and the loop is free meanwhile. When another process holds the write lock
+        loop hand the interpreter back and forth), which cost more than the loop
+        waiting for the commit's fsync. When another process holds the write lock
         (hfa serve's worker), the whole batch waits for it in a thread instead, so
         the loop goes on serving meanwhile. Callers are answered after the commit.
         """
@@ -309,33 +298,7 @@ class Database:
                 # Nothing was committed: the others again, the slow and sure way.
                 return await asyncio.to_thread(self._redo_without, broken=exc, batch=batch)
             raise _as_storage_error(exc) from exc
-        # The writes were CPU work, done here; the COMMIT is mostly the wait for fsync,
-        # which the driver makes with the interpreter let go. Made in a thread, it
-        # leaves the loop free meanwhile: the outbox worker's loop spent a tenth of its
-        # time waiting for its commits' fsync, and sent a tenth more mail without that.
-        # A thread of its own, handed the work before this returns to the loop: the lock
-        # is held until it has committed, so the commit must never wait for the loop
-        # (which may itself block on the lock, in a transaction run on it) nor queue
-        # behind threads that wait for the lock (heavy writes in the default pool).
-        commit = asyncio.wrap_future(
-            self._commit_thread().submit(self._commit_and_let_go, session, lock, outcomes)
-        )
-        try:
-            return await asyncio.shield(commit)
-        except asyncio.CancelledError:
-            # Cancelled (a shutdown) while the commit is under way: the thread is not
-            # stopped, so its callers are told what it did, not that it failed.
-            await asyncio.wait({commit})
-            if not commit.cancelled() and commit.exception() is None:
-                _answer(commit.result())
-            raise
-
-    def _commit_thread(self) -> ThreadPoolExecutor:
-        # A forked process has none of its parent's threads: it starts its own.
-        if self._committer is None or self._committer_pid != os.getpid():
-            self._committer = ThreadPoolExecutor(1, thread_name_prefix="hfa-commit")
-            self._committer_pid = os.getpid()
-        return self._committer
+        return self._commit_and_let_go(session, lock, outcomes)
 
     def _commit_and_let_go(
         self, session: Session, lock: WriterLock, outcomes: Outcomes
@@ -414,10 +377,6 @@ class Database:
         schema.ensure(self.engine, self.url)
 
     def dispose(self) -> None:
-        if self._committer is not None and self._committer_pid == os.getpid():
-            # A commit under way ends first: its lock and connection are let go.
-            self._committer.shutdown(wait=True)
-        self._committer = None
         self.engine.dispose()
         if self._writer_lock is not None:
             self._writer_lock.close()
