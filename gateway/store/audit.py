@@ -28,7 +28,6 @@ from gateway.contract import iso
 from gateway.store.models import AuditEntry
 from gateway.store.prepared import Prepared, connection_of
 
-_HOOKED = "hfa_audit_hooked"
 _PENDING = "hfa_audit_pending"
 _ENTRIES = cast(TableClause, AuditEntry.__table__)
 # RETURNING seq: the entry's number, in the same round trip as the insert.
@@ -148,19 +147,17 @@ class AuditLog:
             {"at": at, "event": event, "reference": reference, "actor": actor, "details": clean},
         )
         pending: list[tuple[int, str, str | None, str]] = session.info.setdefault(_PENDING, [])
-        if not session.info.get(_HOOKED):
-            # Once per session, and not "once=True": a savepoint's release also fires
-            # after_commit, and the hook must still be there for the real commit.
-            session.info[_HOOKED] = True
-            sa_event.listen(session, "after_commit", _log_pending)
-            sa_event.listen(session, "after_rollback", _drop_pending)
         pending.append((seq, event, reference, actor))
         return seq
 
 
+# Listened for on every session, once: listening on each session that appends cost a
+# filing batch more than its audit entries (SQLAlchemy builds the instance's own
+# dispatch for it). A session with nothing pending is passed over at once.
+@sa_event.listens_for(Session, "after_commit")
 def _log_pending(session: Session) -> None:
-    if session.in_nested_transaction():
-        # Only a savepoint was released: nothing is committed yet.
+    if _PENDING not in session.info or session.in_nested_transaction():
+        # Nothing appended, or only a savepoint was released: nothing is committed yet.
         return
     for seq, event, reference, actor in session.info.pop(_PENDING, []):
         # One log line per event, after commit, so a log never shows what was rolled back.
@@ -173,8 +170,9 @@ def _log_pending(session: Session) -> None:
         )
 
 
+@sa_event.listens_for(Session, "after_rollback")
 def _drop_pending(session: Session) -> None:
-    if session.in_nested_transaction():
+    if _PENDING not in session.info or session.in_nested_transaction():
         # A savepoint was undone: whoever opened it cuts its own entries back.
         return
     session.info.pop(_PENDING, None)

@@ -12,6 +12,7 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
@@ -124,5 +125,32 @@ def test_the_savepoints_of_a_group_commit_are_journaled_in_memory(tmp_path: Path
     try:
         with services.db.engine.connect() as conn:
             assert conn.exec_driver_sql("PRAGMA temp_store").scalar() == 2  # MEMORY
+    finally:
+        services.close()
+
+
+async def test_each_committed_entry_is_logged_once_and_nothing_undone_is(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    import logging
+
+    services = build_services(make_config(tmp_path))
+    caplog.set_level(logging.INFO, logger="gateway.audit")
+    try:
+        jobs = [_filer(services, f"q{i}") for i in range(4)]
+        jobs.insert(2, _failing(services))
+        results = await asyncio.gather(
+            *(services.db.write(job) for job in jobs), return_exceptions=True
+        )
+        references = [r for r in results if isinstance(r, str)]
+        with pytest.raises(RuntimeError), services.db.transaction() as session:
+            services.audit.append(session, "test.rolled_back", at=services.clock.now())
+            raise RuntimeError("rolled back")
+        logged = [r.getMessage() for r in caplog.records if r.name == "gateway.audit"]
+        recorded = sorted(m.split()[1] for m in logged if m.startswith("request.recorded"))
+        # The undone write's entry and the rolled-back one never reach the log; the
+        # savepoints released along the way log nothing twice.
+        assert recorded == sorted(references) and len(references) == 4
+        assert not any("rolled_back" in m for m in logged)
     finally:
         services.close()
