@@ -116,6 +116,16 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 _ = gettext
 
 
+@cache
+def in_every_language(message: str) -> frozenset[str]:
+    """``message`` as each catalogue writes it, English included: for reading back words
+    the gateway itself wrote into an email, whatever language that email was in."""
+    return frozenset(
+        message if language == DEFAULT_LANGUAGE else translations(language).gettext(message)
+        for language in LANGUAGES
+    )
+
+
 def N_(message: str) -> str:
     """Marks a message id for the catalogues where it is defined; translated where shown."""
     return message

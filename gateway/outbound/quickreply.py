@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote
 
-from gateway.i18n import N_
+from gateway.i18n import N_, _, in_every_language
 
 # Characters RFC 6068 allows unencoded in the address part ("some-delims" and "@").
 _ADDRESS_SAFE = "@!$'()*+,;:"
@@ -29,55 +29,62 @@ _ADDRESS_SAFE = "@!$'()*+,;:"
 
 @dataclass(frozen=True)
 class QuickReply:
-    """One answer button: its keyword, the prompt under it and what it means."""
+    """One answer button: its keyword, the prompt under it and what it means.
+
+    The keyword is the same in every language (it is what decides); the prompt is a
+    message id, written in the lawyer's language and read back in any of them.
+    """
 
     key: str
     keyword: str
     prompt: str
     meaning: str
     color: str
+    # Empty list items under the prompt, for the lawyer to fill in.
+    blank_items: int = 0
 
 
 QUICK_REPLIES: tuple[QuickReply, ...] = (
     QuickReply(
         "approve",
         "APPROVE",
-        "Notes (optional):",
+        N_("Notes (optional):"),
         N_("you approve the proposed action as it stands"),
         "#166534",
     ),
     QuickReply(
         "approve_with_conditions",
         "APPROVE WITH CONDITIONS",
-        "Conditions (one per line, each starting with -):\n- \n- ",
+        N_("Conditions (one per line, each starting with -):"),
         N_("you approve it only within the conditions you list"),
         "#166534",
+        blank_items=2,
     ),
     QuickReply(
         "reject",
         "REJECT",
-        "Reasons, or what to do instead:",
+        N_("Reasons, or what to do instead:"),
         N_("you do not approve it"),
         "#991b1b",
     ),
     QuickReply(
         "question",
         "QUESTION",
-        "What I need to know first:",
+        N_("What I need to know first:"),
         N_("you need more before you can answer"),
         "#1e3a8a",
     ),
     QuickReply(
         "decline",
         "DECLINE",
-        "Why (optional):",
+        N_("Why (optional):"),
         N_("you will not take this request on"),
         "#374151",
     ),
     QuickReply(
         "acknowledge",
         "I'M ON IT",
-        "I have read this and expect to answer by:",
+        N_("I have read this and expect to answer by:"),
         N_("you have read it and are working on it; reminders pause"),
         "#374151",
     ),
@@ -119,7 +126,9 @@ def quick_subject(keyword: str, reference: str) -> str:
 
 
 def quick_body(reply: QuickReply) -> str:
-    return f"{reply.keyword}\n\n{reply.prompt}\n"
+    """The link's body, its prompt in the language being written."""
+    prompt = _(reply.prompt)
+    return f"{reply.keyword}\n\n{prompt}\n" + "- \n" * reply.blank_items
 
 
 def links_for(address: str, reference: str) -> list[QuickLink]:
@@ -133,20 +142,37 @@ def links_for(address: str, reference: str) -> list[QuickLink]:
     return out
 
 
-_CONDITIONS_HEADING = re.compile(r"^\s*conditions\b[^\n]*:\s*$", re.IGNORECASE | re.MULTILINE)
+_CONDITIONS_PROMPT = next(r.prompt for r in QUICK_REPLIES if r.key == "approve_with_conditions")
+
+
+@lru_cache(maxsize=1)
+def _conditions_heading() -> re.Pattern[str]:
+    """A "Conditions ...:" line, or the conditions prompt as any language writes it."""
+    prompts = "|".join(re.escape(p) for p in sorted(in_every_language(_CONDITIONS_PROMPT)))
+    return re.compile(
+        r"^\s*(?:conditions\b[^\n]*:|" + prompts + r")\s*$", re.IGNORECASE | re.MULTILINE
+    )
+
+
 _ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(.*\S)\s*$")
 
 
-# The first line of each prompt, and what an unfilled list item under it looks like.
-_PROMPT_LINES = frozenset(reply.prompt.split("\n")[0].strip() for reply in QUICK_REPLIES)
 _UNFILLED_ITEMS = frozenset({"-", "*", "•"})
+
+
+@lru_cache(maxsize=1)
+def _prompt_lines() -> frozenset[str]:
+    """Every prompt in every language: an email written in one is answered from any client."""
+    return frozenset(
+        line.strip() for reply in QUICK_REPLIES for line in in_every_language(reply.prompt)
+    )
 
 
 def without_unanswered_prompt(text: str) -> str:
     """``text`` without the prompts of answer links that the lawyer left empty.
 
     A lawyer who sends an answer link's email as it opened sends its prompt back
-    ("Notes (optional):", "Conditions ...:" with empty "- " lines): those are the
+    (N_("Notes (optional):"), "Conditions ...:" with empty "- " lines): those are the
     gateway's words, not the lawyer's. A prompt line is left out when nothing
     but empty list items comes before the next blank line; a prompt with the
     lawyer's words right under it stays, as their heading.
@@ -155,7 +181,7 @@ def without_unanswered_prompt(text: str) -> str:
     kept: list[str] = []
     index = 0
     while index < len(lines):
-        if lines[index].strip() in _PROMPT_LINES:
+        if lines[index].strip() in _prompt_lines():
             after = index + 1
             while after < len(lines) and lines[after].strip() in _UNFILLED_ITEMS:
                 after += 1
@@ -176,7 +202,7 @@ def conditions_in(text: str) -> list[str]:
     not a list item ends the list. Empty "- " lines left from the prompt are
     skipped.
     """
-    heading = _CONDITIONS_HEADING.search(text[:100_000])
+    heading = _conditions_heading().search(text[:100_000])
     if heading is None:
         return []
     found: list[str] = []

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from gateway.i18n import in_every_language
 from gateway.replies.empty import is_no_answer
 from gateway.replies.holdback import asks, held_back, taken_back
 from gateway.replies.kinds import Decision, DecisionKind
@@ -96,13 +97,20 @@ def read_quick_reply(new_text: str, subject: str | None, read_typed: ReadTyped) 
 
 
 def _notes(rest: str, keyword: str) -> str:
-    """What the lawyer typed under the prompt, without the prompt and its empty items."""
+    """What the lawyer typed under the prompt, without the prompt and its empty items.
+
+    The prompt is recognised in every language the gateway writes emails in: the
+    link's email was written in the lawyer's, which may have changed since.
+    """
     prompt = PROMPTS.get(keyword.replace("’", "'"), "")
+    # Longest first, so that no prompt is cut short by another that begins it.
+    prompts = sorted(in_every_language(prompt), key=len, reverse=True) if prompt else []
     kept: list[str] = []
     for line in rest.split("\n"):
         stripped = line.strip()
-        if prompt and stripped.startswith(prompt):
-            stripped = stripped[len(prompt) :].strip()
+        said = next((p for p in prompts if stripped.startswith(p)), None)
+        if said is not None:
+            stripped = stripped[len(said) :].strip()
         if stripped in _UNFILLED or not stripped:
             if kept and kept[-1]:
                 kept.append("")

@@ -6,6 +6,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
+from gateway import i18n
 from gateway.outbound.quickreply import (
     QUICK_REPLIES,
     QuickReply,
@@ -79,6 +80,21 @@ def test_what_the_lawyer_writes_under_the_prompt_cannot_change_the_decision() ->
     decision = read_decision(filled, subject)
     assert decision.kind is DecisionKind.APPROVAL
     assert conditions_in(filled) == ["only the business addresses", "reject clause 9.3 as drafted"]
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_a_prompt_in_any_language_heads_the_conditions_and_goes_when_left_empty(
+    language: str,
+) -> None:
+    with i18n.speaking(language):
+        links = {k.reply.key: k for k in links_for(ADDRESS, "HFA-00001")}
+    _address, _subject, body = opened(links["approve_with_conditions"].url)
+    untouched = body.replace("\r\n", "\n")
+    assert without_unanswered_prompt(untouched).strip() == "APPROVE WITH CONDITIONS"
+    filled = untouched.replace("- \n- ", "- cap liability at 12 months\n- delete 9.3")
+    assert conditions_in(filled) == ["cap liability at 12 months", "delete 9.3"]
+    _address, _subject, body = opened(links["approve"].url)
+    assert without_unanswered_prompt(body.replace("\r\n", "\n")).strip() == "APPROVE"
 
 
 def test_conditions_are_the_list_under_the_prompt_only() -> None:

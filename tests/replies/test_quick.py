@@ -12,7 +12,8 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 import pytest
 
-from gateway.outbound.quickreply import QUICK_REPLIES, links_for
+from gateway import i18n
+from gateway.outbound.quickreply import QUICK_REPLIES, QuickLink, links_for
 from gateway.replies import DecisionKind, extract_reply, read_decision
 from gateway.replies.quick import NEUTRAL_KEYWORDS, PROMPTS, subject_keyword
 
@@ -34,14 +35,27 @@ _OUTLOOK = (
 _CLIENTS = {"gmail": _GMAIL, "iphone": _IPHONE, "outlook": _OUTLOOK}
 
 
-def _opened(key: str) -> tuple[str, str]:
-    query = parse_qs(urlsplit(_LINKS[key].url).query, keep_blank_values=True)
+def _links_in(language: str) -> dict[str, QuickLink]:
+    """The links as an email written in ``language`` carries them (its prompts translated)."""
+    with i18n.speaking(language):
+        return {link.reply.key: link for link in links_for(ADDRESS, "HFA-00027")}
+
+
+def _opened(key: str, links: dict[str, QuickLink] | None = None) -> tuple[str, str]:
+    query = parse_qs(urlsplit((links or _LINKS)[key].url).query, keep_blank_values=True)
     return unquote(query["subject"][0]), query["body"][0]
 
 
-def _sent(key: str, notes: str, client: str, *, same_line: bool = False) -> tuple[str, str]:
+def _sent(
+    key: str,
+    notes: str,
+    client: str,
+    *,
+    same_line: bool = False,
+    links: dict[str, QuickLink] | None = None,
+) -> tuple[str, str]:
     """(subject, body) of the mail sent from the link, with ``notes`` typed under the prompt."""
-    subject, body = _opened(key)
+    subject, body = _opened(key, links)
     body = body.rstrip("\r\n")
     if key == "approve_with_conditions" and notes:
         body = body.replace("- \r\n- ", notes.replace("\n", "\r\n"))
@@ -97,6 +111,33 @@ def test_quick_reply_notes_are_read(
     key: str, notes: str, expected: str | None, client: str
 ) -> None:
     assert _reading(*_sent(key, notes, client)) == expected
+
+
+@pytest.mark.parametrize("language", [lang for lang in i18n.LANGUAGES if lang != "en"])
+@pytest.mark.parametrize(("key", "notes", "expected"), CORPUS)
+def test_notes_under_a_prompt_in_the_lawyers_language_are_read_alike(
+    key: str, notes: str, expected: str | None, language: str
+) -> None:
+    # The link's prompt is written in the lawyer's language: it is the gateway's words
+    # whatever the language, never notes of the lawyer's (which would make a plain
+    # APPROVE conditional, or hide what was typed under it).
+    links = _links_in(language)
+    assert _opened(key, links)[1] != _opened(key)[1]  # the prompt is translated
+    assert _reading(*_sent(key, notes, "gmail", links=links)) == expected
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_an_untouched_link_in_any_language_is_its_keyword_alone(language: str) -> None:
+    links = _links_in(language)
+    for key, link in links.items():
+        subject, body = _sent(key, "", "iphone", links=links)
+        decision = read_decision(extract_reply(body, None).new_text, subject)
+        if key == "approve_with_conditions":
+            # It promised conditions and gave none: no decision.
+            assert decision.kind is None, language
+            continue
+        assert (decision.read_from, decision.because) == ("quick_reply", link.reply.keyword)
+        assert decision.conditions == ()
 
 
 def test_notes_typed_on_the_prompt_line_are_read() -> None:
