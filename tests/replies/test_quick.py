@@ -80,6 +80,9 @@ CORPUS = [
     ("approve", "Is this the final invoice?", None),
     ("approve", "Nicht den vollen Betrag, nur EUR 49.600.", None),
     ("approve", "seulement jusqu'à 50 000 EUR", "conditional"),
+    # Part of the action held back ("the rest waits"), as "der Rest wartet" in German.
+    ("approve", "Seulement jusqu'à 10 000 EUR ; le reste attend l'avoir.", None),
+    ("approve", "Nur bis EUR 10.000; der Rest wartet auf die Gutschrift.", None),
     ("approve", "Let me check with Anna first.", None),
     ("approve_with_conditions", "", None),
     (
