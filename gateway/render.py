@@ -224,14 +224,10 @@ class _InlinedIncludes(NodeTransformer):
         return include
 
     def _spliceable(self, body: list[nodes.Node]) -> bool:
-        for node in body:
-            if isinstance(node, self._BINDING) or any(node.find_all(self._BINDING)):
-                return False
-            imports = [node] if isinstance(node, nodes.FromImport) else []
-            imports.extend(node.find_all(nodes.FromImport))
-            if any(not _imported_from(i) <= self.imported for i in imports):
-                return False
-        return True
+        spliced = nodes.Template(body)
+        if any(spliced.find_all(self._BINDING)):
+            return False
+        return all(_imported_from(i) <= self.imported for i in spliced.find_all(nodes.FromImport))
 
 
 def _imported_from(node: nodes.FromImport) -> set[tuple[object, str]]:

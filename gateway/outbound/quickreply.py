@@ -172,10 +172,11 @@ def without_unanswered_prompt(text: str) -> str:
     """``text`` without the prompts of answer links that the lawyer left empty.
 
     A lawyer who sends an answer link's email as it opened sends its prompt back
-    (N_("Notes (optional):"), "Conditions ...:" with empty "- " lines): those are the
-    gateway's words, not the lawyer's. A prompt line is left out when nothing
-    but empty list items comes before the next blank line; a prompt with the
-    lawyer's words right under it stays, as their heading.
+    ("Notes (optional):", "Conditions ...:" with empty "- " lines), in whatever
+    language the email was written: those are the gateway's words, not the
+    lawyer's. A prompt line is left out when nothing but empty list items comes
+    before the next blank line; a prompt with the lawyer's words right under it
+    stays, as their heading.
     """
     lines = text.split("\n")
     kept: list[str] = []

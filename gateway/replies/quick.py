@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from functools import cache
 
 from gateway.i18n import in_every_language
 from gateway.replies.empty import is_no_answer
@@ -96,15 +97,21 @@ def read_quick_reply(new_text: str, subject: str | None, read_typed: ReadTyped) 
     return _read_notes(keyword, _notes(rest, keyword), read_typed)
 
 
+@cache
+def _prompts_of(keyword: str) -> tuple[str, ...]:
+    """The keyword's prompt as each language writes it, longest first, so that no prompt
+    is cut short by another that begins it."""
+    prompt = PROMPTS.get(keyword)
+    return tuple(sorted(in_every_language(prompt), key=len, reverse=True)) if prompt else ()
+
+
 def _notes(rest: str, keyword: str) -> str:
     """What the lawyer typed under the prompt, without the prompt and its empty items.
 
     The prompt is recognised in every language the gateway writes emails in: the
     link's email was written in the lawyer's, which may have changed since.
     """
-    prompt = PROMPTS.get(keyword.replace("’", "'"), "")
-    # Longest first, so that no prompt is cut short by another that begins it.
-    prompts = sorted(in_every_language(prompt), key=len, reverse=True) if prompt else []
+    prompts = _prompts_of(keyword.replace("’", "'"))
     kept: list[str] = []
     for line in rest.split("\n"):
         stripped = line.strip()
