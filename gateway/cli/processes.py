@@ -48,6 +48,19 @@ EXIT_CONFIG = 2  # the CLI's exit code for a setting that cannot be used
 _INBOUND, _OUTBOX = b"i", b"o"
 
 
+def keep_what_started() -> None:
+    """Once serving has started, what was built to start it is kept for the life of the
+    process, out of the collector's sight.
+
+    A full collection walks every object the collector tracks: on a serving process,
+    mostly the app, its routes, the templates and the ORM's tables, built once and
+    never freed. Under load one such collection held the HTTP process for some 60 ms,
+    felt by every request waiting meanwhile; frozen, it walks only what serving has
+    made since, about 1 ms. Each process calls this after its own start.
+    """
+    gc.freeze()
+
+
 def can_split(config: Config) -> bool:
     """Whether a second process sees the same database (not an in-memory SQLite)."""
     url = config.database_url
@@ -204,6 +217,7 @@ async def _worker(services: Services, read_end: int) -> int:
     os.set_blocking(read_end, False)
     loop.add_reader(read_end, on_poke)
     await gateway.start()
+    keep_what_started()
     log.info("worker process %s running (roles: %s)", os.getpid(), ", ".join(WORKER_ROLES))
     await stop.wait()
     with contextlib.suppress(ValueError, OSError):
@@ -224,6 +238,7 @@ async def _listeners(services: Services, write_end: int, worker: int) -> int:
     watcher = asyncio.create_task(_watch_worker(worker, stop))
     try:
         await gateway.start()
+        keep_what_started()
         log.info(
             "hfa-gateway running (roles: %s here, worker in process %s); Ctrl-C stops it",
             ", ".join(LISTENER_ROLES),

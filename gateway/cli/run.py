@@ -34,6 +34,7 @@ async def _serve(config: Config, roles: tuple[str, ...]) -> int:
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
     await gateway.start()
+    processes.keep_what_started()
     log.info("hfa-gateway running (roles: %s); Ctrl-C stops it", ", ".join(roles))
     await stop.wait()
     log.info("stopping")
