@@ -201,7 +201,8 @@ def _with_conditions(notes: str) -> Decision:
         return Decision(None, WITH_CONDITIONS, ambiguous=True, because=stop)
     return Decision(
         DecisionKind.APPROVAL, WITH_CONDITIONS, conditions=tuple(i[:2000] for i in items[:50]),
-        read_from="keyword", because=notes[:300],
+        # Quoted on the receipt as the decision word read, like APPROVE's notes below.
+        read_from="keyword", because=f"{WITH_CONDITIONS}: {notes[:300]}",
     )  # fmt: skip
 
 

@@ -163,6 +163,18 @@ def test_an_untouched_keyword_is_read_from_the_quick_reply() -> None:
     )
 
 
+def test_listed_conditions_are_quoted_on_the_receipt_after_their_keyword() -> None:
+    # The receipt says "read this way because you wrote: ... (a decision word)": the
+    # quote starts with the keyword that decided, not with the first condition.
+    items = "- liability shall not exceed EUR 1M\n- data breaches carved out"
+    subject, body = _sent("approve_with_conditions", items, "gmail")
+    decision = read_decision(extract_reply(body, None).new_text, subject)
+    assert decision.conditions == ("liability shall not exceed EUR 1M", "data breaches carved out")
+    assert decision.because is not None
+    assert decision.because.startswith("APPROVE WITH CONDITIONS: - liability")
+    assert decision.because.endswith("- data breaches carved out")
+
+
 def test_a_blank_approve_with_conditions_records_no_condition() -> None:
     subject, body = _sent("approve_with_conditions", "", "gmail")
     decision = read_decision(extract_reply(body, None).new_text, subject)
