@@ -7,6 +7,9 @@ Four tables per language, at least ten replies each:
 - ``negation``: approval words turned around (negated, questioned, made
   conditional on something unmet, retracted): never an approval;
 - ``question``: the question keyword, or a first paragraph that asks.
+
+``HELD_BACK`` holds, per language, approvals whose action is held back in part or
+in full ("the rest waits", "on hold", "I'll call you"): never a decision.
 """
 
 from __future__ import annotations
@@ -919,4 +922,514 @@ CASES: dict[str, dict[str, list[str]]] = {
             "疑问：买方是谁？",
         ],
     },
+}
+
+
+# An approval with part or all of the action held back, in the forms lawyers type (3rd
+# person, 1st plural, imperative, future, "the rest waits", "pending", "on hold"): no
+# decision, typed and under a one-click APPROVE. The comment names the hold-back word.
+HELD_BACK: dict[str, list[str]] = {
+    "en": [
+        "Approved for EUR 10,000 only; the rest is waiting.",  # is waiting
+        "Approved for EUR 10,000 only; the other invoices are waiting.",  # are waiting
+        "Approved: pay 10k now, the rest waiting for the credit note.",  # waiting for
+        "Approved: pay 10k now, the rest waiting on the credit note.",  # waiting on
+        "Approved, but the balance should await the credit note.",  # await
+        "Approved; the second tranche awaits the credit note.",  # awaits
+        "Approved for EUR 10,000; the balance is awaiting the credit note.",  # awaiting
+        "Approved, but put the second instalment on hold.",  # on hold
+        "Approved, but hold back the second instalment.",  # hold back
+        "Approved; we are holding back the retention amount.",  # holding back
+        "Approved, but I'm holding off on the second instalment.",  # holding off
+        "Approved, but hold payment of the balance.",  # hold payment
+        "Approved, but defer the second instalment.",  # defer
+        "Approved; the second instalment is deferred.",  # deferred
+        "Approved, but postpone the second instalment.",  # postpone
+        "Approved; the signing is postponed.",  # postponed
+        "Approved, but I'm checking the IBAN with the bank.",  # i'm checking
+        "Approved, but I am checking the IBAN with the bank.",  # i am checking
+        "Approved; still checking with Anna on the cap.",  # checking with
+        "Approved, I'll think about the cap overnight.",  # think about
+        "Approved - though I am still thinking about the cap.",  # thinking about
+        "Approved; I'll call you about the cap.",  # i'll call
+        "Approved; I will call Anna about the cap.",  # i will call
+        "Approved; we are discussing the cap with the client.",  # discussing
+        "Approved, but the cap is still under review.",  # under review
+        "Approved; the cap is to be discussed.",  # to be discussed
+        "Approved, the amount is to be confirmed.",  # to be confirmed
+        "Approved; the cap is TBD.",  # tbd
+        "Approved, amount TBC.",  # tbc
+        "Approved; the cap stays open.",  # stays open
+        "Approved; the cap remains open.",  # remains open
+        "Approved; the cap is still open.",  # still open
+    ],
+    "de": [
+        "Genehmigt. Die Gutschrift für den Rest steht noch aus.",  # steht noch aus
+        "Genehmigt. Die Gutschriften für den Rest stehen noch aus.",  # stehen noch aus
+        "Genehmigt; die Unterschrift des Kunden ist ausstehend.",  # ausstehend
+        "Genehmigt für die erste Rate; die zweite ist noch offen.",  # noch offen
+        "Genehmigt für die erste Rate; die zweite bleibt offen.",  # bleibt offen
+        "Genehmigt, aber halten Sie die zweite Rate zurück.",  # halten sie * zurück
+        "Genehmigt, aber halten wir die zweite Rate zurück.",  # halten wir * zurück
+        "Genehmigt, aber die zweite Rate halten wir zurück.",  # halten wir zurück
+        "Genehmigt, aber stellen Sie die zweite Rate zurück.",  # stellen sie * zurück
+        "Genehmigt; die zweite Rate stellen wir zurück.",  # stellen wir zurück
+        "Genehmigt; die zweite Rate wird zurückgestellt.",  # zurückgestellt
+        "Genehmigt; die zweite Rate wird zurückgehalten.",  # zurückgehalten
+        "Genehmigt, aber verschieben Sie die zweite Rate.",  # verschieben
+        "Genehmigt; die Unterschrift ist verschoben.",  # verschoben
+        "Genehmigt; die zweite Rate vertagen wir.",  # vertagen
+        "Genehmigt; die zweite Rate ist vertagt.",  # vertagt
+        "Genehmigt; die zweite Rate wird aufgeschoben.",  # aufgeschoben
+        "Genehmigt; den Rest prüfen wir noch.",  # prüfen
+        "Genehmigt, ich sehe mir den Rest an.",  # sehe mir
+        "Genehmigt; den Rest sollten wir uns noch ansehen.",  # ansehen
+        "Genehmigt; den Rest sollten wir uns noch anschauen.",  # anschauen
+        "Genehmigt. Bei der zweiten Rate überlege ich noch.",  # überlege
+        "Genehmigt; über die zweite Rate sollten wir noch nachdenken.",  # nachdenken
+        "Genehmigt; ich denke darüber nach, ob die zweite Rate folgt.",  # denke darüber
+        "Genehmigt für die erste Rate; ich denke noch über die zweite nach.",  # denke noch
+        "Genehmigt; die zweite Rate bespreche ich mit Frau Keller.",  # bespreche
+        "Genehmigt. Ich spreche noch mit Frau Keller über die zweite Rate.",  # spreche
+        "Genehmigt; wegen der zweiten Rate telefoniere ich mit Frau Keller.",  # telefoniere
+        "Genehmigt; ich rufe Sie wegen der zweiten Rate an.",  # rufe sie
+        "Genehmigt, ich rufe dich wegen der zweiten Rate an.",  # rufe dich
+        "Genehmigt; wir melden uns wegen der zweiten Rate.",  # melden uns
+        "Genehmigt; wegen der zweiten Rate melden wir uns.",  # melden wir uns
+        "Genehmigt; die zweite Rate klären wir noch.",  # klären
+        "Genehmigt; die zweite Rate kläre ich noch mit Frau Keller.",  # kläre
+        "Genehmigt, die zweite Rate bitte on hold.",  # on hold
+        "Genehmigt; die zweite Rate bleibt vorläufig gesperrt.",  # vorläufig
+        "Genehmigt, aber die zweite Rate bitte aussetzen.",  # aussetzen
+        "Genehmigt; die zweite Rate wird ausgesetzt.",  # ausgesetzt
+        "Genehmigt; die zweite Rate setzen wir aus.",  # setzen wir aus
+        "Genehmigt, aber setzen Sie die zweite Rate aus.",  # setzen sie * aus
+        "Genehmigt; die zweite Rate pausiert.",  # pausiert
+        "Genehmigt, die zweite Rate bitte pausieren.",  # pausieren
+    ],
+    "fr": [
+        "Approuvé, mais les autres factures attendent l'avoir.",  # attendent
+        "Approuvé ; les autres paiements attendront l'avoir.",  # attendront
+        "Approuvé pour 10 000 EUR en attendant l'avoir.",  # en attendant
+        "Approuvé, le reste peut patienter.",  # patienter
+        "Approuvé, mais patientez pour le reste.",  # patientez
+        "Approuvé, mais suspendez le second versement.",  # suspendez
+        "Approuvé, mais il faut suspendre le second versement.",  # suspendre
+        "Approuvé ; le second versement est suspendu.",  # suspendu
+        "Approuvé ; la signature est suspendue.",  # suspendue
+        "Approuvé, mais reportez le second versement.",  # reportez
+        "Approuvé ; le second versement est reporté.",  # reporté
+        "Approuvé ; la signature est reportée.",  # reportée
+        "Approuvé, mais différez le second versement.",  # différez
+        "Approuvé, mais il faut différer le second versement.",  # différer
+        "Approuvé ; le second versement est différé.",  # différé
+        "Approuvé ; je regarderai le reste lundi.",  # regarderai
+        "Approuvé ; le reste, on regarde ça lundi.",  # on regarde
+        "Approuvé ; nous regardons le reste lundi.",  # regardons
+        "Approuvé ; je vérifierai le reste lundi.",  # vérifierai
+        "Approuvé ; le reste, on vérifie lundi.",  # on vérifie
+        "Approuvé ; nous vérifions le reste lundi.",  # vérifions
+        "Approuvé ; pour le reste, j'y réfléchis.",  # réfléchis
+        "Approuvé ; pour le reste, j'y réfléchirai.",  # réfléchirai
+        "Approuvé ; je vous appelle pour le reste.",  # je vous appelle
+        "Approuvé ; on s'appelle pour le reste.",  # on s'appelle
+        "Approuvé ; je vous appellerai pour le reste.",  # appellerai
+        "Approuvé ; pour le reste, on en discute lundi.",  # en discute
+        "Approuvé ; pour le reste, on en parle lundi.",  # en parle
+        "Approuvé ; le plafond reste à discuter.",  # à discuter
+        "Approuvé ; pour le reste, on en reparle lundi.",  # en reparle
+        "Approuvé ; pour le reste, nous en reparlerons lundi.",  # en reparlerons
+        "Approuvé ; je reviendrai vers vous pour le reste.",  # je reviendrai
+        "Approuvé, mais bloquez le second versement.",  # bloquez
+        "Approuvé ; le second versement reste bloqué.",  # reste bloqué
+        "Approuvé ; le second versement est en stand-by.",  # stand-by
+        "Approuvé ; le second versement est en standby.",  # standby
+        "Approuvé ; le second versement est on hold.",  # on hold
+        "Approuvé ; le second versement est en cours de vérification.",  # en cours de vérification
+        "Approuvé ; le second versement est en cours d'examen.",  # en cours d'examen
+    ],
+    "es": [
+        "Aprobado, pero esperen al abono para el resto.",  # esperen
+        "Aprobado; los demás pagos esperan el abono.",  # esperan
+        "Aprobado; para el resto esperaremos el abono.",  # esperaremos
+        "Aprobado; los demás pagos esperarán el abono.",  # esperarán
+        "Aprobado, pero aguarde al abono para el resto.",  # aguarde
+        "Aprobado, pero aguarden al abono para el resto.",  # aguarden
+        "Aprobado; el resto debe aguardar al abono.",  # aguardar
+        "Aprobado; para el resto aguardamos el abono.",  # aguardamos
+        "Aprobado; el resto aguardará al abono.",  # aguardará
+        "Aprobado, pero retenga el segundo pago.",  # retenga
+        "Aprobado, pero retengan el segundo pago.",  # retengan
+        "Aprobado; el segundo pago lo retenemos.",  # retenemos
+        "Aprobado; el segundo pago queda pendiente.",  # queda pendiente
+        "Aprobado; los demás pagos quedan pendientes.",  # quedan pendientes
+        "Aprobado; el segundo pago sigue pendiente.",  # sigue pendiente
+        "Aprobado, pero pospón el segundo pago.",  # pospón
+        "Aprobado, pero posponga el segundo pago.",  # posponga
+        "Aprobado, pero pospongan el segundo pago.",  # pospongan
+        "Aprobado; hay que posponer el segundo pago.",  # posponer
+        "Aprobado; el segundo pago se pospone.",  # pospone
+        "Aprobado; el segundo pago queda pospuesto.",  # pospuesto
+        "Aprobado, pero aplace el segundo pago.",  # aplace
+        "Aprobado, pero aplacen el segundo pago.",  # aplacen
+        "Aprobado; hay que aplazar el segundo pago.",  # aplazar
+        "Aprobado; el segundo pago queda aplazado.",  # aplazado
+        "Aprobado; el segundo pago lo aplazamos.",  # aplazamos
+        "Aprobado; el segundo pago lo revisaré el lunes.",  # revisaré
+        "Aprobado; al resto le echo un vistazo el lunes.",  # echo un vistazo
+        "Aprobado; echaré un vistazo al resto el lunes.",  # echaré un vistazo
+        "Aprobado; te llamo por el resto.",  # te llamo
+        "Aprobado; le llamo por el resto.",  # le llamo
+        "Aprobado; te llamaré por el resto.",  # te llamaré
+        "Aprobado; le llamaré por el resto.",  # le llamaré
+        "Aprobado; el resto lo hablaremos el lunes.",  # lo hablaremos
+        "Aprobado; el resto lo consulto con Ana.",  # consulto
+        "Aprobado; el resto lo pienso.",  # lo pienso
+        "Aprobado; lo del resto lo pensaré.",  # lo pensaré
+        "Aprobado; el resto, la semana próxima.",  # la semana próxima
+        "Aprobado; el resto, la próxima semana.",  # la próxima semana
+        "Aprobado; el resto queda en stand-by.",  # stand-by
+        "Aprobado, pero suspenda el segundo pago.",  # suspenda
+        "Aprobado; hay que suspender el segundo pago.",  # suspender
+        "Aprobado; el segundo pago queda suspendido.",  # suspendido
+    ],
+    "nl": [
+        "Akkoord; de rest graag afwachten.",  # afwachten
+        "Akkoord, maar hou de rest aan.",  # hou de
+        "Akkoord, maar hou het restbedrag aan.",  # hou het
+        "Akkoord; de rest houden we aan.",  # houden we aan
+        "Akkoord; de rest wordt aangehouden.",  # aangehouden
+        "Akkoord, maar stel de rest uit.",  # stel * uit
+        "Akkoord; de rest stellen we uit.",  # stellen we uit
+        "Akkoord; de rest graag uitstellen.",  # uitstellen
+        "Akkoord; de rest wordt uitgesteld.",  # uitgesteld
+        "Akkoord; de rest bekijk ik maandag.",  # bekijk
+        "Akkoord; de rest bekijken we maandag.",  # bekijken
+        "Akkoord; de rest kijk ik maandag na.",  # kijk ik
+        "Akkoord; voor de rest: ik denk erover na.",  # denk erover
+        "Akkoord voor het eerste deel; over het tweede deel denk ik nog na.",  # denk ik nog
+        "Akkoord; voor de rest: ik overleg met Anna.",  # ik overleg
+        "Akkoord; over de rest overleg ik met Anna.",  # overleg ik
+        "Akkoord; de rest bespreek ik met Anna.",  # bespreek
+        "Akkoord; over de rest moeten we bellen.",  # bellen
+        "Akkoord; de rest staat on hold.",  # on hold
+        "Akkoord; de rest staat nog open.",  # nog open
+        "Akkoord; de rest parkeren we.",  # parkeren
+    ],
+    "it": [
+        "Approvato; il resto può aspettare.",  # aspettare
+        "Approvato; gli altri pagamenti aspettano la nota di credito.",  # aspettano
+        "Approvato; per il resto aspetteremo la nota di credito.",  # aspetteremo
+        "Approvato; gli altri pagamenti aspetteranno la nota di credito.",  # aspetteranno
+        "Approvato, ma attenda la nota di credito per il resto.",  # attenda
+        "Approvato, ma attendete la nota di credito per il resto.",  # attendete
+        "Approvato; il resto attende la nota di credito.",  # attende
+        "Approvato; per il resto attendiamo la nota di credito.",  # attendiamo
+        "Approvato; il resto in attesa della nota di credito.",  # in attesa
+        "Approvato, ma sospendete il secondo pagamento.",  # sospendete
+        "Approvato, ma sospenda il secondo pagamento.",  # sospenda
+        "Approvato; bisogna sospendere il secondo pagamento.",  # sospendere
+        "Approvato; il secondo pagamento è sospeso.",  # sospeso
+        "Approvato; il secondo pagamento lo rimandiamo.",  # rimandiamo
+        "Approvato; meglio rimandare il secondo pagamento.",  # rimandare
+        "Approvato; il secondo pagamento è rimandato.",  # rimandato
+        "Approvato; il secondo pagamento lo rinviamo.",  # rinviamo
+        "Approvato; meglio rinviare il secondo pagamento.",  # rinviare
+        "Approvato; il secondo pagamento è rinviato.",  # rinviato
+        "Approvato; il secondo pagamento lo guarderò lunedì.",  # guarderò
+        "Approvato; al secondo pagamento do un'occhiata lunedì.",  # do un'occhiata
+        "Approvato; al secondo pagamento darò un'occhiata lunedì.",  # darò un'occhiata
+        "Approvato; il secondo pagamento lo verifico lunedì.",  # verifico
+        "Approvato; il secondo pagamento è da verificare.",  # verificare
+        "Approvato; il secondo pagamento lo verificherò lunedì.",  # verificherò
+        "Approvato; il secondo pagamento lo controllerò lunedì.",  # controllerò
+        "Approvato; per il secondo pagamento sento Anna.",  # sento
+        "Approvato; per il secondo pagamento sentiamoci.",  # sentiamoci
+        "Approvato; per il secondo pagamento ti chiamo.",  # ti chiamo
+        "Approvato; per il secondo pagamento la chiamo.",  # la chiamo
+        "Approvato; per il secondo pagamento vi chiamo.",  # vi chiamo
+        "Approvato; per il secondo pagamento ne parlo con il socio.",  # ne parlo
+        "Approvato; il secondo pagamento lo discutiamo lunedì.",  # discutiamo
+        "Approvato; il secondo pagamento: dobbiamo discuterne.",  # discuterne
+        "Approvato; per il secondo pagamento ne riparliamo.",  # riparliamo
+        "Approvato; al secondo pagamento ci penso.",  # ci penso
+        "Approvato; al secondo pagamento ci penserò.",  # ci penserò
+        "Approvato; il secondo pagamento la settimana prossima.",  # la settimana prossima
+        "Approvato; le do una risposta definitiva nel pomeriggio.",  # nel pomeriggio
+        "Approvato; le do una risposta definitiva oggi pomeriggio.",  # oggi pomeriggio
+    ],
+    "pt": [
+        "Aprovado; o resto vai aguardar a nota de crédito.",  # aguardar
+        "Aprovado, mas aguardem a nota de crédito para o resto.",  # aguardem
+        "Aprovado; para o resto aguardamos a nota de crédito.",  # aguardamos
+        "Aprovado; o resto aguardará a nota de crédito.",  # aguardará
+        "Aprovado; os outros pagamentos aguardam a nota de crédito.",  # aguardam
+        "Aprovado; os outros pagamentos aguardarão a nota de crédito.",  # aguardarão
+        "Aprovado; o resto esperará a nota de crédito.",  # esperará
+        "Aprovado; os outros pagamentos esperam a nota de crédito.",  # esperam
+        "Aprovado; os outros pagamentos esperarão a nota de crédito.",  # esperarão
+        "Aprovado; o segundo pagamento fica pendente.",  # fica pendente
+        "Aprovado; os outros pagamentos ficam pendentes.",  # ficam pendentes
+        "Aprovado, mas suspenda o segundo pagamento.",  # suspenda
+        "Aprovado, mas suspendam o segundo pagamento.",  # suspendam
+        "Aprovado; é melhor suspender o segundo pagamento.",  # suspender
+        "Aprovado; o segundo pagamento fica suspenso.",  # suspenso
+        "Aprovado, mas adie o segundo pagamento.",  # adie
+        "Aprovado, mas adiem o segundo pagamento.",  # adiem
+        "Aprovado; é melhor adiar o segundo pagamento.",  # adiar
+        "Aprovado; o segundo pagamento fica adiado.",  # adiado
+        "Aprovado; o segundo pagamento adiamos.",  # adiamos
+        "Aprovado, mas segurem o segundo pagamento.",  # segurem
+        "Aprovado; o resto vou ver com a Ana.",  # vou ver
+        "Aprovado; o resto verei com a Ana.",  # verei
+        "Aprovado; o resto verifico com a Ana.",  # verifico
+        "Aprovado; sobre o resto eu ligo-lhe.",  # ligo
+        "Aprovado; sobre o resto ligarei à Ana.",  # ligarei
+        "Aprovado; quanto ao resto, penso nisso com calma.",  # penso nisso
+        "Aprovado; o resto, na semana que vem.",  # semana que vem
+        "Aprovado; dou-lhe uma resposta sobre o resto esta tarde.",  # esta tarde
+        "Aprovado; dou-lhe uma resposta sobre o resto hoje à tarde.",  # hoje à tarde
+        "Aprovado; o segundo pagamento fica parado.",  # fica parado
+        "Aprovado; o segundo pagamento fica bloqueado.",  # fica bloqueado
+    ],
+    "sv": [
+        "Godkänt; vi avvaktar kreditnotan för resten.",  # avvaktar
+        "Godkänt; resten inväntar kreditnotan.",  # inväntar
+        "Godkänt, men skjut upp resten.",  # skjut upp
+        "Godkänt; vi skjuter upp resten.",  # skjuter upp
+        "Godkänt; resten skjuts upp.",  # skjuts upp
+        "Godkänt; andra delbetalningen är uppskjuten.",  # uppskjuten
+        "Godkänt, men pausa resten av betalningen.",  # pausa
+        "Godkänt; resten ska jag titta på.",  # titta på
+        "Godkänt; resten kollar jag med Anna.",  # kollar
+        "Godkänt; jag ringer om resten.",  # jag ringer
+        "Godkänt; om resten ringer jag Anna.",  # ringer jag
+        "Godkänt; vi pratar om resten.",  # pratar
+        "Godkänt; vi diskuterar resten.",  # diskuterar
+        "Godkänt; på resten funderar jag.",  # funderar
+        "Godkänt; resten betalar vi nästa vecka.",  # nästa vecka
+        "Godkänt; resten i eftermiddag.",  # i eftermiddag
+        "Godkänt; resten on hold.",  # on hold
+        "Godkänt; resten parkerar vi.",  # parkerar
+        "Godkänt; resten ligger vilande.",  # vilande
+    ],
+    "da": [
+        "Godkendt; vi afventer kreditnotaen for resten.",  # afventer
+        "Godkendt; resten kan vente.",  # kan vente
+        "Godkendt; resten skal vente.",  # skal vente
+        "Godkendt, men udsæt resten.",  # udsæt
+        "Godkendt; resten udsættes.",  # udsættes
+        "Godkendt, men udskyd resten.",  # udskyd
+        "Godkendt; resten udskydes.",  # udskydes
+        "Godkendt; resten er udskudt.",  # udskudt
+        "Godkendt; jeg ser på resten.",  # ser på
+        "Godkendt; resten tjekker jeg.",  # tjekker
+        "Godkendt; jeg ringer om resten.",  # jeg ringer
+        "Godkendt; om resten ringer jeg til Anna.",  # ringer jeg
+        "Godkendt; vi drøfter resten.",  # drøfter
+        "Godkendt; vi tager en snak om resten.",  # en snak
+        "Godkendt; vi snakker om resten.",  # snakker om
+        "Godkendt; jeg tænker over resten.",  # tænker over
+        "Godkendt; resten overvejer jeg.",  # overvejer
+        "Godkendt; resten næste uge.",  # næste uge
+        "Godkendt; resten i eftermiddag.",  # i eftermiddag
+        "Godkendt; resten on hold.",  # on hold
+        "Godkendt; resten parkerer vi.",  # parkerer
+        "Godkendt; resten sættes i bero.",  # i bero
+    ],
+    "nb": [
+        "Godkjent; vi avventer kreditnotaen for resten.",  # avventer
+        "Godkjent; resten kan vente.",  # kan vente
+        "Godkjent; resten skal vente.",  # skal vente
+        "Godkjent, men utsett resten.",  # utsett
+        "Godkjent; resten utsettes.",  # utsettes
+        "Godkjent; resten er utsatt.",  # utsatt
+        "Godkjent; resten sjekker jeg.",  # sjekker
+        "Godkjent; resten må vi se på.",  # se på
+        "Godkjent; jeg ringer om resten.",  # jeg ringer
+        "Godkjent; om resten ringer jeg til Anna.",  # ringer jeg
+        "Godkjent; vi diskuterer resten.",  # diskuterer
+        "Godkjent; vi snakker om resten.",  # snakker om
+        "Godkjent; jeg tenker på resten.",  # tenker på
+        "Godkjent; jeg tenker over resten.",  # tenker over
+        "Godkjent; resten neste uke.",  # neste uke
+        "Godkjent; resten i ettermiddag.",  # i ettermiddag
+        "Godkjent; resten on hold.",  # on hold
+        "Godkjent; resten parkerer vi.",  # parkerer
+        "Godkjent; resten settes i bero.",  # i bero
+    ],
+    "pl": [
+        "Zatwierdzam, ale z resztą poczekaj.",  # poczekaj
+        "Zatwierdzam, ale z resztą zaczekaj.",  # zaczekaj
+        "Zatwierdzam, ale z resztą zaczekajcie.",  # zaczekajcie
+        "Zatwierdzam, ale z resztą proszę zaczekać.",  # zaczekać
+        "Zatwierdzam; reszta zaczeka.",  # zaczeka
+        "Zatwierdzam; pozostałe płatności czekają na korektę.",  # czekają
+        "Zatwierdzam; na korektę do reszty czekamy.",  # czekamy
+        "Zatwierdzam; reszta musi czekać.",  # czekać
+        "Zatwierdzam; pozostałe płatności poczekają.",  # poczekają
+        "Zatwierdzam; reszta oczekuje na korektę.",  # oczekuje
+        "Zatwierdzam; pozostałe płatności oczekują na korektę.",  # oczekują
+        "Zatwierdzam pierwszą ratę, reszta w oczekiwaniu na korektę.",  # w oczekiwaniu
+        "Zatwierdzam; resztę wstrzymujemy.",  # wstrzymujemy
+        "Zatwierdzam; druga rata jest wstrzymana.",  # wstrzymana
+        "Zatwierdzam; pozostałe płatności są wstrzymane.",  # wstrzymane
+        "Zatwierdzam, ale odłóżmy resztę.",  # odłóżmy
+        "Zatwierdzam; resztę odkładamy.",  # odkładamy
+        "Zatwierdzam; resztę trzeba odłożyć.",  # odłożyć
+        "Zatwierdzam; druga rata jest odłożona.",  # odłożona
+        "Zatwierdzam; resztę sprawdzę.",  # sprawdzę
+        "Zatwierdzam; resztę sprawdzimy.",  # sprawdzimy
+        "Zatwierdzam; zadzwonię w sprawie reszty.",  # zadzwonię
+        "Zatwierdzam; resztę omówimy.",  # omówimy
+        "Zatwierdzam; o reszcie porozmawiamy.",  # porozmawiamy
+        "Zatwierdzam; o reszcie pomyślę.",  # pomyślę
+        "Zatwierdzam; nad resztą się zastanowię.",  # zastanowię
+        "Zatwierdzam; reszta w zawieszeniu.",  # w zawieszeniu
+    ],
+    "ru": [
+        "Одобряю; остальные платежи ждут кредит-ноту.",  # ждут
+        "Одобряю; остальное будет ждать кредит-ноту.",  # ждать
+        "Одобряю; остальные платежи подождут.",  # подождут
+        "Одобряю; по остальному ждём кредит-ноту.",  # ждём
+        "Одобряю; по остальному ждем кредит-ноту.",  # ждем
+        "Одобряю; остальное ожидает кредит-ноты.",  # ожидает
+        "Одобряю; остальные платежи ожидают кредит-ноты.",  # ожидают
+        "Одобряю; остальное в ожидании кредит-ноты.",  # в ожидании
+        "Одобряю; по остальному дождёмся кредит-ноты.",  # дождёмся
+        "Одобряю; по остальному дождемся кредит-ноты.",  # дождемся
+        "Одобряю, но приостановите остальное.",  # приостановите
+        "Одобряю; остальное надо приостановить.",  # приостановить
+        "Одобряю; остальное отложим.",  # отложим
+        "Одобряю; остальное посмотрим.",  # посмотрим
+        "Одобряю; остальное проверим.",  # проверим
+        "Одобряю; по остальному позвоню.",  # позвоню
+        "Одобряю; по остальному созвонимся.",  # созвонимся
+        "Одобряю; об остальном подумаю.",  # подумаю
+        "Одобряю; остальное на следующей неделе.",  # на следующей неделе
+        "Одобряю; с остальным повременим.",  # повременим
+        "Одобряю; остальное гляну.",  # гляну
+    ],
+    "uk": [
+        "Погоджую, але з рештою почекайте.",  # почекайте
+        "Погоджую; решта платежів чекають кредит-ноту.",  # чекають
+        "Погоджую; решта має чекати.",  # чекати
+        "Погоджую; щодо решти чекаємо кредит-ноту.",  # чекаємо
+        "Погоджую; решта платежів почекають.",  # почекають
+        "Погоджую; щодо решти зачекаємо на кредит-ноту.",  # зачекаємо
+        "Погоджую; решта має зачекати.",  # зачекати
+        "Погоджую; решта очікує кредит-ноту.",  # очікує
+        "Погоджую; решта в очікуванні кредит-ноти.",  # в очікуванні
+        "Погоджую, але призупиніть решту.",  # призупиніть
+        "Погоджую; решту відкладемо.",  # відкладемо
+        "Погоджую; решту подивимося.",  # подивимося
+        "Погоджую; решту подивимось.",  # подивимось
+        "Погоджую; решту подивлюсь.",  # подивлюсь
+        "Погоджую; решту перевіримо.",  # перевіримо
+        "Погоджую; щодо решти зателефоную.",  # зателефоную
+        "Погоджую; щодо решти передзвоню.",  # передзвоню
+        "Погоджую; щодо решти зідзвонимося.",  # зідзвонимося
+        "Погоджую; решту обговоримо.",  # обговоримо
+        "Погоджую; про решту подумаю.",  # подумаю
+        "Погоджую; решту наступного тижня.",  # наступного тижня
+    ],
+    "cs": [
+        "Schvaluji, ale se zbytkem počkej.",  # počkej
+        "Schvaluji; ostatní platby čekají na dobropis.",  # čekají
+        "Schvaluji; na dobropis ke zbytku čekáme.",  # čekáme
+        "Schvaluji; ostatní platby počkají.",  # počkají
+        "Schvaluji, ale se zbytkem vyčkejte.",  # vyčkejte
+        "Schvaluji; zbytek musí vyčkat.",  # vyčkat
+        "Schvaluji; se zbytkem vyčkáme.",  # vyčkáme
+        "Schvaluji; zbytek pozdržíme.",  # pozdržíme
+        "Schvaluji; zbytek odložíme.",  # odložíme
+        "Schvaluji; zbytek je odložen.",  # odložen
+        "Schvaluji; podepsání je odloženo.",  # odloženo
+        "Schvaluji; zbytek si projdu.",  # projdu
+        "Schvaluji; zbytek prověřím.",  # prověřím
+        "Schvaluji; zbytek zkontroluji.",  # zkontroluji
+        "Schvaluji; zbytek zkontroluju.",  # zkontroluju
+        "Schvaluji; zbytek ověřím.",  # ověřím
+        "Schvaluji; kvůli zbytku vám zavolám.",  # zavolám
+        "Schvaluji; zbytek probereme.",  # probereme
+        "Schvaluji; zbytek si rozmyslím.",  # rozmyslím
+        "Schvaluji; zbytek zvážím.",  # zvážím
+        "Schvaluji, ale pozastavte zbytek.",  # pozastavte
+        "Schvaluji; zbytek je třeba pozastavit.",  # pozastavit
+        "Schvaluji; zbytek je pozastaven.",  # pozastaven
+        "Schvaluji; zbytek příští týden.",  # příští týden
+    ],
+    "fi": [
+        "Hyväksytty; muut maksut odottavat hyvityslaskua.",  # odottavat
+        "Hyväksytty; loppujen osalta odotellaan hyvityslaskua.",  # odotellaan
+        "Hyväksytty; loput jää odottamaan.",  # odottamaan
+        "Hyväksytty; loput lykätään.",  # lykätään
+        "Hyväksytty; loput lykkääntyy.",  # lykkääntyy
+        "Hyväksytty; loput katsotaan.",  # katsotaan
+        "Hyväksytty; loput tarkistan.",  # tarkistan
+        "Hyväksytty; loput tarkistetaan.",  # tarkistetaan
+        "Hyväksytty; loppujen osalta soitan.",  # soitan
+        "Hyväksytty; loppuja mietin.",  # mietin
+        "Hyväksytty; loppuja harkitsen.",  # harkitsen
+        "Hyväksytty; loput ensi viikolla.",  # ensi viikolla
+        "Hyväksytty; loput iltapäivällä.",  # iltapäivällä
+        "Hyväksytty; loput jäädytetään.",  # jäädytetään
+        "Hyväksytty; loput on pidossa.",  # pidossa
+        "Hyväksytty; loput laitetaan jäihin.",  # jäihin
+    ],
+    "ja": [
+        "承認します。残りは待機してください。",  # 待機
+        "承認します。残りは後日。",  # 後日
+        "承認します。残りは延期します。",  # 延期
+        "承認します。残りは見送ります。",  # 見送
+        "承認します。残りは確認させてください。",  # 確認させて
+        "承認します。残りは確認中です。",  # 確認中
+        "承認します。残りは検討中です。",  # 検討中
+        "承認します。残りは部長と相談します。",  # 相談します
+        "承認します。残りは電話します。",  # 電話します
+        "承認します。残りは入金待ちです。",  # 待ち
+        "承認します。残りはペンディングで。",  # ペンディング
+        "承認します。残りは止めておいてください。",  # 止めて
+        "承認します。残りはストップしてください。",  # ストップ
+        "承認します。残りは午後に。",  # 午後
+    ],
+    "zh": [
+        "批准。其余部分等待贷项通知单。",  # 等待
+        "批准。其余部分等候通知。",  # 等候
+        "批准。其余部分待定。",  # 待定
+        "批准。其余款项推迟支付。",  # 推迟
+        "批准。其餘部分推遲。",  # 推遲
+        "批准。其余部分延后。",  # 延后
+        "批准。其餘部分延後。",  # 延後
+        "批准。其余款项延期支付。",  # 延期
+        "批准。其余部分我再看看。",  # 再看
+        "批准。其余部分我考虑一下。",  # 考虑一下
+        "批准。其餘部分我考慮一下。",  # 考慮一下
+        "批准。其余部分我研究一下。",  # 研究一下
+        "批准。其余部分我们商量一下。",  # 商量一下
+        "批准。其餘部分我打電話給你。",  # 打電話
+        "批准。其余款项下星期再付。",  # 下星期
+        "批准。其余部分下礼拜。",  # 下礼拜
+        "批准。其餘部分下禮拜。",  # 下禮拜
+        "批准。其余部分下午。",  # 下午
+        "批准。其余部分暂时不付。",  # 暂时
+        "批准。其餘部分暫時不付。",  # 暫時
+        "批准。其餘部分暫緩。",  # 暫緩
+        "批准。其餘部分暫停。",  # 暫停
+        "批准。其餘部分擱置。",  # 擱置
+        "批准。其餘部分稍後。",  # 稍後
+        "批准。其餘部分我們討論。",  # 討論
+        "批准。其餘部分下週。",  # 下週
+        "批准。其余部分等一等。",  # 等一等
+        "批准。其餘部分我再確認。",  # 確認
+        "批准。其餘部分我再核實。",  # 核實
+        "批准。其餘部分我再審閱。",  # 審閱
+        "批准。其餘部分我晚點回覆你。",  # 回覆你
+        "批准。其餘部分我晚點答覆。",  # 答覆
+        "批准。其餘部分再說。",  # 再說
+        "批准。其餘部分需董事會批准。",  # 董事會批准
+        "批准。其餘部分待股東批准後。",  # 批准後
+        "批准。其餘部分午飯後。",  # 午飯後
+        "批准。其餘部分和律師商量後。",  # 商量後
+    ],
 }

@@ -7,7 +7,7 @@ import pytest
 from gateway.replies import DecisionKind, decide_answer, read_decision
 from gateway.replies.lexicon import LANGUAGES, LEXICON
 from tests.replies.adversarial import NDA
-from tests.replies.lexicon_cases import CASES
+from tests.replies.lexicon_cases import CASES, HELD_BACK
 
 _EXPECTED = {
     "approval": DecisionKind.APPROVAL,
@@ -32,8 +32,26 @@ def test_reply_is_read_right(language: str, category: str, text: str) -> None:
         assert decision.kind is _EXPECTED[category], decision
 
 
+_HELD_BACK = [
+    pytest.param(text, id=f"{language}-held_back-{index}")
+    for language, texts in HELD_BACK.items()
+    for index, text in enumerate(texts)
+]
+_APPROVE_LINK = ("APPROVE [HFA-00027]", "APPROVE\n\nNotes (optional):\n")
+
+
+@pytest.mark.parametrize("text", _HELD_BACK)
+def test_an_approval_with_the_action_held_back_decides_nothing(text: str) -> None:
+    # "Approuvé ; le reste attend l'avoir", "de rest wacht", "其余部分暂缓": a hold-back in
+    # any person or tense, typed or typed under a one-click APPROVE, is no decision.
+    assert decide_answer(read_decision(text, None), NDA).kind is None
+    subject, prompt = _APPROVE_LINK
+    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+
+
 def test_every_language_has_ten_cases_of_each_kind() -> None:
     assert set(CASES) == set(LANGUAGES)
+    assert set(HELD_BACK) == set(LANGUAGES)
     assert len(LANGUAGES) >= 16
     for language, categories in CASES.items():
         for category in ("approval", "rejection", "negation", "question"):
