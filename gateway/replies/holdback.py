@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from gateway.replies.language import script_languages
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
@@ -43,6 +44,22 @@ def held_back(region: str, found: list[Word], after: int, languages: Iterable[st
         step = _first_step(region, found, after, language)
         if step is not None:
             return step
+    return None
+
+
+def held_back_in_script(region: str, found: list[Word], after: int) -> str | None:
+    """A hold-back word of any table language written in the region's script.
+
+    Notes typed under a one-click APPROVE approve by the keyword, a word of no
+    language, so nothing anchors the languages to read: a short note is easily taken
+    for a neighbour ("Godkänt, men pausa resten." for Finnish), and its own
+    hold-back would go unread. Hold-back words are read in every language of the
+    script; "first" words are not, since they are ordinary words elsewhere.
+    """
+    for language in script_languages(region):
+        hit = find(found, own_index(language, "holdbacks"), after)
+        if hit is not None:
+            return sentence_at(region, found[hit[0]].start)
     return None
 
 

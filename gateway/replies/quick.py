@@ -21,7 +21,7 @@ from functools import cache
 
 from gateway.i18n import in_every_language
 from gateway.replies.empty import is_no_answer
-from gateway.replies.holdback import asks, held_back, taken_back
+from gateway.replies.holdback import asks, held_back, held_back_in_script, taken_back
 from gateway.replies.kinds import Decision, DecisionKind
 from gateway.replies.language import identify, with_kin
 from gateway.replies.lexicon import LEXICON
@@ -253,6 +253,7 @@ def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
         asks(notes)
         or taken_back(notes, found, 0)
         or held_back(notes, found, 0, with_kin(identify(notes)))
+        or held_back_in_script(notes, found, 0)
     )
     if stop is not None or not negation_vetoes:
         return stop

@@ -163,6 +163,23 @@ def test_an_untouched_keyword_is_read_from_the_quick_reply() -> None:
     )
 
 
+# Short notes whose language is taken for a neighbour's: the hold-back is still read.
+MISTAKEN_LANGUAGE = [
+    "批准。其余部分推迟。",  # taken for Japanese
+    "Akkoord; over de rest denk ik nog na.",  # taken for Danish
+    "Godkänt, men pausa resten.",  # taken for Finnish
+    "Aprobado; lo del resto lo pienso.",  # taken for Italian
+]
+
+
+@pytest.mark.parametrize("notes", MISTAKEN_LANGUAGE)
+def test_a_hold_back_under_approve_is_read_whatever_language_the_notes_are_taken_for(
+    notes: str,
+) -> None:
+    for client in _CLIENTS:
+        assert _reading(*_sent("approve", notes, client)) is None, client
+
+
 def test_listed_conditions_are_quoted_on_the_receipt_after_their_keyword() -> None:
     # The receipt says "read this way because you wrote: ... (a decision word)": the
     # quote starts with the keyword that decided, not with the first condition.
