@@ -38,9 +38,9 @@ def held_back(region: str, found: list[Word], after: int, languages: Iterable[st
     """A hold-back ("don't sign yet", "in principle", "let me check with Anna first"), a
     deferral ("I'll look at it tomorrow") or a step first ("send me the draft first")."""
     for language in languages:
-        hit = find(found, own_index(language, "holdbacks"), after)
-        if hit is not None:
-            return sentence_at(region, found[hit[0]].start)
+        held = _holdback_word(region, found, after, language)
+        if held is not None:
+            return held
         step = _first_step(region, found, after, language)
         if step is not None:
             return step
@@ -57,10 +57,16 @@ def held_back_in_script(region: str, found: list[Word], after: int) -> str | Non
     script; "first" words are not, since they are ordinary words elsewhere.
     """
     for language in script_languages(region):
-        hit = find(found, own_index(language, "holdbacks"), after)
-        if hit is not None:
-            return sentence_at(region, found[hit[0]].start)
+        held = _holdback_word(region, found, after, language)
+        if held is not None:
+            return held
     return None
+
+
+def _holdback_word(region: str, found: list[Word], after: int, language: str) -> str | None:
+    """The sentence with the first of ``language``'s hold-back words, if any."""
+    hit = find(found, own_index(language, "holdbacks"), after)
+    return None if hit is None else sentence_at(region, found[hit[0]].start)
 
 
 def refused(region: str, found: list[Word], after: int, languages: Iterable[str]) -> str | None:
