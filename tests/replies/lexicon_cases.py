@@ -10,6 +10,12 @@ Four tables per language, at least ten replies each:
 
 ``HELD_BACK`` holds, per language, approvals whose action is held back in part or
 in full ("the rest waits", "on hold", "I'll call you"): never a decision.
+
+``FIRST_STEP`` holds, per language, approvals that hand over another step first
+("send me the redline beforehand", "zuvor", "en amont"): never a decision; and
+``FIRST_STEP_IN_PROVISO`` the same words inside a proviso ("provided the DPA is
+signed beforehand"): an approval with conditions. ``DEFERRAL`` holds promises to
+answer later ("je te reviens demain"): read as I'M ON IT.
 """
 
 from __future__ import annotations
@@ -1431,5 +1437,347 @@ HELD_BACK: dict[str, list[str]] = {
         "批准。其餘部分待股東批准後。",  # 批准後
         "批准。其餘部分午飯後。",  # 午飯後
         "批准。其餘部分和律師商量後。",  # 商量後
+    ],
+}
+
+
+# An approval whose object is another step first ("send me the redline prior to signing",
+# "im Voraus", "en amont", "事前"), in the words lawyers type for "first": no decision,
+# typed and under a one-click APPROVE. The comment names the first-step word.
+FIRST_STEP: dict[str, list[str]] = {
+    "en": [
+        "Approved; firstly, send me the signed DPA.",  # firstly
+        "Approved, send me the signed DPA to begin with.",  # to begin with
+        "Approved, but send me the redline to start with.",  # to start with
+        "Approved, send me the redline for starters.",  # for starters
+        "Approved, send me the redline at the outset.",  # at the outset
+        "Approved, but get the signed DPA ahead of signing.",  # ahead of
+        "Approved, but send me the redline prior to signing.",  # prior to
+    ],
+    "de": [
+        "Genehmigt, lassen Sie die AVV zuvor unterschreiben.",  # zuvor
+        "Genehmigt, lassen Sie die AVV davor unterschreiben.",  # davor
+        "Genehmigt, lassen Sie die AVV im Voraus unterschreiben.",  # im voraus
+        "Genehmigt, lassen Sie die AVV im Vorhinein unterschreiben.",  # im vorhinein
+        "Genehmigt, lassen Sie die AVV vorweg unterschreiben.",  # vorweg
+        "Genehmigt, lassen Sie die AVV vorneweg unterschreiben.",  # vorneweg
+        "Genehmigt, lassen Sie die AVV erstmal unterschreiben.",  # erstmal
+        "Genehmigt, lassen Sie als Erstes die AVV unterschreiben.",  # als erstes
+        "Genehmigt, lassen Sie zuallererst die AVV unterschreiben.",  # zuallererst
+        "Genehmigt, lassen Sie allererst die AVV unterschreiben.",  # allererst
+        "Genehmigt; erstens lassen Sie die AVV unterschreiben.",  # erstens
+        "Genehmigt, lassen Sie die AVV vorgängig unterschreiben.",  # vorgängig
+        "Genehmigt, lassen Sie die AVV im Vorfeld unterschreiben.",  # im vorfeld
+    ],
+    "fr": [
+        "Approuvé, envoyez-moi le projet en premier.",  # en premier
+        "Approuvé ; premièrement, envoyez-moi le projet.",  # premièrement
+        "Approuvé, envoyez-moi le projet en amont.",  # en amont
+        "Approuvé, envoyez-moi le projet auparavant.",  # auparavant
+        "Approuvé ; dans un premier temps, envoyez-moi le projet.",  # dans un premier temps
+        "Approuvé ; pour commencer, envoyez-moi le projet.",  # pour commencer
+        "Approuvé ; obtenez l'accord préalable du conseil.",  # préalable
+        "Approuvé ; obtenez les accords préalables du conseil.",  # préalables
+        "Approuvé, envoyez-moi le projet jusqu'à ce qu'il soit signé.",  # jusqu'à ce qu'il
+        "Approuvé, envoyez-moi les projets jusqu'à ce qu'ils soient signés.",  # jusqu'à ce qu'ils
+        "Approuvé, envoyez-moi la version jusqu'à ce qu'elle soit signée.",  # jusqu'à ce qu'elle
+        "Approuvé, envoyez-moi les versions jusqu'à ce qu'elles soient signées.",  # jusqu'à ce qu'elles
+        "Approuvé, envoyez-moi le projet jusqu'à ce qu'on signe.",  # jusqu'à ce qu'on
+    ],
+    "es": [
+        "Aprobado, envíame primeramente el borrador.",  # primeramente
+        "Aprobado; en primer lugar, envíame el borrador.",  # en primer lugar
+        "Aprobado, envíame el borrador de antemano.",  # de antemano
+        "Aprobado, envíame el borrador con antelación.",  # con antelación
+        "Aprobado, envíame el borrador con anticipación.",  # con anticipación
+        "Aprobado, envíame el borrador por adelantado.",  # por adelantado
+        "Aprobado; para empezar, envíame el borrador.",  # para empezar
+        "Aprobado; para comenzar, envíame el borrador.",  # para comenzar
+        "Aprobado; ante todo, envíame el borrador.",  # ante todo
+    ],
+    "pt": [
+        "Aprovado, envie-me primeiramente a minuta.",  # primeiramente
+        "Aprovado, envie-me a minuta de antemão.",  # de antemão
+        "Aprovado, envie-me a minuta com antecedência.",  # com antecedência
+        "Aprovado, envie-me a minuta com antecipação.",  # com antecipação
+        "Aprovado, envie-me a minuta antecipadamente.",  # antecipadamente
+        "Aprovado; para começar, envie-me a minuta.",  # para começar
+    ],
+    "it": [
+        "Approvato, mandami anzitutto la bozza.",  # anzitutto
+        "Approvato, mandami innanzi tutto la bozza.",  # innanzi tutto
+        "Approvato; per prima cosa mandami la bozza.",  # per prima cosa
+        "Approvato; in primo luogo mandami la bozza.",  # in primo luogo
+        "Approvato, mandami dapprima la bozza.",  # dapprima
+        "Approvato, mandami preliminarmente la bozza.",  # preliminarmente
+        "Approvato, mandami la bozza in via preliminare.",  # in via preliminare
+        "Approvato, mandami la bozza in anticipo.",  # in anticipo
+        "Approvato, mandami anticipatamente la bozza.",  # anticipatamente
+        "Approvato, mandami la bozza fino a quando non firmano.",  # fino a quando
+        "Approvato, mandami la bozza fino a che non firmano.",  # fino a che
+    ],
+    "nl": [
+        "Akkoord, laat allereerst de verwerkersovereenkomst tekenen.",  # allereerst
+        "Akkoord; ten eerste de verwerkersovereenkomst laten tekenen.",  # ten eerste
+        "Akkoord; om te beginnen de verwerkersovereenkomst laten tekenen.",  # om te beginnen
+        "Akkoord; in eerste instantie de verwerkersovereenkomst laten tekenen.",  # in eerste instantie
+        "Akkoord, laat de verwerkersovereenkomst vantevoren tekenen.",  # vantevoren
+        "Akkoord, laat de verwerkersovereenkomst van te voren tekenen.",  # van te voren
+        "Akkoord, laat de verwerkersovereenkomst op voorhand tekenen.",  # op voorhand
+        "Akkoord, laat de verwerkersovereenkomst tevoren tekenen.",  # tevoren
+        "Akkoord, laat de verwerkersovereenkomst voordien tekenen.",  # voordien
+        "Akkoord, laat de verwerkersovereenkomst tekenen voorafgaand aan de betaling.",  # voorafgaand
+        "Akkoord, laat de verwerkersovereenkomst tekenen vooraleer te betalen.",  # vooraleer
+        "Akkoord, laat de verwerkersovereenkomst tekenen alvorens te betalen.",  # alvorens
+    ],
+    "sv": [
+        "Godkänt, skicka mig utkastet före undertecknandet.",  # före
+        "Godkänt, skicka mig utkastet på förhand.",  # på förhand
+        "Godkänt, skicka mig utkastet dessförinnan.",  # dessförinnan
+        "Godkänt, skicka mig utkastet till dess.",  # till dess
+        "Godkänt; till att börja med, skicka mig utkastet.",  # till att börja med
+    ],
+    "da": [
+        "Godkendt, send mig udkastet allerførst.",  # allerførst
+        "Godkendt, send mig udkastet forinden.",  # forinden
+        "Godkendt, send mig udkastet forud for underskriften.",  # forud for
+        "Godkendt, indhent forudgående samtykke fra bestyrelsen.",  # forudgående
+        "Godkendt; til at begynde med, send mig udkastet.",  # til at begynde med
+    ],
+    "nb": [
+        "Godkjent, send meg utkastet forinnen.",  # forinnen
+        "Godkjent, send meg utkastet forut for signeringen.",  # forut for
+        "Godkjent, send meg utkastet i forkant.",  # i forkant
+        "Godkjent; til å begynne med, send meg utkastet.",  # til å begynne med
+    ],
+    "fi": [
+        "Hyväksytty, lähetä minulle aluksi luonnos.",  # aluksi
+        "Hyväksytty, lähetä minulle luonnos alkuun.",  # alkuun
+        "Hyväksytty, lähetä minulle ensiksi luonnos.",  # ensiksi
+        "Hyväksytty; ensinnäkin lähetä minulle luonnos.",  # ensinnäkin
+        "Hyväksytty, lähetä minulle ensimmäiseksi luonnos.",  # ensimmäiseksi
+        "Hyväksytty, lähetä minulle ensimmäisenä luonnos.",  # ensimmäisenä
+        "Hyväksytty, lähetä minulle luonnos ennakkoon.",  # ennakkoon
+        "Hyväksytty, lähetä minulle luonnos ennakolta.",  # ennakolta
+        "Hyväksytty, lähetä minulle luonnos ennalta.",  # ennalta
+    ],
+    "pl": [
+        "Zatwierdzam, wpierw wyślij mi projekt.",  # wpierw
+        "Zatwierdzam, najsampierw wyślij mi projekt.",  # najsampierw
+        "Zatwierdzam, na początek wyślij mi projekt.",  # na początek
+        "Zatwierdzam; na wstępie wyślij mi projekt.",  # na wstępie
+        "Zatwierdzam, w pierwszej kolejności wyślij mi projekt.",  # w pierwszej kolejności
+        "Zatwierdzam, przede wszystkim wyślij mi projekt.",  # przede wszystkim
+        "Zatwierdzam, wyślij mi projekt zawczasu.",  # zawczasu
+        "Zatwierdzam, wyślij mi projekt z wyprzedzeniem.",  # z wyprzedzeniem
+        "Zatwierdzam, wyślij mi projekt wstępnie.",  # wstępnie
+        "Zatwierdzam, wysyłaj mi projekty, aż podpiszą.",  # aż
+    ],
+    "cs": [
+        "Schvaluji, pošlete mi napřed návrh.",  # napřed
+        "Schvaluji, pošlete mi zprvu návrh.",  # zprvu
+        "Schvaluji, pošlete mi zpočátku návrh.",  # zpočátku
+        "Schvaluji; pro začátek mi pošlete návrh.",  # pro začátek
+        "Schvaluji; zaprvé mi pošlete návrh.",  # zaprvé
+        "Schvaluji, v první řadě mi pošlete návrh.",  # v první řadě
+        "Schvaluji, pošlete mi návrh předtím.",  # předtím
+        "Schvaluji, pošlete mi návrh dřív než podepíšete.",  # dřív než
+        "Schvaluji, pošlete mi návrh dříve než podepíšete.",  # dříve než
+        "Schvaluji, pošlete mi návrh v předstihu.",  # v předstihu
+        "Schvaluji, pošlete mi návrh s předstihem.",  # s předstihem
+        "Schvaluji, pošlete mi návrh předběžně.",  # předběžně
+    ],
+    "ru": [
+        "Одобряю, пришлите мне прежде проект.",  # прежде
+        "Одобряю, вначале пришлите мне проект.",  # вначале
+        "Одобряю, поначалу пришлите мне проект.",  # поначалу
+        "Одобряю, для начала пришлите мне проект.",  # для начала
+        "Одобряю, в первую очередь пришлите мне проект.",  # в первую очередь
+        "Одобряю; во-первых, пришлите мне проект.",  # во-первых
+        "Одобряю, перво-наперво пришлите мне проект.",  # перво
+        "Одобряю, пришлите мне проект загодя.",  # загодя
+        "Одобряю, пришлите мне проект заблаговременно.",  # заблаговременно
+        "Одобряю, пришлите мне проект наперёд.",  # наперёд
+        "Одобряю, пришлите мне проект наперед.",  # наперед
+        "Одобряю, пришлите мне проект до подписания.",  # до подписания
+    ],
+    "uk": [
+        "Погоджую, насамперед надішліть мені проєкт.",  # насамперед
+        "Погоджую, передусім надішліть мені проєкт.",  # передусім
+        "Погоджую, перш за все надішліть мені проєкт.",  # перш
+        "Погоджую, в першу чергу надішліть мені проєкт.",  # в першу чергу
+        "Погоджую, у першу чергу надішліть мені проєкт.",  # у першу чергу
+        "Погоджую, надішліть мені проєкт першочергово.",  # першочергово
+        "Погоджую, для початку надішліть мені проєкт.",  # для початку
+        "Погоджую; по-перше, надішліть мені проєкт.",  # по-перше
+        "Погоджую, надішліть мені проєкт наперед.",  # наперед
+        "Погоджую, надішліть мені проєкт завчасно.",  # завчасно
+        "Погоджую, надішліть мені проєкт зарання.",  # зарання
+        "Погоджую, надішліть мені проєкт до підписання.",  # до підписання
+    ],
+    "ja": [
+        "承認します。先ずドラフトを送ってください。",  # 先ず
+        "承認します。最初にドラフトを送ってください。",  # 最初に
+        "承認します。初めにドラフトを送ってください。",  # 初めに
+        "承認します。始めにドラフトを送ってください。",  # 始めに
+        "承認します。はじめにドラフトを送ってください。",  # はじめに
+        "承認します。第一にドラフトを送ってください。",  # 第一に
+        "承認します。前もってドラフトを送ってください。",  # 前もって
+        "承認します。あらかじめドラフトを送ってください。",  # あらかじめ
+        "承認します。予めドラフトを送ってください。",  # 予め
+        "承認します。事前確認のためドラフトを送ってください。",  # 事前
+        "承認します。署名の前にドラフトを送ってください。",  # 前に
+        "承認します。署名に先立ってドラフトを送ってください。",  # 先立
+    ],
+    "zh": [
+        "批准。请提前把草稿发给我。",  # 提前
+        "批准。请事前把草稿发给我。",  # 事前
+        "批准。第一步请把草稿发给我。",  # 第一步
+        "批准。签署前请把草稿发给我。",  # 签署前
+        "批准。簽署前請把草稿發給我。",  # 簽署前
+        "批准。签字前请把草稿发给我。",  # 签字前
+        "批准。簽字前請把草稿發給我。",  # 簽字前
+        "批准。签约前请把草稿发给我。",  # 签约前
+        "批准。簽約前請把草稿發給我。",  # 簽約前
+    ],
+}
+
+
+# The same first-step words inside a proviso ("provided the DPA is signed beforehand"):
+# part of the condition, so still an approval with conditions, typed and under a
+# one-click APPROVE. Japanese puts the proviso after the step ("...を条件に承認します"),
+# which the reader does not take for a condition; it has no case here.
+FIRST_STEP_IN_PROVISO: dict[str, list[str]] = {
+    "en": [
+        "Approved, provided the DPA is signed prior to payment.",
+        "Approved, subject to the DPA being signed ahead of payment.",
+        "Approved, provided the DPA is signed to begin with.",
+    ],
+    "de": [
+        "Genehmigt, sofern die AVV zuvor unterschrieben ist.",
+        "Genehmigt, vorausgesetzt die AVV wird im Voraus unterschrieben.",
+        "Genehmigt, unter der Bedingung, dass die AVV vorweg unterschrieben ist.",
+    ],
+    "fr": [
+        "Approuvé, à condition que la DPA soit signée auparavant.",
+        "Approuvé, sous réserve que la DPA soit signée en amont.",
+        "Approuvé, sous réserve de l'accord préalable du conseil.",
+    ],
+    "es": [
+        "Aprobado, siempre que el DPA se firme de antemano.",
+        "Aprobado, siempre que el DPA se firme con antelación.",
+        "Aprobado, siempre y cuando el DPA se firme por adelantado.",
+    ],
+    "pt": [
+        "Aprovado, desde que o DPA seja assinado com antecedência.",
+        "Aprovado, desde que o DPA seja assinado de antemão.",
+        "Aprovado, contanto que o DPA seja assinado antecipadamente.",
+    ],
+    "it": [
+        "Approvato, purché il DPA sia firmato in anticipo.",
+        "Approvato, a condizione che il DPA sia firmato preliminarmente.",
+        "Approvato, purché il DPA sia firmato anticipatamente.",
+    ],
+    "nl": [
+        "Goedgekeurd, mits de verwerkersovereenkomst op voorhand getekend is.",
+        "Goedgekeurd, mits de verwerkersovereenkomst voorafgaand aan betaling getekend is.",
+        "Akkoord, mits de verwerkersovereenkomst vantevoren getekend is.",
+    ],
+    "sv": [
+        "Godkänt, förutsatt att biträdesavtalet undertecknas på förhand.",
+        "Godkänt, förutsatt att biträdesavtalet undertecknas före betalningen.",
+    ],
+    "da": [
+        "Godkendt, forudsat at databehandleraftalen underskrives forinden.",
+        "Godkendt, forudsat at databehandleraftalen underskrives forud for betalingen.",
+    ],
+    "nb": [
+        "Godkjent, forutsatt at databehandleravtalen signeres i forkant.",
+        "Godkjent, forutsatt at databehandleravtalen signeres forut for betalingen.",
+    ],
+    "fi": [
+        "Hyväksytty, edellyttäen että sopimus allekirjoitetaan ennakkoon.",
+        "Hyväksytty, edellyttäen että sopimus allekirjoitetaan ennalta.",
+    ],
+    "pl": [
+        "Zatwierdzam, pod warunkiem że umowa zostanie podpisana zawczasu.",
+        "Zatwierdzam, pod warunkiem że umowa zostanie podpisana z wyprzedzeniem.",
+    ],
+    "cs": [
+        "Schvaluji, pod podmínkou, že smlouva bude podepsána v předstihu.",
+        "Schvaluji, pod podmínkou, že smlouva bude podepsána předtím.",
+    ],
+    "ru": [
+        "Одобряю, при условии что договор будет подписан заблаговременно.",
+        "Одобряю, при условии что договор будет подписан загодя.",
+    ],
+    "uk": [
+        "Погоджую, за умови що договір буде підписано завчасно.",
+    ],
+    "zh": [
+        "批准，前提是数据处理协议提前签署。",
+        "批准，前提是数据处理协议事前签署。",
+        "批准，前提是签署前完成数据处理协议。",
+    ],
+}
+
+
+# A promise to answer later in the forms lawyers type ("I'll follow up", "je te reviens",
+# "ti rispondo"), with nothing decided: read as I'M ON IT. The comment names the word.
+DEFERRAL: dict[str, list[str]] = {
+    "en": [
+        "I'll follow up tomorrow.",  # i'll follow up
+        "I will follow up tomorrow.",  # i will follow up
+        "Will look at it tomorrow.",  # will look at it
+    ],
+    "de": [
+        "Ich werde mich melden.",  # werde mich melden
+        "Ich werde mich morgen dazu melden.",  # werde mich * melden
+        "Ich prüfe es morgen.",  # ich prüfe es
+    ],
+    "fr": [
+        "Je reviens vers toi demain.",  # je reviens vers toi
+        "Je te reviens demain.",  # je te reviens
+        "Je vous reviendrai demain.",  # je vous reviendrai
+        "Je reviendrai vers toi demain.",  # je reviendrai vers toi
+        "Je te répondrai demain.",  # je te répondrai
+    ],
+    "es": [
+        "Te respondo mañana.",  # te respondo
+        "Le respondo mañana.",  # le respondo
+    ],
+    "pt": [
+        "Respondo-lhe amanhã.",  # respondo-lhe
+        "Respondo-te amanhã.",  # respondo-te
+        "Dou-te notícias amanhã.",  # dou-te notícias
+    ],
+    "it": [
+        "Ti rispondo domani.",  # ti rispondo
+        "Le rispondo domani.",  # le rispondo
+        "Vi rispondo domani.",  # vi rispondo
+    ],
+    "nl": [
+        "Ik kom bij je terug.",  # kom bij je terug
+        "Ik kom bij u terug.",  # kom bij u terug
+        "Ik laat het je morgen weten.",  # laat het je * weten
+        "Ik laat het u morgen weten.",  # laat het u * weten
+    ],
+    "pl": [
+        "Odpiszę jutro.",  # odpiszę
+    ],
+    "ru": [
+        "Спасибо, гляну вечером.",  # гляну
+    ],
+    "uk": [
+        "Дякую, гляну ввечері.",  # гляну
+        "Подивлюсь завтра.",  # подивлюсь
+    ],
+    "ja": [
+        "明日ご返信します。",  # 返信します
+        "明日返信いたします。",  # 返信いたします
+    ],
+    "zh": [
+        "我明天答复。",  # 明天答复
+        "我晚点回你。",  # 晚点回你
     ],
 }

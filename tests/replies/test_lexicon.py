@@ -7,7 +7,13 @@ import pytest
 from gateway.replies import DecisionKind, decide_answer, read_decision
 from gateway.replies.lexicon import LANGUAGES, LEXICON
 from tests.replies.adversarial import NDA
-from tests.replies.lexicon_cases import CASES, HELD_BACK
+from tests.replies.lexicon_cases import (
+    CASES,
+    DEFERRAL,
+    FIRST_STEP,
+    FIRST_STEP_IN_PROVISO,
+    HELD_BACK,
+)
 
 _EXPECTED = {
     "approval": DecisionKind.APPROVAL,
@@ -49,9 +55,58 @@ def test_an_approval_with_the_action_held_back_decides_nothing(text: str) -> Non
     assert read_decision(f"{prompt}{text}\n", subject).kind is None
 
 
+_FIRST_STEP = [
+    pytest.param(text, id=f"{language}-first_step-{index}")
+    for language, texts in FIRST_STEP.items()
+    for index, text in enumerate(texts)
+]
+
+
+@pytest.mark.parametrize("text", _FIRST_STEP)
+def test_an_approval_with_another_step_first_decides_nothing(text: str) -> None:
+    # "send me the redline prior to signing", "lassen Sie die AVV zuvor unterschreiben",
+    # "签署前请把草稿发给我": whatever word says "first", typed or typed under a one-click
+    # APPROVE, the go-ahead is for the step, not the action: no decision.
+    assert decide_answer(read_decision(text, None), NDA).kind is None
+    subject, prompt = _APPROVE_LINK
+    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+
+
+_FIRST_STEP_IN_PROVISO = [
+    pytest.param(text, id=f"{language}-first_step_in_proviso-{index}")
+    for language, texts in FIRST_STEP_IN_PROVISO.items()
+    for index, text in enumerate(texts)
+]
+
+
+@pytest.mark.parametrize("text", _FIRST_STEP_IN_PROVISO)
+def test_a_first_step_inside_a_proviso_is_part_of_the_condition(text: str) -> None:
+    # "provided the DPA is signed prior to payment": the step is what the approval
+    # depends on, so it stays an approval with conditions, typed and under APPROVE.
+    typed = decide_answer(read_decision(text, None), NDA)
+    assert typed.kind is DecisionKind.APPROVAL and typed.conditions, typed
+    subject, prompt = _APPROVE_LINK
+    noted = read_decision(f"{prompt}{text}\n", subject)
+    assert noted.kind is DecisionKind.APPROVAL and noted.conditions, noted
+
+
+_DEFERRAL = [
+    pytest.param(text, id=f"{language}-deferral-{index}")
+    for language, texts in DEFERRAL.items()
+    for index, text in enumerate(texts)
+]
+
+
+@pytest.mark.parametrize("text", _DEFERRAL)
+def test_a_promise_to_answer_later_is_read_not_answered(text: str) -> None:
+    # "Je te reviens demain", "Ti rispondo domani", "我晚点回你": I'M ON IT, never an answer.
+    assert read_decision(text, None).kind is DecisionKind.ACKNOWLEDGE
+
+
 def test_every_language_has_ten_cases_of_each_kind() -> None:
     assert set(CASES) == set(LANGUAGES)
     assert set(HELD_BACK) == set(LANGUAGES)
+    assert set(FIRST_STEP) == set(LANGUAGES)
     assert len(LANGUAGES) >= 16
     for language, categories in CASES.items():
         for category in ("approval", "rejection", "negation", "question"):
