@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gateway.replies.language import script_languages
+from gateway.replies.language import identify, script_languages
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.phrases import find, merged_index, own_index, phrase_at
+from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
 from gateway.replies.words import Word, is_question, list_item, sentence_spans
 
@@ -94,19 +94,60 @@ _UNTIL = ("provisos", "holdbacks", "first_steps")
 def _first_step(region: str, found: list[Word], after: int, language: str) -> str | None:
     """ "first" / "zuerst" outside a proviso or a listed condition ("provided the DPA is
     signed first" is a condition; "call me first" holds the action back)."""
-    start = after
-    steps = own_index(language, "first_steps")
-    while (hit := find(found, steps, start)) is not None:
-        at = found[hit[0]].start
-        line_start = region.rfind("\n", 0, at) + 1
-        line_end = region.find("\n", at)
-        line = region[line_start : line_end if line_end >= 0 else len(region)]
-        sentence = sentence_at(region, at)
-        sentence_start = region.find(sentence, 0, at + 1) if sentence else at
-        before = [w for w in found[after : hit[0]] if w.start >= max(sentence_start, 0)]
-        if list_item(line) is None and find(before, own_index(language, "provisos")) is None:
-            return sentence
-        start = hit[1]
+    for key in ("first_steps", "closing_steps"):
+        start = after
+        steps = own_index(language, key)
+        while (hit := find(found, steps, start)) is not None:
+            counts = key == "first_steps" or _closes_a_step(region, found, after, hit, language)
+            if counts and (step := _outside_a_condition(region, found, after, hit, language)):
+                return step
+            start = hit[1]
+    return None
+
+
+def _closes_a_step(
+    region: str, found: list[Word], after: int, hit: tuple[int, int], language: str
+) -> bool:
+    """A closing "first" ends the clause of the step it puts first, with nothing between
+    them ("mandami la bozza prima."), in a sentence most likely in its own language.
+
+    Italian "prima" is Dutch "great": that one stands alone, after a comma or after an
+    approval ("Akkoord, prima."), and a short Dutch sentence ("Akkoord, dat is prima.")
+    is read with every table of its script but is most likely Dutch.
+    """
+    first, end = hit
+    rest = region[found[end - 1].end :].lstrip(" \t")
+    if not (rest == "" or rest.startswith((*STANDS_ALONE, "?"))):
+        return False
+    if first <= after or found[first].gap != "" or _agrees_before(found, first):
+        return False
+    return identify(sentence_at(region, found[first].start))[:1] == (language,)
+
+
+def _agrees_before(found: list[Word], position: int) -> bool:
+    """Whether an approval, agreement or yes of any language ends just before ``position``."""
+    for key in ("approve", "approve_phrases", "agreement", "yes"):
+        words_of = merged_index(key)
+        for start in range(max(0, position - GAP_WORDS), position):
+            hit = phrase_at(found, start, words_of)
+            if hit is not None and hit[1] == position:
+                return True
+    return False
+
+
+def _outside_a_condition(
+    region: str, found: list[Word], after: int, hit: tuple[int, int], language: str
+) -> str | None:
+    """The sentence of a first step, unless it is inside a proviso or a listed condition."""
+    at = found[hit[0]].start
+    line_start = region.rfind("\n", 0, at) + 1
+    line_end = region.find("\n", at)
+    line = region[line_start : line_end if line_end >= 0 else len(region)]
+    sentence = sentence_at(region, at)
+    sentence_start = region.find(sentence, 0, at + 1) if sentence else at
+    before = [w for w in found[after : hit[0]] if w.start >= max(sentence_start, 0)]
+    if list_item(line) is None and find(before, own_index(language, "provisos")) is None:
+        return sentence
     return None
 
 

@@ -103,6 +103,31 @@ def test_a_promise_to_answer_later_is_read_not_answered(text: str) -> None:
     assert read_decision(text, None).kind is DecisionKind.ACKNOWLEDGE
 
 
+# Italian "prima" closing the step it puts first; the same word is Dutch "great".
+CLOSING_FIRST = [
+    "Approvato, mandami la bozza prima.",
+    "Approvato, ma mandami la bozza prima.",
+    "Ok, procedi. Però avvisami prima.",
+    "Va bene, procedi, ma chiama il fornitore prima!",
+]
+PRIMA_AGREES = ["Akkoord, prima.", "Akkoord, dat is prima.", "Akkoord, alles prima.", "Ja, prima."]
+
+
+@pytest.mark.parametrize("text", CLOSING_FIRST)
+def test_a_first_that_closes_its_step_holds_the_approval_back(text: str) -> None:
+    # "Approved, send me the draft first.": no decision, typed and under APPROVE.
+    assert decide_answer(read_decision(text, None), NDA).kind is None
+    subject, prompt = _APPROVE_LINK
+    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+
+
+@pytest.mark.parametrize("text", PRIMA_AGREES)
+def test_the_same_word_agreeing_in_another_language_still_approves(text: str) -> None:
+    assert decide_answer(read_decision(text, None), NDA).kind is DecisionKind.APPROVAL
+    subject, prompt = _APPROVE_LINK
+    assert read_decision(f"{prompt}{text}\n", subject).kind is DecisionKind.APPROVAL
+
+
 def test_every_language_has_ten_cases_of_each_kind() -> None:
     assert set(CASES) == set(LANGUAGES)
     assert set(HELD_BACK) == set(LANGUAGES)

@@ -19,7 +19,7 @@ _LIST_KEYS = (
     *KINDS, "yes", "no", "approval_stems", "negated_forms", "negators", "local_negators",
     "not_negating", "conditions", "contingent", "retractions", "greetings", "not_answers", "alone",
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
-    "holdbacks", "deferrals", "first_steps", "courtesies",
+    "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies",
 )  # fmt: skip
 
 Phrase = tuple[str, ...]
@@ -110,7 +110,7 @@ def _longest_first(items: list[tuple[Phrase, str, str]]) -> list[tuple[Phrase, s
 # The keys read per language (never merged): they decide or veto only in their own language.
 OWN_KEYS = (
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "provisos",
-    "holdbacks", "deferrals", "first_steps", "conditions",
+    "holdbacks", "deferrals", "first_steps", "closing_steps", "conditions",
 )  # fmt: skip
 
 
