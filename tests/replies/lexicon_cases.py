@@ -1781,3 +1781,81 @@ DEFERRAL: dict[str, list[str]] = {
         "我晚点回你。",  # 晚点回你
     ],
 }
+
+# Approvals given only for now, provisionally or temporarily: not the lawyer's final word,
+# like "in principle". No decision, typed and under a one-click APPROVE.
+PROVISIONAL: dict[str, list[str]] = {
+    "en": [
+        "Approved for the time being.",  # for the time being
+        "Approved provisionally.",  # provisionally
+        "Approved temporarily.",  # temporarily
+        "Approved on an interim basis.",  # on an interim basis
+        "Tentatively approved.",  # tentatively
+    ],
+    "de": [
+        "Genehmigt, lassen Sie fürs Erste die AVV unterschreiben.",  # fürs erste
+        "Vorübergehend genehmigt.",  # vorübergehend
+    ],
+    "fr": [
+        "Approuvé pour l'heure.",  # pour l'heure
+        "Approuvé provisoirement.",  # provisoirement
+        "Approuvé temporairement.",  # temporairement
+        "Approuvé à titre provisoire.",  # à titre provisoire
+    ],
+    "es": [
+        "Aprobado por el momento.",  # por el momento
+        "Aprobado provisionalmente.",  # provisionalmente
+        "Aprobado temporalmente.",  # temporalmente
+    ],
+    "it": [
+        "Approvato provvisoriamente.",  # provvisoriamente
+        "Approvato temporaneamente.",  # temporaneamente
+    ],
+    "pt": [
+        "Aprovado provisoriamente.",  # provisoriamente
+        "Aprovado temporariamente.",  # temporariamente
+    ],
+    "nl": [
+        "Goedgekeurd voor nu.",  # voor nu
+        "Tijdelijk goedgekeurd.",  # tijdelijk
+    ],
+    "sv": [
+        "Godkänt för tillfället.",  # för tillfället
+        "Godkänt för närvarande.",  # för närvarande
+        "Tillfälligt godkänt.",  # tillfälligt
+    ],
+    "da": [
+        "Godkendt foreløbig.",  # foreløbig
+        "Godkendt for nuværende.",  # for nuværende
+        "Midlertidigt godkendt.",  # midlertidigt
+    ],
+    "nb": [
+        "Godkjent for øyeblikket.",  # for øyeblikket
+        "Midlertidig godkjent.",  # midlertidig
+    ],
+    "fi": [
+        "Hyväksytty väliaikaisesti.",  # väliaikaisesti
+        "Hyväksytty alustavasti.",  # alustavasti
+    ],
+    "pl": [
+        "Zatwierdzam tymczasowo.",  # tymczasowo
+    ],
+    "cs": [
+        "Schváleno dočasně.",  # dočasně
+        "Prozatímně schváleno.",  # prozatímně
+    ],
+    "ru": [
+        "Одобряю временно.",  # временно
+    ],
+    "uk": [
+        "Погоджую тимчасово.",  # тимчасово
+    ],
+    "ja": [
+        "承認します。とりあえず署名してください。",  # とりあえず
+        "暫定的に承認します。",  # 暫定
+    ],
+    "zh": [
+        "临时批准。",  # 临时
+        "臨時批准。",  # 臨時
+    ],
+}

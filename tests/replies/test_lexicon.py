@@ -13,6 +13,7 @@ from tests.replies.lexicon_cases import (
     FIRST_STEP,
     FIRST_STEP_IN_PROVISO,
     HELD_BACK,
+    PROVISIONAL,
 )
 
 _EXPECTED = {
@@ -39,8 +40,9 @@ def test_reply_is_read_right(language: str, category: str, text: str) -> None:
 
 
 _HELD_BACK = [
-    pytest.param(text, id=f"{language}-held_back-{index}")
-    for language, texts in HELD_BACK.items()
+    pytest.param(text, id=f"{language}-{table}-{index}")
+    for table, cases in (("held_back", HELD_BACK), ("provisional", PROVISIONAL))
+    for language, texts in cases.items()
     for index, text in enumerate(texts)
 ]
 _APPROVE_LINK = ("APPROVE [HFA-00027]", "APPROVE\n\nNotes (optional):\n")
@@ -48,8 +50,9 @@ _APPROVE_LINK = ("APPROVE [HFA-00027]", "APPROVE\n\nNotes (optional):\n")
 
 @pytest.mark.parametrize("text", _HELD_BACK)
 def test_an_approval_with_the_action_held_back_decides_nothing(text: str) -> None:
-    # "Approuvé ; le reste attend l'avoir", "de rest wacht", "其余部分暂缓": a hold-back in
-    # any person or tense, typed or typed under a one-click APPROVE, is no decision.
+    # "Approuvé ; le reste attend l'avoir", "de rest wacht", "其余部分暂缓", "Approved for
+    # the time being": a hold-back in any person or tense, or an approval given only for
+    # now, typed or typed under a one-click APPROVE, is no decision.
     assert decide_answer(read_decision(text, None), NDA).kind is None
     subject, prompt = _APPROVE_LINK
     assert read_decision(f"{prompt}{text}\n", subject).kind is None
@@ -130,7 +133,7 @@ def test_the_same_word_agreeing_in_another_language_still_approves(text: str) ->
 
 def test_every_language_has_ten_cases_of_each_kind() -> None:
     assert set(CASES) == set(LANGUAGES)
-    assert set(HELD_BACK) == set(LANGUAGES)
+    assert set(HELD_BACK) == set(LANGUAGES) == set(PROVISIONAL)
     assert set(FIRST_STEP) == set(LANGUAGES)
     assert len(LANGUAGES) >= 16
     for language, categories in CASES.items():
