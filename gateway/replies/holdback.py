@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from gateway.replies.language import identify, script_languages
+from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
@@ -146,9 +146,14 @@ def _outside_a_condition(
     sentence = sentence_at(region, at)
     sentence_start = region.find(sentence, 0, at + 1) if sentence else at
     before = [w for w in found[after : hit[0]] if w.start >= max(sentence_start, 0)]
-    if list_item(line) is None and find(before, own_index(language, "provisos")) is None:
-        return sentence
-    return None
+    if list_item(line) is not None:
+        return None
+    # A language read with its kin (Danish and Norwegian, Russian and Ukrainian) shares
+    # their steps: the proviso before one may be written in either.
+    for kin in with_kin((language,)):
+        if find(before, own_index(kin, "provisos")) is not None:
+            return None
+    return sentence
 
 
 def taken_back(region: str, found: list[Word], after: int) -> str | None:

@@ -93,6 +93,26 @@ def test_a_first_step_inside_a_proviso_is_part_of_the_condition(text: str) -> No
     assert noted.kind is DecisionKind.APPROVAL and noted.conditions, noted
 
 
+# Languages read with their kin share their first steps: a proviso in either language
+# keeps the step inside it ("перед" is a Ukrainian first step, "при условии что" a Russian
+# proviso; "før" is both Danish and Norwegian).
+KIN_PROVISOS = [
+    "Одобряю, при условии что договор будет подписан перед оплатой.",
+    "Погоджую за умови, що договір буде підписано перед оплатою.",
+    "Godkendt, forudsat at databehandleraftalen er underskrevet før betalingen.",
+    "Godkjent, forutsatt at avtalen er signert før betalingen.",
+]
+
+
+@pytest.mark.parametrize("text", KIN_PROVISOS)
+def test_a_first_step_inside_a_proviso_of_either_kin_language_is_a_condition(text: str) -> None:
+    typed = decide_answer(read_decision(text, None), NDA)
+    assert typed.kind is DecisionKind.APPROVAL and typed.conditions, typed
+    subject, prompt = _APPROVE_LINK
+    noted = read_decision(f"{prompt}{text}\n", subject)
+    assert noted.kind is DecisionKind.APPROVAL and noted.conditions, noted
+
+
 _DEFERRAL = [
     pytest.param(text, id=f"{language}-deferral-{index}")
     for language, texts in DEFERRAL.items()
