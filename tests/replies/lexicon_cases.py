@@ -15,7 +15,9 @@ in full ("the rest waits", "on hold", "I'll call you"): never a decision.
 ("send me the redline beforehand", "zuvor", "en amont"): never a decision; and
 ``FIRST_STEP_IN_PROVISO`` the same words inside a proviso ("provided the DPA is
 signed beforehand"): an approval with conditions. ``DEFERRAL`` holds promises to
-answer later ("je te reviens demain"): read as I'M ON IT.
+answer later ("je te reviens demain"): read as I'M ON IT. ``PROVISIONAL`` holds approvals
+given only for now, and ``TURNED_AROUND`` approvals negated in a form of their own
+("Genehmigung verweigert") or taken back ("Changed my mind"): never an approval.
 """
 
 from __future__ import annotations
@@ -1857,5 +1859,294 @@ PROVISIONAL: dict[str, list[str]] = {
     "zh": [
         "临时批准。",  # 临时
         "臨時批准。",  # 臨時
+    ],
+}
+
+# Approvals turned around: the approval word negated in a form of its own ("Approval
+# refused", "Genehmigung verweigert", "承認しかねる"), or taken back after it ("Changed my
+# mind", "Ich habe es mir anders überlegt", "我改主意了"). Never an approval, typed or typed
+# under a one-click APPROVE; the entry that stops each one is named after it.
+TURNED_AROUND: dict[str, list[str]] = {
+    "en": [
+        "Approval refused.",  # refused
+        "Approval is denied.",  # denied
+        "I withhold my approval.",  # withhold
+        "Approval is withheld.",  # withheld
+        "I am withholding approval.",  # withholding
+        "I am declining to approve this.",  # declining
+        "Approved. Strike that.",  # strike that
+        "Approved. Forget it.",  # forget it
+        "Approved. Forget I said that.",  # forget i said
+        "Approved. I withdraw my approval.",  # i withdraw
+        "Approved. I revoke my approval.",  # i revoke
+        "Approved. I rescind my approval.",  # i rescind
+        "Approved. Cancel my approval.",  # cancel my
+        "Approved. I've changed my mind.",  # changed my mind
+        "Approved. Hold that thought.",  # hold that thought
+        "Approved. Oops, wrong request.",  # wrong request
+        "Approved. Sorry, that was meant for another matter.",  # meant for another
+        "Approved. Sent in error.",  # sent in error
+        "Approved. Sent by mistake.",  # sent by mistake
+        "Approved. Apologies, sent too soon.",  # sent too soon
+        "Approved. My bad.",  # my bad
+        "Approved. Undo that.",  # undo that
+        "Approved. Don't act on that.",  # don't act on that
+        "Approved. Retracted.",  # retracted
+        "Approved. Please treat this as not sent.",  # treat this as not sent
+        "Approved. Hold everything.",  # hold everything
+    ],
+    "de": [
+        "Genehmigung verweigert.",  # verweigert
+        "Freigabe abgelehnt.",  # abgelehnt
+        "Ich lehne die Genehmigung ab.",  # lehne
+        "Das gebe ich nicht frei.",  # frei
+        "Genehmigt. Vergiss das.",  # vergiss das
+        "Genehmigt. Ich ziehe meine Genehmigung zurück.",  # ziehe * zurück
+        "Genehmigt. Ich nehme das zurück.",  # nehme * zurück
+        "Genehmigt. Zurückgezogen.",  # zurückgezogen
+        "Genehmigt. Kommando zurück.",  # kommando zurück
+        "Genehmigt. Ich habe es mir anders überlegt.",  # anders überlegt
+        "Genehmigt. Streichen Sie das.",  # streichen sie das
+        "Genehmigt. Versehentlich gesendet.",  # versehentlich gesendet
+        "Genehmigt. Zu früh gesendet.",  # zu früh gesendet
+        "Genehmigt. Sorry, falscher Vorgang.",  # falscher vorgang
+        "Genehmigt. Mein Fehler.",  # mein fehler
+        "Genehmigt. Bitte vergessen.",  # bitte vergessen
+        "Genehmigt. Bitte nicht beachten.",  # nicht beachten
+        "Genehmigt. Abbrechen.",  # abbrechen
+        "Genehmigt. Gegenstandslos.",  # gegenstandslos
+        "Genehmigt. Sekunde.",  # sekunde
+        "Genehmigt. Augenblick.",  # augenblick
+        "Genehmigt. Stopp.",  # stopp
+    ],
+    "fr": [
+        "Approbation refusée.",  # refusée
+        "Approuvé. Oublie ça.",  # oublie ça
+        "Approuvé. J'annule.",  # j'annule
+        "Approuvé. J'ai changé d'avis.",  # changé d'avis
+        "Approuvé. Je me ravise.",  # je me ravise
+        "Approuvé. Désolé, mauvais dossier.",  # mauvais dossier
+        "Approuvé. Envoyé par erreur.",  # envoyé par erreur
+        "Approuvé. Envoyé trop tôt.",  # envoyé trop tôt
+        "Approuvé. Je me suis trompé.",  # je me suis trompé
+        "Approuvé. Désolé, erreur.",  # désolé erreur
+        "Approuvé. Autant pour moi.",  # autant pour moi
+        "Approuvé. Ma faute.",  # ma faute
+        "Approuvé. Laissez tomber.",  # laissez tomber
+        "Approuvé. Je révoque mon accord.",  # je révoque
+        "Approuvé. Ne tenez pas compte de mon message.",  # ne tenez pas compte
+    ],
+    "es": [
+        "Aprobación denegada.",  # denegada
+        "Me niego a aprobarlo.",  # niego
+        "Aprobado. Olvídelo.",  # olvídelo
+        "Aprobado. Olvida lo anterior.",  # olvida lo
+        "Aprobado. Anula eso.",  # anula eso
+        "Aprobado. Cancela eso.",  # cancela eso
+        "Aprobado. He cambiado de opinión.",  # cambiado de opinión
+        "Aprobado. Cambié de opinión.",  # cambié de opinión
+        "Aprobado. Enviado por error.",  # enviado por error
+        "Aprobado. Perdón, error.",  # perdón error
+        "Aprobado. Mi error.",  # mi error
+        "Aprobado. Me precipité.",  # me precipité
+        "Aprobado. Espérate.",  # espérate
+        "Aprobado. Revoco la aprobación.",  # revoco
+        "Aprobado. Un momentito.",  # un momentito
+        "Aprobado. No hagas caso.",  # no hagas caso
+    ],
+    "it": [
+        "Approvazione negata.",  # negata
+        "Nego l'approvazione.",  # nego
+        "Mi rifiuto di approvare.",  # rifiuto
+        "Approvato. Lasciate perdere.",  # lasciate perdere
+        "Approvato. Dimenticalo.",  # dimenticalo
+        "Approvato. Dimenticate la mail precedente.",  # dimenticate
+        "Approvato. Revoco l'approvazione.",  # revoco
+        "Approvato. Ho cambiato idea.",  # cambiato idea
+        "Approvato. Ci ripenso.",  # ci ripenso
+        "Approvato. Scusa, pratica sbagliata.",  # pratica sbagliata
+        "Approvato. Inviato per errore.",  # inviato per errore
+        "Approvato. Mi sono sbagliato.",  # mi sono sbagliato
+        "Approvato. Errore mio.",  # errore mio
+        "Approvato. Contrordine.",  # contrordine
+        "Approvato. Fermi tutti.",  # fermi tutti
+        "Approvato. Non considerare.",  # non considerare
+        "Approvato. Non tenerne conto.",  # non tenerne conto
+    ],
+    "pt": [
+        "Aprovação negada.",  # negada
+        "Nego a aprovação.",  # nego
+        "Aprovado. Esquece.",  # esquece
+        "Aprovado. Desconsidere.",  # desconsidere
+        "Aprovado. Ignorem.",  # ignorem
+        "Aprovado. Revogo a aprovação.",  # revogo
+        "Aprovado. Cancela isso.",  # cancela isso
+        "Aprovado. Mudei de ideia.",  # mudei de ideia
+        "Aprovado. Volto atrás.",  # volto atrás
+        "Aprovado. Desculpe, processo errado.",  # processo errado
+        "Aprovado. Enviado por engano.",  # enviado por engano
+        "Aprovado. Enganei-me.",  # enganei
+        "Aprovado. Erro meu.",  # erro meu
+        "Aprovado. Não ligue.",  # não ligue
+    ],
+    "nl": [
+        "Ik keur het niet goed.",  # keur
+        "Goedkeuring geweigerd.",  # geweigerd
+        "Goedkeuring ingetrokken.",  # ingetrokken
+        "Goedgekeurd. Vergeet mijn vorige mail.",  # vergeet mijn
+        "Goedgekeurd. Vergeet dit.",  # vergeet dit
+        "Goedgekeurd. Ik ben van gedachten veranderd.",  # van gedachten veranderd
+        "Goedgekeurd. Sorry, verkeerd dossier.",  # verkeerd dossier
+        "Goedgekeurd. Per ongeluk verzonden.",  # per ongeluk verzonden
+        "Goedgekeurd. Foutje.",  # foutje
+        "Goedgekeurd. Mijn fout.",  # mijn fout
+        "Goedgekeurd. Even geduld.",  # even geduld
+        "Goedgekeurd. Schrap dat.",  # schrap dat
+        "Goedgekeurd. Annuleer dat.",  # annuleer
+        "Goedgekeurd. Toch maar niet.",  # toch maar niet
+    ],
+    "sv": [
+        "Jag vägrar godkänna.",  # vägrar
+        "Godkännande nekas.",  # nekas
+        "Godkännandet dras tillbaka.",  # dras tillbaka
+        "Godkänt. Glöm mitt förra mejl.",  # glöm mitt
+        "Godkänt. Bortse från det.",  # bortse från
+        "Godkänt. Jag drar tillbaka mitt godkännande.",  # drar * tillbaka
+        "Godkänt. Jag har ändrat mig.",  # ändrat mig
+        "Godkänt. Fel ärende.",  # fel ärende
+        "Godkänt. Skickat av misstag.",  # skickat av misstag
+        "Godkänt. Återkallat.",  # återkallat
+        "Godkänt. Mitt fel.",  # mitt fel
+        "Godkänt. Avbryt.",  # avbryt
+        "Godkänt. Sekund.",  # sekund
+        "Godkänt. Stryk det.",  # stryk det
+    ],
+    "da": [
+        "Godkendelse afvist.",  # afvist
+        "Godkendelsen trækkes tilbage.",  # trækkes tilbage
+        "Godkendt. Glem min sidste mail.",  # glem min
+        "Godkendt. Jeg har skiftet mening.",  # skiftet mening
+        "Godkendt. Forkert sag.",  # forkert sag
+        "Godkendt. Sendt ved en fejl.",  # sendt ved en fejl
+        "Godkendt. Tilbagekaldt.",  # tilbagekaldt
+        "Godkendt. Min fejl.",  # min fejl
+        "Godkendt. Annuller det.",  # annuller
+        "Godkendt. Øjeblik.",  # øjeblik
+        "Godkendt. Et sekund.",  # et sekund
+    ],
+    "nb": [
+        "Godkjenning avslått.",  # avslått
+        "Godkjenningen trekkes tilbake.",  # trekkes tilbake
+        "Godkjent. Glem forrige e-post.",  # glem forrige
+        "Godkjent. Jeg har ombestemt meg.",  # ombestemt
+        "Godkjent. Feil sak.",  # feil sak
+        "Godkjent. Sendt ved en feil.",  # sendt ved en feil
+        "Godkjent. Trukket tilbake.",  # trukket tilbake
+        "Godkjent. Min feil.",  # min feil
+        "Godkjent. Avbryt.",  # avbryt
+        "Godkjent. Øyeblikk.",  # øyeblikk
+    ],
+    "fi": [
+        "Hyväksyntä evätty.",  # evätty
+        "Hyväksytty. Muutin mieleni.",  # muutin mieleni
+        "Hyväksytty. Väärä asia.",  # väärä asia
+        "Hyväksytty. Lähetetty vahingossa.",  # lähetetty vahingossa
+        "Hyväksytty. Peru se.",  # peru se
+        "Hyväksytty. Peruttu.",  # peruttu
+        "Hyväksytty. Minun virheeni.",  # virheeni
+        "Hyväksytty. Älä huomioi.",  # älä huomioi
+        "Hyväksytty. Hetki.",  # hetki
+        "Hyväksytty. Sekunti.",  # sekunti
+    ],
+    "pl": [
+        "Zatwierdzenia odmawiam.",  # odmawiam
+        "Zatwierdzone. Proszę zapomnieć.",  # zapomnieć
+        "Zatwierdzone. Zapomnijcie.",  # zapomnijcie
+        "Zatwierdzone. Zignorujcie mój ostatni mail.",  # zignorujcie
+        "Zatwierdzone. Zmieniłem zdanie.",  # zmieniłem zdanie
+        "Zatwierdzone. Zmieniłam zdanie.",  # zmieniłam zdanie
+        "Zatwierdzone. Pomyliłem sprawy.",  # pomyliłem
+        "Zatwierdzone. Wysłane przez pomyłkę.",  # wysłane przez pomyłkę
+        "Zatwierdzone. Wycofane.",  # wycofane
+        "Zatwierdzone. Mój błąd.",  # mój błąd
+        "Zatwierdzone. Nieaktualne.",  # nieaktualne
+        "Zatwierdzone. Anuluj.",  # anuluj
+        "Zatwierdzone. Sekundę.",  # sekundę
+    ],
+    "cs": [
+        "Souhlas nedávám.",  # nedávám
+        "Schválení zamítnuto.",  # zamítnuto
+        "Toto nebude schváleno.",  # nebude
+        "Schváleno. Zapomeň na to.",  # zapomeň
+        "Schváleno. Ignoruj můj poslední e-mail.",  # ignoruj
+        "Schváleno. Beru to zpět.",  # beru * zpět
+        "Schváleno. Rozmyslel jsem si to.",  # rozmyslel
+        "Schváleno. Rozmyslela jsem si to.",  # rozmyslela
+        "Schváleno. Špatná věc.",  # špatná věc
+        "Schváleno. Odesláno omylem.",  # odesláno omylem
+        "Schváleno. Odvoláno.",  # odvoláno
+        "Schváleno. Moje chyba.",  # moje chyba
+        "Schváleno. Zrušte to.",  # zrušte
+        "Schváleno. Vteřinku.",  # vteřinku
+    ],
+    "ru": [
+        "Одобрение отклонено.",  # отклонено
+        "В одобрении отказано.",  # отказано
+        "Одобрено. Забудь.",  # забудь
+        "Одобрено. Игнорируй.",  # игнорируй
+        "Одобрено. Отменяю.",  # отменяю
+        "Одобрено. Я передумал.",  # передумал
+        "Одобрено. Я передумала.",  # передумала
+        "Одобрено. Не то письмо.",  # не то письмо
+        "Одобрено. Отправлено по ошибке.",  # отправлено по ошибке
+        "Одобрено. Отозвано.",  # отозвано
+        "Одобрено. Моя ошибка.",  # моя ошибка
+        "Одобрено. Неактуально.",  # неактуально
+        "Одобрено. Не обращай внимания.",  # не обращай внимания
+        "Одобрено. Стоп.",  # стоп
+        "Одобрено. Погоди.",  # погоди
+    ],
+    "uk": [
+        "Погодження відхилено.",  # відхилено
+        "Погоджую. Забудь.",  # забудь
+        "Погоджую. Ігноруй.",  # ігноруй
+        "Погоджую. Скасовую.",  # скасовую
+        "Погоджую. Я передумав.",  # передумав
+        "Погоджую. Я передумала.",  # передумала
+        "Погоджую. Надіслано помилково.",  # надіслано помилково
+        "Погоджую. Відкликано.",  # відкликано
+        "Погоджую. Моя помилка.",  # моя помилка
+        "Погоджую. Неактуально.",  # неактуально
+        "Погоджую. Не звертайте уваги.",  # не звертайте уваги
+        "Погоджую. Стоп.",  # стоп
+        "Погоджую. Почекай.",  # почекай
+    ],
+    "ja": [
+        "承認しかねる。",  # かねる
+        "承認は難しいです。",  # 難
+        "承認します。忘れてください。",  # 忘れて
+        "承認します。前のメールは無視して。",  # 無視して
+        "承認します。気が変わりました。",  # 気が変わり
+        "承認します。誤送信です。",  # 誤送信
+        "承認します。送信ミスです。",  # 送信ミス
+        "承認します。キャンセルします。",  # キャンセル
+        "承認します。すみません、やっぱりなしで。",  # やっぱり
+        "承認します。取り下げます。",  # 取り下げ
+        "承認します。今のはなしです。",  # 今のはなし
+    ],
+    "zh": [
+        "批准被驳回。",  # 驳
+        "恕难批准。",  # 恕, 难
+        "批准。我改主意了。",  # 改主意
+        "批准。发错了。",  # 发错
+        "批准。發錯了。",  # 發錯
+        "批准。误发。",  # 误发
+        "批准。撤销。",  # 撤销
+        "批准。撤銷。",  # 撤銷
+        "批准。等下。",  # 等下
+        "批准。稍等。",  # 稍等
+        "批准。请无视上一封邮件。",  # 无视
+        "批准。当我没说。",  # 当我没说
+        "批准。刚才那封不算。",  # 封不算
     ],
 }

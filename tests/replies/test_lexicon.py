@@ -14,6 +14,7 @@ from tests.replies.lexicon_cases import (
     FIRST_STEP_IN_PROVISO,
     HELD_BACK,
     PROVISIONAL,
+    TURNED_AROUND,
 )
 
 _EXPECTED = {
@@ -151,10 +152,29 @@ def test_the_same_word_agreeing_in_another_language_still_approves(text: str) ->
     assert read_decision(f"{prompt}{text}\n", subject).kind is DecisionKind.APPROVAL
 
 
+_TURNED_AROUND = [
+    pytest.param(text, id=f"{language}-turned_around-{index}")
+    for language, texts in TURNED_AROUND.items()
+    for index, text in enumerate(texts)
+]
+
+
+@pytest.mark.parametrize("text", _TURNED_AROUND)
+def test_an_approval_negated_or_taken_back_never_approves(text: str) -> None:
+    # "Approval refused", "Genehmigung verweigert", "承認しかねる"; "Approved. Changed my
+    # mind.", "Genehmigt. Kommando zurück.": typed, no approval (a rejection where the
+    # reader gives one); typed under a one-click APPROVE, no decision.
+    typed = decide_answer(read_decision(text, None), NDA)
+    assert typed.kind in (None, DecisionKind.REJECTION), typed
+    subject, prompt = _APPROVE_LINK
+    noted = read_decision(f"{prompt}{text}\n", subject)
+    assert noted.kind is None, noted
+
+
 def test_every_language_has_ten_cases_of_each_kind() -> None:
     assert set(CASES) == set(LANGUAGES)
     assert set(HELD_BACK) == set(LANGUAGES) == set(PROVISIONAL)
-    assert set(FIRST_STEP) == set(LANGUAGES)
+    assert set(FIRST_STEP) == set(LANGUAGES) == set(TURNED_AROUND)
     assert len(LANGUAGES) >= 16
     for language, categories in CASES.items():
         for category in ("approval", "rejection", "negation", "question"):
@@ -199,6 +219,21 @@ def test_no_hold_back_is_another_languages_approval() -> None:
     }
     for language in LEXICON.languages.values():
         for key in ("holdbacks", "first_steps"):
+            for phrase in language.phrases(key):
+                assert phrase not in approving, (language.code, key, phrase)
+
+
+def test_no_retraction_or_negator_is_another_languages_approval() -> None:
+    """Retractions and negators stop an approval in every language: one that approves or
+    agrees in another language would stop that language's real approvals."""
+    approving = {
+        phrase
+        for language in LEXICON.languages.values()
+        for key in ("approve", "approve_phrases", "agreement", "yes")
+        for phrase in language.phrases(key)
+    }
+    for language in LEXICON.languages.values():
+        for key in ("retractions", "negators"):
             for phrase in language.phrases(key):
                 assert phrase not in approving, (language.code, key, phrase)
 
