@@ -17,7 +17,7 @@ from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
-from gateway.replies.words import Word, is_question, list_item, sentence_spans
+from gateway.replies.words import Word, is_question, list_item, sentence_spans, words
 
 _MAX_BECAUSE = 300
 # Every language's "no" words, by their first word.
@@ -171,6 +171,26 @@ def taken_back(region: str, found: list[Word], after: int) -> str | None:
             rest = region[found[index + size - 1].end :].lstrip(" \t*_")
             if rest == "" or rest.startswith((*STANDS_ALONE, "?")):
                 return sentence_at(region, word.start)
+    return _lone_retraction(region, found, after)
+
+
+def _lone_retraction(region: str, found: list[Word], after: int) -> str | None:
+    """A sentence after the approval that is nothing but a word that calls it off
+    ("Approved. Cancelled.", "Genehmigt. Storniert.", "批准。作废。"), in any language.
+
+    Such words ("cancel", "stop", "void") are ordinary in a sentence of their own
+    ("cancel the old order"), so they retract only where they stand alone.
+    """
+    begin = found[after - 1].end if after else 0
+    lone = merged_index("lone_retractions")
+    for start, end in sentence_spans(region):
+        if end <= begin:
+            continue
+        sentence = region[max(start, begin) : end]
+        said = words(sentence)
+        hit = phrase_at(said, 0, lone) if said else None
+        if hit is not None and hit[1] == len(said):
+            return sentence.strip(" \t\n,;:")[:_MAX_BECAUSE]
     return None
 
 

@@ -114,6 +114,46 @@ def test_a_first_step_inside_a_proviso_of_either_kin_language_is_a_condition(tex
     assert noted.kind is DecisionKind.APPROVAL and noted.conditions, noted
 
 
+# An approval called off by a sentence of one word, in any language.
+CALLED_OFF = [
+    "Approved. Cancelled.",
+    "Approved. Stop.",
+    "Genehmigt. Storniert.",
+    "Approuvé. Annulé.",
+    "Aprobado. Cancelado.",
+    "Approvato. Annullato.",
+    "Goedgekeurd. Geannuleerd.",
+    "Одобряю. Отменено.",
+    "承認します。キャンセル。",
+]
+# The same words in a sentence of their own are an instruction, not a retraction.
+NOT_CALLED_OFF = ["Approved. The old order is cancelled.", "Approved. Stop the old order."]
+
+
+@pytest.mark.parametrize("text", CALLED_OFF)
+def test_an_approval_called_off_by_a_word_standing_alone_decides_nothing(text: str) -> None:
+    assert decide_answer(read_decision(text, None), NDA).kind is None
+    subject, prompt = _APPROVE_LINK
+    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+
+
+@pytest.mark.parametrize("text", NOT_CALLED_OFF)
+def test_the_same_word_inside_a_sentence_does_not_call_it_off(text: str) -> None:
+    assert decide_answer(read_decision(text, None), NDA).kind is DecisionKind.APPROVAL
+
+
+def test_no_word_that_calls_an_approval_off_approves_anywhere() -> None:
+    approving = {
+        phrase
+        for language in LEXICON.languages.values()
+        for key in ("approve", "approve_phrases", "agreement", "yes")
+        for phrase in language.phrases(key)
+    }
+    for language in LEXICON.languages.values():
+        for phrase in language.phrases("lone_retractions"):
+            assert phrase not in approving, (language.code, phrase)
+
+
 _DEFERRAL = [
     pytest.param(text, id=f"{language}-deferral-{index}")
     for language, texts in DEFERRAL.items()

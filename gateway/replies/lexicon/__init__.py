@@ -17,7 +17,8 @@ from gateway.replies.words import phrase
 KINDS = ("approve", "reject", "decline", "question", "close", "acknowledge")
 _LIST_KEYS = (
     *KINDS, "yes", "no", "approval_stems", "negated_forms", "negators", "local_negators",
-    "not_negating", "conditions", "contingent", "retractions", "greetings", "not_answers", "alone",
+    "not_negating", "conditions", "contingent", "retractions", "lone_retractions", "greetings",
+    "not_answers", "alone",
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
     "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies",
 )  # fmt: skip
