@@ -1868,6 +1868,7 @@ PROVISIONAL: dict[str, list[str]] = {
 # under a one-click APPROVE; the entry that stops each one is named after it.
 TURNED_AROUND: dict[str, list[str]] = {
     "en": [
+        "I'm against approving this.",  # against
         "Approval refused.",  # refused
         "Approval is denied.",  # denied
         "I withhold my approval.",  # withhold
