@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
-from gateway.replies import DecisionKind, decide_answer, read_decision
+from gateway.replies import Decision, DecisionKind, decide_answer, read_decision
 from gateway.replies.lexicon import LANGUAGES, LEXICON
 from tests.replies.adversarial import NDA
 from tests.replies.lexicon_cases import (
@@ -40,13 +42,28 @@ def test_reply_is_read_right(language: str, category: str, text: str) -> None:
         assert decision.kind is _EXPECTED[category], decision
 
 
-_HELD_BACK = [
-    pytest.param(text, id=f"{language}-{table}-{index}")
-    for table, cases in (("held_back", HELD_BACK), ("provisional", PROVISIONAL))
-    for language, texts in cases.items()
-    for index, text in enumerate(texts)
-]
 _APPROVE_LINK = ("APPROVE [HFA-00027]", "APPROVE\n\nNotes (optional):\n")
+
+
+def _cases(name: str, table: dict[str, list[str]]) -> list[Any]:
+    """One parameter per reply of ``table``, named by its language, ``name`` and place."""
+    return [
+        pytest.param(text, id=f"{language}-{name}-{index}")
+        for language, texts in table.items()
+        for index, text in enumerate(texts)
+    ]
+
+
+def _both_ways(text: str) -> tuple[Decision, Decision]:
+    """``text`` read as typed (against the ask to sign) and as notes under a one-click
+    APPROVE."""
+    subject, prompt = _APPROVE_LINK
+    return decide_answer(read_decision(text, None), NDA), read_decision(
+        f"{prompt}{text}\n", subject
+    )
+
+
+_HELD_BACK = _cases("held_back", HELD_BACK) + _cases("provisional", PROVISIONAL)
 
 
 @pytest.mark.parametrize("text", _HELD_BACK)
@@ -54,16 +71,11 @@ def test_an_approval_with_the_action_held_back_decides_nothing(text: str) -> Non
     # "Approuvé ; le reste attend l'avoir", "de rest wacht", "其余部分暂缓", "Approved for
     # the time being": a hold-back in any person or tense, or an approval given only for
     # now, typed or typed under a one-click APPROVE, is no decision.
-    assert decide_answer(read_decision(text, None), NDA).kind is None
-    subject, prompt = _APPROVE_LINK
-    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+    typed, noted = _both_ways(text)
+    assert typed.kind is None and noted.kind is None, (typed, noted)
 
 
-_FIRST_STEP = [
-    pytest.param(text, id=f"{language}-first_step-{index}")
-    for language, texts in FIRST_STEP.items()
-    for index, text in enumerate(texts)
-]
+_FIRST_STEP = _cases("first_step", FIRST_STEP)
 
 
 @pytest.mark.parametrize("text", _FIRST_STEP)
@@ -71,26 +83,19 @@ def test_an_approval_with_another_step_first_decides_nothing(text: str) -> None:
     # "send me the redline prior to signing", "lassen Sie die AVV zuvor unterschreiben",
     # "签署前请把草稿发给我": whatever word says "first", typed or typed under a one-click
     # APPROVE, the go-ahead is for the step, not the action: no decision.
-    assert decide_answer(read_decision(text, None), NDA).kind is None
-    subject, prompt = _APPROVE_LINK
-    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+    typed, noted = _both_ways(text)
+    assert typed.kind is None and noted.kind is None, (typed, noted)
 
 
-_FIRST_STEP_IN_PROVISO = [
-    pytest.param(text, id=f"{language}-first_step_in_proviso-{index}")
-    for language, texts in FIRST_STEP_IN_PROVISO.items()
-    for index, text in enumerate(texts)
-]
+_FIRST_STEP_IN_PROVISO = _cases("first_step_in_proviso", FIRST_STEP_IN_PROVISO)
 
 
 @pytest.mark.parametrize("text", _FIRST_STEP_IN_PROVISO)
 def test_a_first_step_inside_a_proviso_is_part_of_the_condition(text: str) -> None:
     # "provided the DPA is signed prior to payment": the step is what the approval
     # depends on, so it stays an approval with conditions, typed and under APPROVE.
-    typed = decide_answer(read_decision(text, None), NDA)
+    typed, noted = _both_ways(text)
     assert typed.kind is DecisionKind.APPROVAL and typed.conditions, typed
-    subject, prompt = _APPROVE_LINK
-    noted = read_decision(f"{prompt}{text}\n", subject)
     assert noted.kind is DecisionKind.APPROVAL and noted.conditions, noted
 
 
@@ -107,10 +112,8 @@ KIN_PROVISOS = [
 
 @pytest.mark.parametrize("text", KIN_PROVISOS)
 def test_a_first_step_inside_a_proviso_of_either_kin_language_is_a_condition(text: str) -> None:
-    typed = decide_answer(read_decision(text, None), NDA)
+    typed, noted = _both_ways(text)
     assert typed.kind is DecisionKind.APPROVAL and typed.conditions, typed
-    subject, prompt = _APPROVE_LINK
-    noted = read_decision(f"{prompt}{text}\n", subject)
     assert noted.kind is DecisionKind.APPROVAL and noted.conditions, noted
 
 
@@ -132,9 +135,8 @@ NOT_CALLED_OFF = ["Approved. The old order is cancelled.", "Approved. Stop the o
 
 @pytest.mark.parametrize("text", CALLED_OFF)
 def test_an_approval_called_off_by_a_word_standing_alone_decides_nothing(text: str) -> None:
-    assert decide_answer(read_decision(text, None), NDA).kind is None
-    subject, prompt = _APPROVE_LINK
-    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+    typed, noted = _both_ways(text)
+    assert typed.kind is None and noted.kind is None, (typed, noted)
 
 
 @pytest.mark.parametrize("text", NOT_CALLED_OFF)
@@ -142,11 +144,7 @@ def test_the_same_word_inside_a_sentence_does_not_call_it_off(text: str) -> None
     assert decide_answer(read_decision(text, None), NDA).kind is DecisionKind.APPROVAL
 
 
-_DEFERRAL = [
-    pytest.param(text, id=f"{language}-deferral-{index}")
-    for language, texts in DEFERRAL.items()
-    for index, text in enumerate(texts)
-]
+_DEFERRAL = _cases("deferral", DEFERRAL)
 
 
 @pytest.mark.parametrize("text", _DEFERRAL)
@@ -168,23 +166,18 @@ PRIMA_AGREES = ["Akkoord, prima.", "Akkoord, dat is prima.", "Akkoord, alles pri
 @pytest.mark.parametrize("text", CLOSING_FIRST)
 def test_a_first_that_closes_its_step_holds_the_approval_back(text: str) -> None:
     # "Approved, send me the draft first.": no decision, typed and under APPROVE.
-    assert decide_answer(read_decision(text, None), NDA).kind is None
-    subject, prompt = _APPROVE_LINK
-    assert read_decision(f"{prompt}{text}\n", subject).kind is None
+    typed, noted = _both_ways(text)
+    assert typed.kind is None and noted.kind is None, (typed, noted)
 
 
 @pytest.mark.parametrize("text", PRIMA_AGREES)
 def test_the_same_word_agreeing_in_another_language_still_approves(text: str) -> None:
-    assert decide_answer(read_decision(text, None), NDA).kind is DecisionKind.APPROVAL
-    subject, prompt = _APPROVE_LINK
-    assert read_decision(f"{prompt}{text}\n", subject).kind is DecisionKind.APPROVAL
+    typed, noted = _both_ways(text)
+    assert typed.kind is DecisionKind.APPROVAL, typed
+    assert noted.kind is DecisionKind.APPROVAL, noted
 
 
-_TURNED_AROUND = [
-    pytest.param(text, id=f"{language}-turned_around-{index}")
-    for language, texts in TURNED_AROUND.items()
-    for index, text in enumerate(texts)
-]
+_TURNED_AROUND = _cases("turned_around", TURNED_AROUND)
 
 
 @pytest.mark.parametrize("text", _TURNED_AROUND)
@@ -192,10 +185,8 @@ def test_an_approval_negated_or_taken_back_never_approves(text: str) -> None:
     # "Approval refused", "Genehmigung verweigert", "承認しかねる"; "Approved. Changed my
     # mind.", "Genehmigt. Kommando zurück.": typed, no approval (a rejection where the
     # reader gives one); typed under a one-click APPROVE, no decision.
-    typed = decide_answer(read_decision(text, None), NDA)
+    typed, noted = _both_ways(text)
     assert typed.kind in (None, DecisionKind.REJECTION), typed
-    subject, prompt = _APPROVE_LINK
-    noted = read_decision(f"{prompt}{text}\n", subject)
     assert noted.kind is None, noted
 
 
