@@ -17,7 +17,7 @@ from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
-from gateway.replies.words import Word, is_question, list_item, sentence_spans, words
+from gateway.replies.words import Word, is_question, list_item, sentence_spans
 
 _MAX_BECAUSE = 300
 # Every language's "no" words, by their first word.
@@ -186,11 +186,11 @@ def _lone_retraction(region: str, found: list[Word], after: int) -> str | None:
     for start, end in sentence_spans(region):
         if end <= begin:
             continue
-        sentence = region[max(start, begin) : end]
-        said = words(sentence)
+        # The paragraph's own words, not the sentence read again.
+        said = [w for w in found if w.start >= max(start, begin) and w.end <= end]
         hit = phrase_at(said, 0, lone) if said else None
         if hit is not None and hit[1] == len(said):
-            return sentence.strip(" \t\n,;:")[:_MAX_BECAUSE]
+            return region[max(start, begin) : end].strip(" \t\n,;:")[:_MAX_BECAUSE]
     return None
 
 
