@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
+from gateway.replies.negation import is_negator
 from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
 from gateway.replies.words import Word, is_question, list_item, sentence_spans
@@ -182,16 +183,30 @@ def _lone_retraction(region: str, found: list[Word], after: int) -> str | None:
     ("cancel the old order"), so they retract only where they stand alone.
     """
     begin = found[after - 1].end if after else 0
-    lone = merged_index("lone_retractions")
     for start, end in sentence_spans(region):
         if end <= begin:
             continue
         # The paragraph's own words, not the sentence read again.
         said = [w for w in found if w.start >= max(start, begin) and w.end <= end]
-        hit = phrase_at(said, 0, lone) if said else None
-        if hit is not None and hit[1] == len(said):
+        if said and _calls_off(said):
             return region[max(start, begin) : end].strip(" \t\n,;:")[:_MAX_BECAUSE]
     return None
+
+
+def _calls_off(said: list[Word]) -> bool:
+    """The sentence is a word that calls the approval off, with nothing beside it but
+    other such words, "no" words and negators ("Stop, don't.", "No, cancel.")."""
+    lone = merged_index("lone_retractions")
+    position, calls_off = 0, False
+    while position < len(said):
+        hit = phrase_at(said, position, lone)
+        if hit is not None:
+            position, calls_off = hit[1], True
+        elif said[position].text in _NO_WORDS or is_negator(said[position].text, everywhere=True):
+            position += 1
+        else:
+            return False
+    return calls_off
 
 
 def asks(region: str) -> str | None:

@@ -21,7 +21,7 @@ from functools import cache
 
 from gateway.i18n import in_every_language
 from gateway.replies.empty import is_no_answer
-from gateway.replies.holdback import asks, held_back, held_back_in_script, taken_back
+from gateway.replies.holdback import asks, held_back, held_back_in_script, refused, taken_back
 from gateway.replies.kinds import Decision, DecisionKind
 from gateway.replies.language import identify, with_kin
 from gateway.replies.lexicon import LEXICON
@@ -249,11 +249,14 @@ def _adds_nothing(sentence: str) -> bool:
 def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
     """What in the notes makes the approval no decision."""
     found = words(notes)
+    languages = with_kin(identify(notes))
     stop = (
         asks(notes)
         or taken_back(notes, found, 0)
-        or held_back(notes, found, 0, with_kin(identify(notes)))
+        or held_back(notes, found, 0, languages)
         or held_back_in_script(notes, found, 0)
+        # "Dit keur ik af.": a refusal anywhere in the notes, as after a typed approval.
+        or refused(notes, found, 0, languages)
     )
     if stop is not None or not negation_vetoes:
         return stop

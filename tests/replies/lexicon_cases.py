@@ -1868,6 +1868,10 @@ PROVISIONAL: dict[str, list[str]] = {
 # under a one-click APPROVE; the entry that stops each one is named after it.
 TURNED_AROUND: dict[str, list[str]] = {
     "en": [
+        "Approved. Don't.",  # don't, alone
+        "Approved. Stop, don't.",  # a lone stop with a negator
+        "Approved. Do not.",  # do not, alone
+        "Approved. No, cancel.",  # a no with a lone cancel
         "I'm against approving this.",  # against
         "Approval refused.",  # refused
         "Approval is denied.",  # denied
@@ -1897,6 +1901,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Approved. Hold everything.",  # hold everything
     ],
     "de": [
+        "Ich stimme dem nicht zu.",  # stimme * nicht zu
+        "Dem stimme ich nicht zu.",  # stimme ich nicht zu
+        "Wir stimmen dem Vertrag nicht zu.",  # stimmen * nicht zu
+        "Ich stimme nicht zu.",  # stimme nicht zu
         "Genehmigung verweigert.",  # verweigert
         "Freigabe abgelehnt.",  # abgelehnt
         "Ich lehne die Genehmigung ab.",  # lehne
@@ -1991,6 +1999,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Aprovado. Não ligue.",  # não ligue
     ],
     "nl": [
+        "Ik keur dit af.",  # keur * af
+        "Dit keur ik af.",  # keur ik af
+        "Wij keuren het voorstel af.",  # keuren * af
+        "Ik wijs dit voorstel af.",  # wijs * af
         "Ik keur het niet goed.",  # keur
         "Goedkeuring geweigerd.",  # geweigerd
         "Goedkeuring ingetrokken.",  # ingetrokken

@@ -35,6 +35,7 @@ from tests.replies.adversarial import (
     Trial,
 )
 from tests.replies.adversarial.trial import Language
+from tests.replies.typed import filled
 
 
 def reading(trial: Trial) -> tuple[str | None, Decision]:
@@ -103,7 +104,7 @@ def test_one_languages_word_does_not_decide_another() -> None:
 def _same_language(first: str, second: str) -> st.SearchStrategy[tuple[str, str]]:
     """An entry of table key ``first`` and one of ``second``, from the same language."""
     pairs = [
-        (a, b)
+        (filled(a), filled(b))
         for language in LEXICON.languages.values()
         for a in language.entries[first]
         for b in language.entries[second]
@@ -133,7 +134,7 @@ def _approve_reject_until(code: str) -> st.SearchStrategy[tuple[str, str, str]]:
     entries = LEXICON.languages[code].entries
     return st.tuples(
         st.sampled_from(list(entries["approve"])),
-        st.sampled_from(list(entries["reject_phrases"])),
+        st.sampled_from([filled(entry) for entry in entries["reject_phrases"]]),
         st.sampled_from(list(entries["contingent"])),
     )
 

@@ -12,8 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from gateway.replies import DecisionKind, decide_answer, read_decision
-from gateway.replies.lexicon import GAP, LEXICON
+from gateway.replies.lexicon import LEXICON
 from tests.replies.adversarial import NDA
+from tests.replies.typed import filled
 
 _LANGUAGES = sorted(LEXICON.languages)
 _FILLER = st.lists(
@@ -43,11 +44,6 @@ def _same_language(first: str, second: str) -> st.SearchStrategy[tuple[str, str]
     return st.sampled_from(pairs)
 
 
-def _filled(entry: str) -> str:
-    """A table entry as typed: its "*" stands for some words ("halten Sie * zurück")."""
-    return entry.replace(GAP, "the draft")
-
-
 def _approves(text: str) -> bool:
     return decide_answer(read_decision(text, None), NDA).kind is DecisionKind.APPROVAL
 
@@ -58,7 +54,7 @@ def test_a_yes_word_with_a_deferral_never_approves(
     pair: tuple[str, str], sep: str, before: str, after: str, end: str
 ) -> None:
     yes, holdback = pair
-    assert not _approves(f"{yes}{sep}{before} {_filled(holdback)} {after}{end}")
+    assert not _approves(f"{yes}{sep}{before} {filled(holdback)} {after}{end}")
 
 
 @settings(max_examples=300, deadline=None)
@@ -77,7 +73,7 @@ def test_an_approval_with_a_hold_back_never_approves(
     pair: tuple[str, str], sep: str, before: str, after: str, end: str
 ) -> None:
     approval, holdback = pair
-    assert not _approves(f"{approval}{sep}{before} {_filled(holdback)} {after}{end}")
+    assert not _approves(f"{approval}{sep}{before} {filled(holdback)} {after}{end}")
 
 
 @settings(max_examples=300, deadline=None)
