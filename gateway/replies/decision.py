@@ -43,7 +43,14 @@ from gateway.replies.negation import exempt_positions, has_negated_approval, neg
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.quick import NEUTRAL_KEYWORDS, read_quick_reply
 from gateway.replies.statement import Lead, agreed, kinds_in, leading
-from gateway.replies.words import Word, is_question, matches_at, sentence_spans, words
+from gateway.replies.words import (
+    Word,
+    forget_splits,
+    is_question,
+    matches_at,
+    sentence_spans,
+    words,
+)
 
 __all__ = ["Ask", "Decision", "DecisionKind", "decide_answer", "decision_region", "read_decision"]
 
@@ -68,6 +75,8 @@ def read_decision(new_text: str, subject: str | None) -> Decision:
     try:
         if not isinstance(new_text, str) or not isinstance(subject, str | None):
             raise ReplyError("new_text must be str and subject str or None")
+        # Each reply's paragraphs are split once for all the rules that read them.
+        forget_splits()
         quick = read_quick_reply(new_text[:_MAX_SCAN], subject, read_typed)
         if quick is None:
             return read_typed(new_text)

@@ -83,7 +83,12 @@ def phrase_at(found: list[Word], at: int, phrases: Index) -> tuple[Phrase, int] 
 
 def find(found: list[Word], phrases: Index, start: int = 0) -> tuple[int, int] | None:
     """(first word, end) of the first phrase of ``phrases`` at or after word ``start``."""
+    by_first, kana = phrases.by_first, phrases.kana
     for at in range(start, len(found)):
+        # Most words begin no phrase: skipped here, without a call per word.
+        text = found[at].text
+        if text not in by_first and not (kana and is_kana(text)):
+            continue
         hit = phrase_at(found, at, phrases)
         if hit is not None:
             return at, hit[1]

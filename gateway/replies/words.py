@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
 _KANA = "\u3040-\u30ff\u31f0-\u31ff\uff66-\uff9f"
@@ -36,13 +37,30 @@ def fold(text: str) -> str:
 
 
 def words(text: str) -> list[Word]:
+    """The words of ``text``, in order (a list of the caller's own)."""
+    return list(_words(text))
+
+
+# A reply's paragraph is split into words and sentences by several readers in turn:
+# each text is split once (the few latest texts are kept).
+_KEPT = 32
+
+
+@lru_cache(maxsize=_KEPT)
+def _words(text: str) -> tuple[Word, ...]:
     found: list[Word] = []
     previous_end = 0
     for match in _TOKEN.finditer(text):
         gap = "".join(text[previous_end : match.start()].split())
         found.append(Word(fold(match.group()), match.start(), match.end(), gap))
         previous_end = match.end()
-    return found
+    return tuple(found)
+
+
+def forget_splits() -> None:
+    """Drop the kept splits: a new reply is being read (and its text kept no longer)."""
+    _words.cache_clear()
+    sentence_spans.cache_clear()
 
 
 def phrase(text: str) -> tuple[str, ...]:
@@ -71,7 +89,8 @@ def matches_at(found: list[Word], index: int, wanted: tuple[str, ...]) -> bool:
     return all(same_word(found[index + i].text, w) for i, w in enumerate(wanted))
 
 
-def sentence_spans(text: str) -> list[tuple[int, int]]:
+@lru_cache(maxsize=_KEPT)
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     """(start, end) of each sentence.
 
     A line break ends a sentence only where the line itself ends one (a
@@ -103,7 +122,7 @@ def sentence_spans(text: str) -> list[tuple[int, int]]:
         position = line_end + 1
     if start < len(text) and text[start:].strip():
         spans.append((start, len(text)))
-    return spans
+    return tuple(spans)
 
 
 def is_question(sentence: str) -> bool:
