@@ -2,20 +2,16 @@
 read the decision, all before the write transaction that records it.
 
 This is the part of processing a reply that costs the most CPU and needs no
-database. A large message is read in a process of its own: parsing 25 MB in the
-worker's process held, for seconds, the interpreter that the worker's write
-transactions need, and on SQLite, where every process shares one write lock,
-filing waited in the other process too. The reading process starts with the
-first large message; one that takes more than READ_SECONDS of CPU time is given
-up on and its process replaced (a thread could not be stopped). Ordinary replies
-are read in the worker's reading thread, where they cost a few milliseconds.
-
-The reading process runs at the lowest CPU priority (``SCHED_IDLE`` on Linux,
-else nice 19): a 25 MB reply costs it over a second of CPU, and on a small
-machine that second was taken from the listeners, so filings waited while it was
-read. It reads on whenever the listeners leave a core idle, so its limit counts
-the CPU time it spends, not the time it waits for a core; a read still waiting after
-READ_WALL_SECONDS is retried later like a crash, never taken for an unreadable message.
+database, so it is done in reading processes (``reading_lane``), not in the
+worker's. An ordinary reply costs a few milliseconds to read: in the worker's own
+interpreter those milliseconds took turns with its write transactions, while a
+process of its own reads on the other core. A large message is read in a process
+at the lowest CPU priority (``SCHED_IDLE`` on Linux, else nice 19): parsing 25 MB
+costs over a second of CPU, which on a small machine was taken from the
+listeners, so filings waited while it was read; it reads whenever the listeners
+leave a core idle. Both start with the first message they are needed for; until
+the ordinary one has started, ordinary replies are read in the worker's reading
+thread.
 """
 
 from __future__ import annotations
@@ -26,16 +22,13 @@ import logging
 import os
 import pickle
 import signal
-import socket
-import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
-from pathlib import Path
 
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
+from gateway.inbound.reading_lane import HELLO, IDLE_FLAG, Parsed, ReadingLane
 from gateway.inbound.sender import from_address
 from gateway.replies import (
     AutomaticKind,
@@ -49,18 +42,11 @@ from gateway.replies.bounces import report_of_message
 
 log = logging.getLogger(__name__)
 
-# What reading a stored message gave: the mail, or the error it raised.
-Parsed = ParsedMail | Exception
+__all__ = ["IN_PROCESS_BYTES", "MailReader", "Parsed", "Unparseable", "parse_stored"]
 
-# The most CPU time one message may take to be read; bounded work (limits) keeps it far lower.
-READ_SECONDS = 20.0
-# The longest one message may wait to be read, however busy the machine (the reading
-# process waits for idle CPU); past it the process is taken to be stuck.
-READ_WALL_SECONDS = 600.0
-# How often the worker looks at the CPU time the reading process has spent.
-POLL_SECONDS = 0.25
-# Messages up to this size are read in the worker's reading thread: a few milliseconds
-# each, bounded by the limits. Larger ones (scans, attachments) go to the reading process.
+# Messages up to this size are read in the ordinary reading process (or this one's
+# reading thread): a few milliseconds each, bounded by the limits. Larger ones (scans,
+# attachments) go to the idle one.
 IN_PROCESS_BYTES = 256 * 1024
 
 
@@ -115,21 +101,14 @@ def _yield_the_cpu() -> None:
             os.nice(19)
 
 
-def cpu_seconds(pid: int) -> float | None:
-    """The CPU time (user and system) process ``pid`` has spent, or None where unknown."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-def _serve(connection: Connection) -> None:
-    """The reading process: raw bytes in, what :func:`parse_stored` gave out, until the
+def _serve(connection: Connection, *, idle: bool) -> None:
+    """A reading process: raw bytes in, what :func:`parse_stored` gave out, until the
     worker closes its end."""
     # Ctrl-C reaches the whole process group: the worker decides when this one ends.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _yield_the_cpu()
+    if idle:
+        _yield_the_cpu()
+    connection.send_bytes(HELLO)
     while True:
         try:
             raw = connection.recv_bytes()
@@ -158,95 +137,31 @@ def _fail_unsettled(
 
 
 class MailReader:
-    """The worker's end of the reading process: one message at a time."""
+    """The worker's end of its reading processes: one message at a time.
+
+    An ordinary reply is read in a process at normal priority, beside the worker's
+    write transactions (in this process's reading thread while that process starts);
+    a large one in a process that runs only on idle CPU.
+    """
 
     def __init__(self) -> None:
-        self._process: subprocess.Popen[bytes] | None = None
-        self._connection: Connection | None = None
+        self.quick = ReadingLane(idle=False)
+        self.large = ReadingLane(idle=True)
         self._lock = threading.Lock()
         self._reading: asyncio.Future[None] | None = None
 
-    def _started(self) -> Connection:
-        if self._process is None or self._process.poll() is not None or self._connection is None:
-            self._stop_process()
-            # A new interpreter (not a fork: this process has threads, and their locks,
-            # by now), talking over a socket pair it inherits.
-            ours, theirs = socket.socketpair()
-            with theirs:
-                self._process = subprocess.Popen(  # noqa: S603 (our interpreter, our module)
-                    [sys.executable, "-m", "gateway.inbound.reading", str(theirs.fileno())],
-                    pass_fds=(theirs.fileno(),),
-                    stdin=subprocess.DEVNULL,
-                )
-            self._connection = Connection(ours.detach())
-        return self._connection
-
-    def _read_one(self, inbound_id: int, raw: bytes) -> Parsed:
-        if len(raw) <= IN_PROCESS_BYTES:
-            # Bounded (``limits``) and quick: a process round trip would cost more.
-            return parse_stored(raw)
-        try:
-            connection = self._started()
-            started = self._spent()
-            connection.send_bytes(raw)
-            ended = self._answered(connection, started)
-            if ended is not None:
-                # Its answer will never come: the process is replaced.
-                self._stop_process()
-                return ended
-            answer = connection.recv_bytes()
-        except (EOFError, OSError) as exc:
-            # The process ended mid-read (killed, out of memory): retried like a crash.
-            self._stop_process()
-            return RuntimeError(f"the reading process ended while reading ({exc!r})")
-        # Pickled by our own reading process from what our parser built: the sender of the
-        # email controls the values in it, never the pickle's opcodes.
-        parsed: Parsed = pickle.loads(answer)  # noqa: S301
-        if isinstance(parsed, ParsedMail):
-            parsed.raw = raw
-        return parsed
-
-    def _spent(self) -> tuple[float, float | None]:
-        """(now, CPU time the reading process has spent): where a read is timed from."""
-        process = self._process
-        return time.monotonic(), cpu_seconds(process.pid) if process is not None else None
-
-    def _answered(
-        self, connection: Connection, started: tuple[float, float | None]
-    ) -> Parsed | None:
-        """None once the answer has come; else why the read was given up.
-
-        A read that took READ_SECONDS of the reading process's CPU time (of wall time
-        where that cannot be read) is too complex: Unparseable, kept raw. One still
-        unanswered after READ_WALL_SECONDS without having spent that CPU waited for a
-        core (a machine busy for minutes; the process runs only on idle CPU) or is stuck:
-        an error, so the message is retried like any crash, not called unreadable.
-        """
-        since, cpu_before = started
-        while not connection.poll(min(POLL_SECONDS, READ_SECONDS)):
-            now, cpu_now = self._spent()
-            spent = now - since if cpu_before is None or cpu_now is None else cpu_now - cpu_before
-            if spent >= READ_SECONDS:
-                log.warning("a message not read within %s s of CPU time; kept raw", READ_SECONDS)
-                return Unparseable(
-                    f"not read within {READ_SECONDS:g} s of CPU time (too complex); kept raw"
-                )
-            if now - since >= READ_WALL_SECONDS:
-                log.warning(
-                    "a message not read within %s s, %.1f s of CPU time spent; retried",
-                    READ_WALL_SECONDS,
-                    spent,
-                )
-                return RuntimeError(
-                    f"not read within {READ_WALL_SECONDS:g} s with {spent:.1f} s of CPU time"
-                    " spent: the reading process got no CPU or is stuck"
-                )
-        return None
+    def _read_one(self, raw: bytes) -> Parsed:
+        if len(raw) > IN_PROCESS_BYTES:
+            return self.large.read(raw)
+        if self.quick.ready():
+            return self.quick.read(raw)
+        # Bounded (``limits``) and a few milliseconds: read here until the process is up.
+        return parse_stored(raw)
 
     def _read_all(self, raws: list[tuple[int, bytes]], deliver: Deliver) -> None:
         with self._lock:
             for inbound_id, raw in raws:
-                deliver(inbound_id, self._read_one(inbound_id, raw))
+                deliver(inbound_id, self._read_one(raw))
 
     def read_each(self, raws: Mapping[int, bytes]) -> dict[int, asyncio.Future[Parsed]]:
         """Start reading ``raws`` in order; each one's future is settled as it is read.
@@ -275,30 +190,12 @@ class MailReader:
         """One message, read in the reading process."""
         return await self.read_each({inbound_id: raw})[inbound_id]
 
-    def _stop_process(self) -> None:
-        process, connection = self._process, self._connection
-        self._process = self._connection = None
-        if process is not None and process.poll() is None:
-            process.kill()
-            process.wait(5)
-        if connection is not None:
-            connection.close()
-
     def close(self) -> None:
-        """End the reading process (the worker is stopping)."""
+        """End the reading processes (the worker is stopping)."""
         with self._lock:
-            process, connection = self._process, self._connection
-            self._process = self._connection = None
-            if connection is not None:
-                # Closing our end is what tells it to stop.
-                connection.close()
-            if process is not None:
-                try:
-                    process.wait(2)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait(2)
+            self.quick.close()
+            self.large.close()
 
 
 if __name__ == "__main__":
-    _serve(Connection(int(sys.argv[1])))
+    _serve(Connection(int(sys.argv[1])), idle=IDLE_FLAG in sys.argv[2:])

@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
 import threading
+import time
 from collections.abc import AsyncIterator
 
 import pytest
 
-from gateway.inbound import reading
+from gateway.inbound import reading, reading_lane
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.reading import MailReader, parse_stored
 from gateway.replies import Decision, DecisionKind, ReplyText
@@ -44,23 +46,44 @@ async def test_messages_are_read_in_another_process_with_their_decision() -> Non
         assert decided(second) is DecisionKind.REJECTION
         # The From address is read there with the strict parser, as the worker would.
         assert first.sender == ("counsel@lawfirm.example", "")
-        assert reader._process is not None and reader._process.pid != os.getpid()
+        assert reader.large.process is not None and reader.large.process.pid != os.getpid()
         # The bytes DKIM is verified over are the ones received, not sent back and forth.
         assert first.raw == reply("Approved.")
     finally:
         reader.close()
-    assert reader._process is None
+    assert reader.large.process is None
 
 
-async def test_an_ordinary_reply_is_read_without_the_process() -> None:
+async def test_an_ordinary_reply_is_read_in_a_process_of_normal_priority(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Beside the worker, on the other core, not taking turns with its transactions."""
     reader = MailReader()
     try:
         small = reply("Approved.", padding=10)
         assert len(small) <= reading.IN_PROCESS_BYTES
+        # Read at once, here, while its process starts.
         assert decided(await reader.read(1, small)) is DecisionKind.APPROVAL
-        assert reader._process is None
+        assert reader.quick.process is not None and reader.large.process is None
+        deadline = time.monotonic() + 60
+        while not reader.quick.ready():
+            assert time.monotonic() < deadline, "the reading process did not start"
+            await asyncio.sleep(0.05)
+
+        def not_here(raw: bytes) -> Exception:
+            raise AssertionError("read in the worker's process")
+
+        monkeypatch.setattr(reading, "parse_stored", not_here)
+        read = await reader.read(2, reply("Rejected: not as drafted.", padding=10))
+        assert decided(read) is DecisionKind.REJECTION
+        assert isinstance(read, ParsedMail) and read.raw == reply(
+            "Rejected: not as drafted.", padding=10
+        )
+        if hasattr(os, "SCHED_IDLE"):
+            assert os.sched_getscheduler(reader.quick.process.pid) != os.SCHED_IDLE
     finally:
         reader.close()
+    assert reader.quick.process is None
 
 
 async def test_unreadable_bytes_come_back_as_unparseable() -> None:
@@ -78,13 +101,13 @@ async def test_a_message_too_slow_to_read_is_given_up_and_the_next_one_is_read(
     reader = MailReader()
     try:
         await reader.read(1, reply("Approved."))  # started, so the limit times the read only
-        slow_process = reader._process
-        monkeypatch.setattr(reading, "READ_SECONDS", 0.02)
+        slow_process = reader.large.process
+        monkeypatch.setattr(reading_lane, "READ_SECONDS", 0.02)
         slow = await reader.read(2, reply("Approved.", padding=300_000))
         assert isinstance(slow, Unparseable) and "not read within" in str(slow)
         # Its process was ended (a thread could not have been), and a new one reads on.
         assert slow_process is not None and slow_process.poll() is not None
-        monkeypatch.setattr(reading, "READ_SECONDS", 20.0)
+        monkeypatch.setattr(reading_lane, "READ_SECONDS", 20.0)
         after = await reader.read(3, reply("Declined."))
         assert decided(after) is DecisionKind.DECLINE
     finally:
@@ -96,8 +119,8 @@ async def test_the_reading_process_reads_only_on_cpu_the_listeners_leave_idle() 
     reader = MailReader()
     try:
         assert isinstance(await reader.read(1, reply("Approved.")), ParsedMail)
-        assert reader._process is not None
-        assert os.sched_getscheduler(reader._process.pid) == os.SCHED_IDLE
+        assert reader.large.process is not None
+        assert os.sched_getscheduler(reader.large.process.pid) == os.SCHED_IDLE
         # The worker that started it keeps its own priority.
         assert os.sched_getscheduler(0) != os.SCHED_IDLE
     finally:
@@ -113,9 +136,9 @@ async def started(
     reader = MailReader()
     try:
         await reader.read(1, reply("Approved."))
-        assert reader._process is not None
+        assert reader.large.process is not None
         monkeypatch.setattr(reading, "IN_PROCESS_BYTES", 100)
-        yield reader, reader._process
+        yield reader, reader.large.process
     finally:
         reader.close()
 
@@ -126,7 +149,7 @@ async def test_a_read_waiting_for_the_cpu_is_not_given_up(
     """Its limit counts the CPU time the reading process spends, not the time it waits."""
     reader, process = started
     # Sent to a process that gets no CPU (stopped) for longer than the limit.
-    monkeypatch.setattr(reading, "READ_SECONDS", 0.3)
+    monkeypatch.setattr(reading_lane, "READ_SECONDS", 0.3)
     process.send_signal(signal.SIGSTOP)
     resume = threading.Timer(1.0, process.send_signal, (signal.SIGCONT,))
     resume.start()
@@ -135,7 +158,7 @@ async def test_a_read_waiting_for_the_cpu_is_not_given_up(
     finally:
         resume.join()
     assert decided(read) is DecisionKind.DECLINE
-    assert reader._process is process
+    assert reader.large.process is process
 
 
 async def test_a_read_that_gets_no_cpu_for_too_long_is_retried_not_called_unreadable(
@@ -144,7 +167,7 @@ async def test_a_read_that_gets_no_cpu_for_too_long_is_retried_not_called_unread
     """Waiting minutes for a core on a busy machine says nothing about the message: it is
     an error, retried like a crash, never Unparseable (whose sender is told so)."""
     reader, process = started
-    monkeypatch.setattr(reading, "READ_WALL_SECONDS", 0.5)
+    monkeypatch.setattr(reading_lane, "READ_WALL_SECONDS", 0.5)
     process.send_signal(signal.SIGSTOP)
     try:
         waited = await reader.read(2, reply("Declined.", padding=10))
@@ -154,7 +177,7 @@ async def test_a_read_that_gets_no_cpu_for_too_long_is_retried_not_called_unread
     assert "got no CPU or is stuck" in str(waited)
     # The stopped process was replaced, and the retry is read.
     assert process.poll() is not None
-    monkeypatch.setattr(reading, "READ_WALL_SECONDS", 600.0)
+    monkeypatch.setattr(reading_lane, "READ_WALL_SECONDS", 600.0)
     again = await reader.read(3, reply("Declined.", padding=10))
     assert decided(again) is DecisionKind.DECLINE
 
@@ -163,9 +186,9 @@ async def test_a_reading_process_that_died_is_replaced() -> None:
     reader = MailReader()
     try:
         await reader.read(1, reply("Approved."))
-        assert reader._process is not None
-        reader._process.kill()
-        reader._process.wait()
+        assert reader.large.process is not None
+        reader.large.process.kill()
+        reader.large.process.wait()
         again = await reader.read(2, reply("Approved."))
         assert isinstance(again, ParsedMail)
     finally:
