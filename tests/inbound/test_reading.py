@@ -214,3 +214,28 @@ def test_a_delivery_report_is_read_with_the_message_off_the_event_loop() -> None
     # An ordinary reply is not read as a report.
     reply = parse_stored(b"From: a@x.example\r\nSubject: Re: x\r\n\r\nApproved.\r\n")
     assert not isinstance(reply, Exception) and reply.report is None
+
+
+async def test_an_ordinary_reply_is_read_when_its_reading_process_was_killed() -> None:
+    """kill -9 of the ordinary reading process loses nothing: the reply being read is
+    retried like a crash, and the next ones are read (here, until a new process is up)."""
+    reader = MailReader()
+    small = reply("Approved.", padding=10)
+    try:
+        await reader.read(1, small)
+        deadline = time.monotonic() + 60
+        while not reader.quick.ready():
+            assert time.monotonic() < deadline, "the reading process did not start"
+            await asyncio.sleep(0.05)
+        process = reader.quick.process
+        assert process is not None
+        process.send_signal(signal.SIGSTOP)
+        reading_now = asyncio.ensure_future(reader.read(2, small))
+        await asyncio.sleep(0.2)
+        process.kill()
+        died_reading = await reading_now
+        assert isinstance(died_reading, RuntimeError) and "ended while reading" in str(died_reading)
+        after = await reader.read(3, reply("Declined.", padding=10))
+        assert decided(after) is DecisionKind.DECLINE
+    finally:
+        reader.close()
