@@ -1899,6 +1899,15 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Approved. Retracted.",  # retracted
         "Approved. Please treat this as not sent.",  # treat this as not sent
         "Approved. Hold everything.",  # hold everything
+        "That is a no from me.",  # a no from me
+        "Count me out.",  # count me out
+        "I object.",  # i object
+        "We object to this.",  # we object to this
+        "I have objections.",  # i have objections
+        "I have serious objections.",  # i have serious objections
+        "I am opposed to this.",  # i am opposed to this
+        "I have read the NDA. Count me out.",  # count me out
+        "I've gone through it. I object to clause 4.",  # i object to
     ],
     "de": [
         "Ich stimme dem nicht zu.",  # stimme * nicht zu
@@ -1927,6 +1936,29 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Genehmigt. Sekunde.",  # sekunde
         "Genehmigt. Augenblick.",  # augenblick
         "Genehmigt. Stopp.",  # stopp
+        "Ich sehe das anders.",  # ich sehe das anders
+        "Da bin ich anderer Meinung.",  # anderer meinung
+        "Ich bin anderer Auffassung.",  # anderer auffassung
+        "Das ist ein Nein von mir.",  # ein nein von mir
+        "Da mache ich nicht mit.",  # mache ich nicht mit
+        "Da kann ich nicht mitgehen.",  # kann ich nicht mitgehen
+        "Das kann ich nicht mittragen.",  # nicht mittragen
+        "Ich widerspreche.",  # ich widerspreche
+        "Wir widersprechen.",  # wir widersprechen
+        "Ich erhebe Einspruch.",  # ich erhebe einspruch
+        "Ich habe Einwände.",  # ich habe einwände
+        "Ich habe erhebliche Bedenken.",  # ich habe erhebliche bedenken
+        "Ich habe Bedenken.",  # ich habe bedenken
+        "Das kommt überhaupt nicht in Frage.",  # überhaupt nicht in frage
+        "Ich bin dagegen.",  # ich bin dagegen
+        "Wir sind dagegen.",  # wir sind dagegen
+        "Ich habe mir das angesehen. Da mache ich nicht mit.",  # mache ich nicht mit
+        "Ich habe die Klausel geprüft. Ich widerspreche.",  # ich widerspreche
+        "Ich habe den Vertrag gelesen. Das ist ein Nein von mir.",  # ein nein von mir
+        "Das sehe ich nicht so.",  # das sehe ich nicht so
+        "Nein danke.",  # nein danke
+        "Ich trage das nicht mit.",  # ich trage * nicht mit
+        "Ich halte das für falsch und bin dagegen.",  # bin dagegen
     ],
     "fr": [
         "Approbation refusée.",  # refusée
@@ -1944,6 +1976,15 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Approuvé. Laissez tomber.",  # laissez tomber
         "Approuvé. Je révoque mon accord.",  # je révoque
         "Approuvé. Ne tenez pas compte de mon message.",  # ne tenez pas compte
+        "Je m'y oppose.",  # je m'y oppose
+        "Je m'oppose à cela.",  # je m'oppose à cela
+        "Nous nous y opposons.",  # nous nous y opposons
+        "J'ai des objections.",  # j'ai des objections
+        "J'ai des réserves.",  # j'ai des réserves
+        "J'ai de sérieuses réserves.",  # j'ai de sérieuses réserves
+        "Il n'en est pas question.",  # il n'en est pas question
+        "Je suis contre.",  # je suis contre
+        "J'ai relu le contrat. Je m'y oppose.",  # je m'y oppose
     ],
     "es": [
         "Aprobación denegada.",  # denegada
@@ -1962,6 +2003,14 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Aprobado. Revoco la aprobación.",  # revoco
         "Aprobado. Un momentito.",  # un momentito
         "Aprobado. No hagas caso.",  # no hagas caso
+        "Me opongo.",  # me opongo
+        "Nos oponemos.",  # nos oponemos
+        "Me opongo a esto.",  # me opongo a esto
+        "Tengo objeciones.",  # tengo objeciones
+        "Tengo reparos.",  # tengo reparos
+        "Tengo serias reservas.",  # tengo serias reservas
+        "Eso queda descartado.",  # eso queda descartado
+        "He leído el contrato. Me opongo.",  # me opongo
     ],
     "it": [
         "Approvazione negata.",  # negata
@@ -1981,6 +2030,19 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Approvato. Fermi tutti.",  # fermi tutti
         "Approvato. Non considerare.",  # non considerare
         "Approvato. Non tenerne conto.",  # non tenerne conto
+        "Sono in disaccordo.",  # disaccord
+        "Mi oppongo.",  # mi oppongo
+        "Ci opponiamo.",  # ci opponiamo
+        "Mi oppongo a questo.",  # mi oppongo a questo
+        "Ho delle obiezioni.",  # ho delle obiezioni
+        "Ho obiezioni.",  # ho obiezioni
+        "Ho delle riserve.",  # ho delle riserve
+        "Ho serie riserve.",  # ho serie riserve
+        "Neanche per sogno.",  # neanche per sogno
+        "Sono contrario.",  # sono contrario
+        "Sono contraria.",  # sono contraria
+        "Siamo contrari.",  # siamo contrari
+        "Ho riletto il contratto. Mi oppongo.",  # mi oppongo
     ],
     "pt": [
         "Aprovação negada.",  # negada
@@ -1997,6 +2059,19 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Aprovado. Enganei-me.",  # enganei
         "Aprovado. Erro meu.",  # erro meu
         "Aprovado. Não ligue.",  # não ligue
+        "Eu discordo.",  # eu discordo
+        "Discordamos.",  # discordamos
+        "Oponho-me.",  # oponho-me
+        "Eu me oponho.",  # eu me oponho
+        "Nós nos opomos.",  # nós nos opomos
+        "Tenho objeções.",  # tenho objeções
+        "Tenho objecções.",  # tenho objecções
+        "Tenho reservas.",  # tenho reservas
+        "Tenho sérias reservas.",  # tenho sérias reservas
+        "Sou contra.",  # sou contra
+        "Sou contra isto.",  # sou contra isto
+        "Estou contra.",  # estou contra
+        "Revi o contrato. Oponho-me.",  # oponho-me
     ],
     "nl": [
         "Ik keur dit af.",  # keur * af
@@ -2017,6 +2092,33 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Goedgekeurd. Schrap dat.",  # schrap dat
         "Goedgekeurd. Annuleer dat.",  # annuleer
         "Goedgekeurd. Toch maar niet.",  # toch maar niet
+        "Ik ben het er niet mee eens.",  # niet mee eens
+        "Ik ben het niet eens.",  # ik ben het niet eens
+        "Ik ben het daar niet mee eens.",  # niet mee eens
+        "Wij zijn het er niet mee eens.",  # niet mee eens
+        "We zijn het niet eens met dit voorstel.",  # het niet eens met
+        "Daar ben ik het niet mee eens.",  # niet mee eens
+        "Ik ben het oneens.",  # oneens
+        "Ik ben het hiermee oneens.",  # oneens
+        "Dat is een nee van mij.",  # een nee van mij
+        "Daar kan ik niet in meegaan.",  # niet in meegaan
+        "Ik ga hier niet in mee.",  # niet in mee
+        "Ik kan me er niet in vinden.",  # niet in vinden
+        "Daar kan ik me niet in vinden.",  # niet in vinden
+        "Ik maak bezwaar.",  # ik maak bezwaar
+        "Ik heb bezwaar.",  # ik heb bezwaar
+        "Ik heb bezwaren.",  # ik heb bezwaren
+        "Wij hebben bezwaren.",  # wij hebben bezwaren
+        "Ik heb ernstige bezwaren.",  # ik heb ernstige bezwaren
+        "Ik teken bezwaar aan.",  # teken bezwaar aan
+        "Ik ben ertegen.",  # ik ben ertegen
+        "Ik ben tegen.",  # ik ben tegen
+        "Wij zijn tegen.",  # wij zijn tegen
+        "Ik heb het concept gelezen. Ik ben het er niet mee eens.",  # niet mee eens
+        "Ik heb de clausule bekeken. Dat is een nee van mij.",  # een nee van mij
+        "Ik heb het contract gelezen. Ik maak bezwaar.",  # ik maak bezwaar
+        "Ik heb het document bekeken. Daar ga ik niet in mee.",  # niet in mee
+        "Ik stem er niet mee in.",  # niet mee in
     ],
     "sv": [
         "Jag vägrar godkänna.",  # vägrar
@@ -2033,6 +2135,27 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Godkänt. Avbryt.",  # avbryt
         "Godkänt. Sekund.",  # sekund
         "Godkänt. Stryk det.",  # stryk det
+        "Det håller jag inte med om.",  # håller jag inte med om
+        "Jag är oenig.",  # oenig
+        "Vi är oeniga.",  # oenig
+        "Det är ett nej från mig.",  # ett nej från mig
+        "Det blir nej från mig.",  # nej från mig
+        "Det kan jag inte gå med på.",  # kan jag inte gå med på
+        "Det kan jag inte ställa mig bakom.",  # inte ställa mig bakom
+        "Jag invänder.",  # jag invänder
+        "Jag protesterar.",  # jag protesterar
+        "Jag har invändningar.",  # jag har invändningar
+        "Jag har allvarliga invändningar.",  # jag har allvarliga invändningar
+        "Jag har betänkligheter.",  # jag har betänkligheter
+        "Det är uteslutet.",  # det är uteslutet
+        "Jag är emot.",  # jag är emot
+        "Jag är emot det.",  # jag är emot det
+        "Vi är emot.",  # vi är emot
+        "Jag har tittat på klausulen. Det är ett nej från mig.",  # ett nej från mig
+        "Jag har läst avtalet. Jag har invändningar.",  # jag har invändningar
+        "Jag har gått igenom dokumentet. Det kan jag inte gå med på.",  # kan jag inte gå med på
+        "Det är jag inte med på.",  # inte med på
+        "Jag motsätter mig detta.",  # motsätter mig
     ],
     "da": [
         "Godkendelse afvist.",  # afvist
@@ -2046,6 +2169,22 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Godkendt. Annuller det.",  # annuller
         "Godkendt. Øjeblik.",  # øjeblik
         "Godkendt. Et sekund.",  # et sekund
+        "Det er jeg ikke enig i.",  # det er jeg ikke enig i
+        "Jeg er uenig.",  # uenig
+        "Vi er uenige.",  # uenig
+        "Jeg er helt uenig.",  # uenig
+        "Det kan jeg ikke bakke op om.",  # ikke bakke op om
+        "Jeg gør indsigelse.",  # jeg gør indsigelse
+        "Jeg protesterer.",  # jeg protesterer
+        "Jeg har indvendinger.",  # jeg har indvendinger
+        "Jeg har betænkeligheder.",  # jeg har betænkeligheder
+        "Jeg har alvorlige forbehold.",  # jeg har alvorlige forbehold
+        "Det er udelukket.",  # det er udelukket
+        "Jeg er imod.",  # jeg er imod
+        "Jeg er imod det.",  # jeg er imod det
+        "Vi er imod.",  # vi er imod
+        "Jeg har læst kontrakten. Jeg er uenig.",  # uenig
+        "Det er jeg ikke med på.",  # ikke med på
     ],
     "nb": [
         "Godkjenning avslått.",  # avslått
@@ -2058,6 +2197,24 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Godkjent. Min feil.",  # min feil
         "Godkjent. Avbryt.",  # avbryt
         "Godkjent. Øyeblikk.",  # øyeblikk
+        "Det er jeg ikke enig i.",  # det er jeg ikke enig i
+        "Jeg er uenig.",  # uenig
+        "Vi er uenige.",  # uenig
+        "Jeg er helt uenig.",  # uenig
+        "Det blir nei fra meg.",  # nei fra meg
+        "Det kan jeg ikke gå med på.",  # kan jeg ikke gå med på
+        "Det kan jeg ikke stille meg bak.",  # ikke stille meg bak
+        "Jeg protesterer.",  # jeg protesterer
+        "Jeg har innvendinger.",  # jeg har innvendinger
+        "Jeg har motforestillinger.",  # jeg har motforestillinger
+        "Jeg har alvorlige forbehold.",  # jeg har alvorlige forbehold
+        "Det er utelukket.",  # det er utelukket
+        "Jeg er imot.",  # jeg er imot
+        "Jeg er imot det.",  # jeg er imot det
+        "Vi er imot.",  # vi er imot
+        "Jeg har lest kontrakten. Jeg er uenig.",  # uenig
+        "Jeg har gått gjennom dokumentet. Det kan jeg ikke gå med på.",  # kan jeg ikke gå med på
+        "Det er jeg ikke med på.",  # ikke med på
     ],
     "fi": [
         "Hyväksyntä evätty.",  # evätty
@@ -2070,6 +2227,21 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Hyväksytty. Älä huomioi.",  # älä huomioi
         "Hyväksytty. Hetki.",  # hetki
         "Hyväksytty. Sekunti.",  # sekunti
+        "Olen eri mieltä.",  # eri mieltä
+        "Olemme eri mieltä.",  # eri mieltä
+        "Olen täysin eri mieltä.",  # eri mieltä
+        "Vastustan.",  # vastustan
+        "Vastustan tätä.",  # vastustan tätä
+        "Vastustamme.",  # vastustamme
+        "Minulla on vastalauseita.",  # minulla on vastalauseita
+        "Minulla on vastaväitteitä.",  # minulla on vastaväitteitä
+        "Minulla on vakavia varauksia.",  # minulla on vakavia varauksia
+        "Olen vastaan.",  # olen vastaan
+        "Olen sitä vastaan.",  # olen sitä vastaan
+        "Olemme vastaan.",  # olemme vastaan
+        "Katsoin lausekkeen. Olen eri mieltä.",  # eri mieltä
+        "Luin sopimuksen. Vastustan.",  # vastustan
+        "Olen eri mieltä tästä lausekkeesta.",  # eri mieltä
     ],
     "pl": [
         "Zatwierdzenia odmawiam.",  # odmawiam
@@ -2085,6 +2257,19 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Zatwierdzone. Nieaktualne.",  # nieaktualne
         "Zatwierdzone. Anuluj.",  # anuluj
         "Zatwierdzone. Sekundę.",  # sekundę
+        "Jestem przeciw.",  # jestem przeciw
+        "Jestem przeciwny.",  # jestem przeciwny
+        "Jestem przeciwna.",  # jestem przeciwna
+        "Jesteśmy przeciwni.",  # jesteśmy przeciwni
+        "Jestem temu przeciwny.",  # jestem temu przeciwny
+        "Beze mnie.",  # beze mnie
+        "Sprzeciwiam się.",  # sprzeciwiam się
+        "Sprzeciwiamy się.",  # sprzeciwiamy się
+        "Wnoszę sprzeciw.",  # wnoszę sprzeciw
+        "Mam zastrzeżenia.",  # mam zastrzeżenia
+        "Mam poważne zastrzeżenia.",  # mam poważne zastrzeżenia
+        "Mam obiekcje.",  # mam obiekcje
+        "Przeczytałem umowę. Sprzeciwiam się.",  # sprzeciwiam się
     ],
     "cs": [
         "Souhlas nedávám.",  # nedávám
@@ -2101,6 +2286,22 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Schváleno. Moje chyba.",  # moje chyba
         "Schváleno. Zrušte to.",  # zrušte
         "Schváleno. Vteřinku.",  # vteřinku
+        "Nejsem srozuměn.",  # nejsem srozuměn
+        "Jsem proti.",  # jsem proti
+        "Jsem proti tomu.",  # jsem proti tomu
+        "Jsme proti.",  # jsme proti
+        "Do toho nejdu.",  # do toho nejdu
+        "Beze mě.",  # beze mě
+        "Se mnou nepočítejte.",  # se mnou nepočítejte
+        "Namítám.",  # namítám
+        "Vznáším námitku.",  # vznáším námitku
+        "Mám námitky.",  # mám námitky
+        "Mám vážné výhrady.",  # mám vážné výhrady
+        "Mám výhrady.",  # mám výhrady
+        "To nepřichází v úvahu.",  # to nepřichází v úvahu
+        "V žádném případě.",  # v žádném případě
+        "Přečetl jsem smlouvu. Mám námitky.",  # mám námitky
+        "Prošel jsem dokument. Do toho nejdu.",  # do toho nejdu
     ],
     "ru": [
         "Одобрение отклонено.",  # отклонено
@@ -2118,6 +2319,21 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Одобрено. Не обращай внимания.",  # не обращай внимания
         "Одобрено. Стоп.",  # стоп
         "Одобрено. Погоди.",  # погоди
+        "Я против.",  # я против
+        "Мы против.",  # мы против
+        "Я категорически против.",  # категорически против
+        "Я возражаю.",  # я возражаю
+        "Мы возражаем.",  # мы возражаем
+        "Возражаю.",  # возражаю
+        "У меня есть возражения.",  # у меня есть возражения
+        "У меня есть замечания и возражения.",  # и возражения
+        "У меня серьёзные сомнения.",  # у меня серьёзные сомнения
+        "Я на это не пойду.",  # я на это не пойду
+        "На это я не пойду.",  # на это я не пойду
+        "Это исключено.",  # это исключено
+        "Я посмотрела пункт. Я против.",  # я против
+        "Я прочитал договор. Я возражаю.",  # я возражаю
+        "Я изучил документ. На это я не пойду.",  # на это я не пойду
     ],
     "uk": [
         "Погодження відхилено.",  # відхилено
@@ -2133,6 +2349,22 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Погоджую. Не звертайте уваги.",  # не звертайте уваги
         "Погоджую. Стоп.",  # стоп
         "Погоджую. Почекай.",  # почекай
+        "Я проти.",  # я проти
+        "Ми проти.",  # ми проти
+        "Я категорично проти.",  # категорично проти
+        "Я заперечую.",  # я заперечую
+        "Ми заперечуємо.",  # ми заперечуємо
+        "Заперечую.",  # заперечую
+        "У мене є заперечення.",  # у мене є заперечення
+        "Маю заперечення.",  # маю заперечення
+        "У мене серйозні сумніви.",  # у мене серйозні сумніви
+        "Я на це не піду.",  # я на це не піду
+        "На це я не піду.",  # на це я не піду
+        "Це виключено.",  # це виключено
+        "У жодному разі.",  # у жодному разі
+        "Я переглянула пункт. Я проти.",  # я проти
+        "Я прочитав договір. Я заперечую.",  # я заперечую
+        "Я вивчив документ. На це я не піду.",  # на це я не піду
     ],
     "ja": [
         "承認しかねる。",  # かねる
@@ -2146,6 +2378,22 @@ TURNED_AROUND: dict[str, list[str]] = {
         "承認します。すみません、やっぱりなしで。",  # やっぱり
         "承認します。取り下げます。",  # 取り下げ
         "承認します。今のはなしです。",  # 今のはなし
+        "反対です。",  # 反対です
+        "私は反対です。",  # 反対です
+        "私たちは反対です。",  # 反対です
+        "異議があります。",  # 異議があります
+        "異議を申し立てます。",  # 異議を申し立てます
+        "異論があります。",  # 異論があります
+        "私の答えはノーです。",  # 答えはノーです
+        "答えはノーです。",  # 答えはノーです
+        "私としてはノーです。",  # ノーです
+        "この件には乗れません。",  # 乗れません
+        "私は降ります。",  # 私は降ります
+        "私抜きでお願いします。",  # 私抜きで
+        "ドラフトを読みました。反対です。",  # 反対です
+        "契約書を読みました。異議があります。",  # 異議があります
+        "書類を見ました。私は降ります。",  # 私は降ります
+        "懸念があります。",  # 懸念があります
     ],
     "zh": [
         "批准被驳回。",  # 驳
@@ -2161,5 +2409,14 @@ TURNED_AROUND: dict[str, list[str]] = {
         "批准。请无视上一封邮件。",  # 无视
         "批准。当我没说。",  # 当我没说
         "批准。刚才那封不算。",  # 封不算
+        "我反对。",  # 我反对
+        "我们反对。",  # 我们反对
+        "我坚决反对。",  # 坚决反对
+        "我有异议。",  # 我有异议
+        "我持反对意见。",  # 反对意见
+        "免谈。",  # 免谈
+        "我读了合同。我有异议。",  # 我有异议
+        "我反對。",  # 我反對
+        "我有異議。",  # 我有異議
     ],
 }
