@@ -41,7 +41,7 @@ from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
-from gateway.replies.quick import NEUTRAL_KEYWORDS, read_quick_reply
+from gateway.replies.quick import NEUTRAL_KEYWORDS, read_after_approval, read_quick_reply
 from gateway.replies.statement import Lead, agreed, kinds_in, leading
 from gateway.replies.words import (
     Word,
@@ -312,7 +312,15 @@ def _approval(
     if decision.trigger == "APPROVE WITH CONDITIONS" and not reading.conditions:
         # The keyword promises conditions: without them it is not a bare approval.
         return _unclear(decision, decision.trigger)
-    return replace(decision, conditions=reading.conditions)
+    rest = region[first_end:].strip()
+    if reading.conditions or not rest:
+        return replace(decision, conditions=reading.conditions)
+    # "Approved. The cap stays at EUR 10,000.": what the paragraph says after the approval
+    # is read as notes under the APPROVE link are, so a limit is never dropped.
+    stop, added = read_after_approval(rest)
+    if stop is not None:
+        return _unclear(decision, stop)
+    return replace(decision, conditions=added[:50])
 
 
 def _go_ahead_continuation(

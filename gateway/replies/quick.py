@@ -209,21 +209,32 @@ def _with_conditions(notes: str) -> Decision:
 def _approve_notes(notes: str, typed: Decision) -> Decision:
     if typed.ambiguous or typed.kind not in (None, DecisionKind.APPROVAL):
         return Decision(None, "APPROVE", ambiguous=True, because=typed.because or notes[:300])
-    stop = _stop(notes, negation_vetoes=True)
+    stop, added = read_after_approval(notes)
     if stop is not None:
         return Decision(None, "APPROVE", ambiguous=True, because=stop)
     if typed.kind is DecisionKind.APPROVAL:
         # "Approved, go ahead." typed over the link's body: the typed approval, as read.
         return typed
-    conditions = typed.conditions or tuple(
-        sentence
-        for start, end in sentence_spans(notes)
-        if (sentence := notes[start:end].strip()) and not _adds_nothing(sentence)
-    )
+    conditions = typed.conditions or added
     return Decision(
         DecisionKind.APPROVAL, "APPROVE", conditions=conditions[:50],
         read_from="keyword", because=f"APPROVE: {notes[:300]}",
     )  # fmt: skip
+
+
+def read_after_approval(notes: str) -> tuple[str | None, tuple[str, ...]]:
+    """What is typed beside an approval (notes under APPROVE, or the sentences after a
+    typed "Approved."): what makes it no decision, else the sentences that add something
+    to it, which are its conditions ("The cap stays at EUR 10,000.")."""
+    stop = _stop(notes, negation_vetoes=True)
+    if stop is not None:
+        return stop, ()
+    added = tuple(
+        sentence
+        for start, end in sentence_spans(notes)
+        if (sentence := notes[start:end].strip()) and not _adds_nothing(sentence)
+    )
+    return None, added
 
 
 # After an agreement word, this many words still only agree ("Fine as proposed.").
@@ -238,6 +249,13 @@ def _adds_nothing(sentence: str) -> bool:
     found = words(sentence)
     if any(word.text.isdigit() for word in found) or find(found, merged_index("conditions")):
         return False
+    if (
+        found
+        and phrase_at(found, 0, merged_index("courtesies"))
+        and not any(is_negator(word.text, everywhere=True) for word in found)
+    ):
+        # "Thanks for the quick turnaround.": thanks, whatever it is for.
+        return True
     for code in identify(sentence):
         for key in ("agreement", "approve_phrases"):
             hit = phrase_at(found, 0, own_index(code, key)) if found else None

@@ -129,7 +129,9 @@ async def test_top_posted_reply_is_recorded_and_read_back_over_api_and_thread_ur
     human = [t for t in thread["turns"] if t["author"] == "human"]
     assert len(human) == 1
     turn = human[0]
-    assert turn["kind"] == "approval" and turn["decision"] == "approval"
+    # What the paragraph says after the decision word is kept with it: never dropped.
+    assert turn["kind"] == "conditional_approval"
+    assert turn["conditions"] == ["The clause is standard."]
     assert turn["from"] == LAWYER
     assert turn["body"] == "APPROVED. The clause is standard."
     assert "Please review clause 7." in turn["elided"]

@@ -313,3 +313,53 @@ def test_every_table_language_has_promises_to_answer_later() -> None:
 )
 def test_an_answer_that_promises_nothing_later_is_not_read_as_on_it(text: str) -> None:
     assert read_decision(text, None).kind is None
+
+
+@pytest.mark.parametrize(
+    ("text", "condition"),
+    [
+        ("Approved. The cap must stay at EUR 10,000.", "The cap must stay at EUR 10,000."),
+        ("Approved. Cap at EUR 50k.", "Cap at EUR 50k."),
+        (
+            "Approved.\nSend it to the client's legal inbox only.",
+            "Send it to the client's legal inbox only.",
+        ),
+        ("Genehmigt. Die Haftung bleibt bei 10.000 EUR.", "Die Haftung bleibt bei 10.000 EUR."),
+        ("Akkoord. De looptijd blijft twee jaar.", "De looptijd blijft twee jaar."),
+        ("Approuvé. Le plafond reste à 10 000 EUR.", "Le plafond reste à 10 000 EUR."),
+        ("Aprobado. El límite sigue en 10.000 EUR.", "El límite sigue en 10.000 EUR."),
+        ("承認します。上限は1万ユーロのままです。", "上限は1万ユーロのままです。"),
+    ],
+)
+def test_a_limit_in_a_sentence_after_the_approval_is_its_condition(
+    text: str, condition: str
+) -> None:
+    # The paragraph after "Approved." is read as notes under the APPROVE link are: a
+    # limit there was dropped, and the agent told of an approval without it.
+    decision = decide_answer(read_decision(text, None), NDA)
+    assert decision.kind is DecisionKind.APPROVAL
+    assert decision.conditions == (condition,)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Approved. Don't pay the second instalment.",
+        "Approved. Please don't.",
+        "Approved. Not above EUR 50k.",
+        "Akkoord. Niet doen.",
+        "Aprobado. No firmes todavía.",
+    ],
+)
+def test_a_negation_in_a_sentence_after_the_approval_is_no_decision(text: str) -> None:
+    decision = decide_answer(read_decision(text, None), NDA)
+    assert decision.kind is None, decision
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["Approved. Thanks for the quick turnaround.", "Approved. Go ahead.", "Approved. Thanks!"],
+)
+def test_thanks_or_agreement_after_the_approval_adds_no_condition(text: str) -> None:
+    decision = decide_answer(read_decision(text, None), NDA)
+    assert decision.kind is DecisionKind.APPROVAL and decision.conditions == ()
