@@ -1868,6 +1868,10 @@ PROVISIONAL: dict[str, list[str]] = {
 # under a one-click APPROVE; the entry that stops each one is named after it.
 TURNED_AROUND: dict[str, list[str]] = {
     "en": [
+        "Approved. Stop, don't.",  # after the approval: don't do it
+        "Approved. Don't do that.",  # after the approval: don't do it
+        "Approved. Please don't.",  # after the approval: don't do it
+        "Approved. Better not.",  # after the approval: don't do it
         "Approved. Don't.",  # don't, alone
         "Approved. Stop, don't.",  # a lone stop with a negator
         "Approved. Do not.",  # do not, alone
@@ -1910,6 +1914,12 @@ TURNED_AROUND: dict[str, list[str]] = {
         "I've gone through it. I object to clause 4.",  # i object to
     ],
     "de": [
+        "Genehmigt. Nicht machen.",  # after the approval: don't do it
+        "Genehmigt. Bitte nicht.",  # after the approval: don't do it
+        "Genehmigt. Tun Sie es nicht.",  # after the approval: don't do it
+        "Genehmigt. Machen Sie das nicht.",  # after the approval: don't do it
+        "Genehmigt. Lassen Sie das.",  # after the approval: don't do it
+        "Genehmigt. Lieber nicht.",  # after the approval: don't do it
         "Ich stimme dem nicht zu.",  # stimme * nicht zu
         "Dem stimme ich nicht zu.",  # stimme ich nicht zu
         "Wir stimmen dem Vertrag nicht zu.",  # stimmen * nicht zu
@@ -1961,6 +1971,11 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Ich halte das für falsch und bin dagegen.",  # bin dagegen
     ],
     "fr": [
+        "Approuvé. Ne le faites pas.",  # after the approval: don't do it
+        "Approuvé. Ne faites pas ça.",  # after the approval: don't do it
+        "Approuvé. N'en faites rien.",  # after the approval: don't do it
+        "Approuvé. Surtout pas.",  # after the approval: don't do it
+        "Approuvé. Plutôt pas.",  # after the approval: don't do it
         "Approbation refusée.",  # refusée
         "Approuvé. Oublie ça.",  # oublie ça
         "Approuvé. J'annule.",  # j'annule
@@ -1987,6 +2002,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "J'ai relu le contrat. Je m'y oppose.",  # je m'y oppose
     ],
     "es": [
+        "Aprobado. No lo hagas.",  # after the approval: don't do it
+        "Aprobado. No lo haga.",  # after the approval: don't do it
+        "Aprobado. No lo hagan.",  # after the approval: don't do it
+        "Aprobado. Mejor no.",  # after the approval: don't do it
         "Aprobación denegada.",  # denegada
         "Me niego a aprobarlo.",  # niego
         "Aprobado. Olvídelo.",  # olvídelo
@@ -2013,6 +2032,11 @@ TURNED_AROUND: dict[str, list[str]] = {
         "He leído el contrato. Me opongo.",  # me opongo
     ],
     "it": [
+        "Approvato. Non farlo.",  # after the approval: don't do it
+        "Approvato. Non lo faccia.",  # after the approval: don't do it
+        "Approvato. Non lo fate.",  # after the approval: don't do it
+        "Approvato. Meglio di no.",  # after the approval: don't do it
+        "Approvato. Lasci stare.",  # after the approval: don't do it
         "Approvazione negata.",  # negata
         "Nego l'approvazione.",  # nego
         "Mi rifiuto di approvare.",  # rifiuto
@@ -2045,6 +2069,11 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Ho riletto il contratto. Mi oppongo.",  # mi oppongo
     ],
     "pt": [
+        "Aprovado. Não faça isso.",  # after the approval: don't do it
+        "Aprovado. Não o faça.",  # after the approval: don't do it
+        "Aprovado. Não faças isso.",  # after the approval: don't do it
+        "Aprovado. Melhor não.",  # after the approval: don't do it
+        "Aprovado. Deixe estar.",  # after the approval: don't do it
         "Aprovação negada.",  # negada
         "Nego a aprovação.",  # nego
         "Aprovado. Esquece.",  # esquece
@@ -2074,6 +2103,11 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Revi o contrato. Oponho-me.",  # oponho-me
     ],
     "nl": [
+        "Akkoord. Stop, niet doen.",  # after the approval: don't do it
+        "Akkoord. Niet doen.",  # after the approval: don't do it
+        "Akkoord. Doe het niet.",  # after the approval: don't do it
+        "Akkoord. Doe dat niet.",  # after the approval: don't do it
+        "Akkoord. Liever niet.",  # after the approval: don't do it
         "Ik keur dit af.",  # keur * af
         "Dit keur ik af.",  # keur ik af
         "Wij keuren het voorstel af.",  # keuren * af
@@ -2121,6 +2155,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Ik stem er niet mee in.",  # niet mee in
     ],
     "sv": [
+        "Godkänt. Låt bli.",  # after the approval: don't do it
+        "Godkänt. Gör det inte.",  # after the approval: don't do it
+        "Godkänt. Gör inte det.",  # after the approval: don't do it
+        "Godkänt. Låt bli det.",  # after the approval: don't do it
         "Jag vägrar godkänna.",  # vägrar
         "Godkännande nekas.",  # nekas
         "Godkännandet dras tillbaka.",  # dras tillbaka
@@ -2158,6 +2196,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Jag motsätter mig detta.",  # motsätter mig
     ],
     "da": [
+        "Godkendt. Lad være.",  # after the approval: don't do it
+        "Godkendt. Gør det ikke.",  # after the approval: don't do it
+        "Godkendt. Lad være med det.",  # after the approval: don't do it
+        "Godkendt. Hellere ikke.",  # after the approval: don't do it
         "Godkendelse afvist.",  # afvist
         "Godkendelsen trækkes tilbage.",  # trækkes tilbage
         "Godkendt. Glem min sidste mail.",  # glem min
@@ -2187,6 +2229,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Det er jeg ikke med på.",  # ikke med på
     ],
     "nb": [
+        "Godkjent. La være.",  # after the approval: don't do it
+        "Godkjent. Ikke gjør det.",  # after the approval: don't do it
+        "Godkjent. Gjør det ikke.",  # after the approval: don't do it
+        "Godkjent. La det være.",  # after the approval: don't do it
         "Godkjenning avslått.",  # avslått
         "Godkjenningen trekkes tilbake.",  # trekkes tilbake
         "Godkjent. Glem forrige e-post.",  # glem forrige
@@ -2217,6 +2263,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Det er jeg ikke med på.",  # ikke med på
     ],
     "fi": [
+        "Hyväksytty. Älä tee sitä.",  # after the approval: don't do it
+        "Hyväksytty. Älkää tehkö sitä.",  # after the approval: don't do it
+        "Hyväksytty. Älkää.",  # after the approval: don't do it
+        "Hyväksytty. Älä.",  # after the approval: don't do it
         "Hyväksyntä evätty.",  # evätty
         "Hyväksytty. Muutin mieleni.",  # muutin mieleni
         "Hyväksytty. Väärä asia.",  # väärä asia
@@ -2244,6 +2294,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Olen eri mieltä tästä lausekkeesta.",  # eri mieltä
     ],
     "pl": [
+        "Zatwierdzam. Nie rób tego.",  # after the approval: don't do it
+        "Zatwierdzam. Nie róbcie tego.",  # after the approval: don't do it
+        "Zatwierdzam. Proszę tego nie robić.",  # after the approval: don't do it
+        "Zatwierdzam. Lepiej nie.",  # after the approval: don't do it
         "Zatwierdzenia odmawiam.",  # odmawiam
         "Zatwierdzone. Proszę zapomnieć.",  # zapomnieć
         "Zatwierdzone. Zapomnijcie.",  # zapomnijcie
@@ -2272,6 +2326,9 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Przeczytałem umowę. Sprzeciwiam się.",  # sprzeciwiam się
     ],
     "cs": [
+        "Schvaluji. Nedělejte to.",  # after the approval: don't do it
+        "Schvaluji. Nedělej to.",  # after the approval: don't do it
+        "Schvaluji. Raději ne.",  # after the approval: don't do it
         "Souhlas nedávám.",  # nedávám
         "Schválení zamítnuto.",  # zamítnuto
         "Toto nebude schváleno.",  # nebude
@@ -2304,6 +2361,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Prošel jsem dokument. Do toho nejdu.",  # do toho nejdu
     ],
     "ru": [
+        "Одобрено. Не делайте этого.",  # after the approval: don't do it
+        "Одобрено. Не делай этого.",  # after the approval: don't do it
+        "Одобрено. Не надо.",  # after the approval: don't do it
+        "Одобрено. Лучше не надо.",  # after the approval: don't do it
         "Одобрение отклонено.",  # отклонено
         "В одобрении отказано.",  # отказано
         "Одобрено. Забудь.",  # забудь
@@ -2336,6 +2397,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Я изучил документ. На это я не пойду.",  # на это я не пойду
     ],
     "uk": [
+        "Погоджено. Не робіть цього.",  # after the approval: don't do it
+        "Погоджено. Не роби цього.",  # after the approval: don't do it
+        "Погоджено. Не треба.",  # after the approval: don't do it
+        "Погоджено. Краще не треба.",  # after the approval: don't do it
         "Погодження відхилено.",  # відхилено
         "Погоджую. Забудь.",  # забудь
         "Погоджую. Ігноруй.",  # ігноруй
@@ -2367,6 +2432,9 @@ TURNED_AROUND: dict[str, list[str]] = {
         "Я вивчив документ. На це я не піду.",  # на це я не піду
     ],
     "ja": [
+        "承認します。 やめてください。",  # after the approval: don't do it
+        "承認します。 しないでください。",  # after the approval: don't do it
+        "承認します。 やめて。",  # after the approval: don't do it
         "承認しかねる。",  # かねる
         "承認は難しいです。",  # 難
         "承認します。忘れてください。",  # 忘れて
@@ -2396,6 +2464,10 @@ TURNED_AROUND: dict[str, list[str]] = {
         "懸念があります。",  # 懸念があります
     ],
     "zh": [
+        "批准。 别做。",  # after the approval: don't do it
+        "批准。 不要做。",  # after the approval: don't do it
+        "批准。 不要这样做。",  # after the approval: don't do it
+        "批准。 别这样做。",  # after the approval: don't do it
         "批准被驳回。",  # 驳
         "恕难批准。",  # 恕, 难
         "批准。我改主意了。",  # 改主意
