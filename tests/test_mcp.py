@@ -134,9 +134,12 @@ async def file_read_a_lawyers_reply_and_add(running: Running, session: ClientSes
     human = [t for t in status["turns"] if t["author"] == "human"]
     assert human[0]["body"].startswith("Approved. MIT is fine")
     assert human[0]["decision"] == "approval"
+    # "keep the notice" is an instruction: the approval's condition, not dropped.
+    assert human[0]["conditions"] == ["MIT is fine; keep the notice."]
     # The approval policy, on the opening request turn (the status object is closed).
     policy = status["turns"][0]["policy"]
-    assert policy["outcome"] == "approved" and policy["rule"] == f"any of {LAWYER} veto"
+    assert policy["outcome"] == "approved_with_conditions"
+    assert policy["rule"] == f"any of {LAWYER} veto"
     assert [a["who"] for a in policy["approvals"]] == [LAWYER]
     jsonschema.Draft202012Validator(POLICY_SCHEMA).validate(policy)
 
