@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import os
 import pickle
 import signal
@@ -39,8 +38,6 @@ from gateway.replies import (
     read_decision,
 )
 from gateway.replies.bounces import report_of_message
-
-log = logging.getLogger(__name__)
 
 __all__ = ["IN_PROCESS_BYTES", "MailReader", "Parsed", "Unparseable", "parse_stored"]
 
