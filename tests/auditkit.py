@@ -7,12 +7,13 @@ leads, or waits for the leader (a running gateway's worker) to finish.
 
 from __future__ import annotations
 
+import json
 import time
 
 from sqlalchemy import func, select
 
 from gateway.services import Services
-from gateway.store import audit_check, signing
+from gateway.store import audit_check, mirror, signing
 from gateway.store.audit_check import Verdict
 from gateway.store.models import AuditEntry
 from gateway.store.sequencer import Sequencer
@@ -28,6 +29,25 @@ def _pending(services: Services) -> int:
     return int(count or 0)
 
 
+def _mirror_behind(services: Services) -> bool:
+    """True while audit.jsonl lacks a leaf the tree holds (its leader writes after commit)."""
+    path = services.audit.mirror
+    if path is None:
+        return False
+    with services.db.reading() as session:
+        last = session.scalar(select(func.max(AuditEntry.leaf_index)))
+    if last is None:
+        return False
+    lines = path.read_bytes().splitlines() if path.exists() else []
+    if not lines:
+        return True
+    try:
+        written = mirror.leaf_index_of(json.loads(lines[-1]))
+    except ValueError:
+        return False  # a line edited by hand: the gateway writes nothing after it
+    return written is not None and written < last
+
+
 def settle(services: Services) -> None:
     """Integrate every committed entry (and write its mirror line) before returning."""
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
@@ -39,11 +59,9 @@ def settle(services: Services) -> None:
                 # On PostgreSQL a batch waits for every older transaction of the cluster
                 # to end (the horizon), so one step may find nothing yet.
                 sequencer.step(services.clock.now())
-                if not _pending(services):
-                    return
-            elif not _pending(services):
-                # The leader integrated everything; its mirror lines follow its commit.
-                time.sleep(0.2)
+            # Whoever leads (this helper, or a running gateway's worker) writes the mirror
+            # lines after its commit: wait for both.
+            if not _pending(services) and not _mirror_behind(services):
                 return
             assert time.monotonic() < deadline, "the audit sequencer did not integrate in time"
             time.sleep(0.05)

@@ -213,6 +213,9 @@ class Sequencer:
         self._fd: int | None = None
         # The tree's edge after this leader's last batch; forgotten when it lets go.
         self._edge: merkle.CompactRange | None = None
+        # Set when this process takes the lead: its first step brings the mirror up to
+        # the tree, as a leader killed between its commit and its mirror lines left it.
+        self._fresh = False
 
     @property
     def leading(self) -> bool:
@@ -236,6 +239,7 @@ class Sequencer:
             conn.close()
             return False
         self._conn = conn
+        self._fresh = True
         log.info("this process is the audit log's sequencer")
         return True
 
@@ -250,6 +254,7 @@ class Sequencer:
             os.close(fd)
             return False
         self._fd = fd
+        self._fresh = True
         return True
 
     def let_go(self) -> None:
@@ -268,6 +273,7 @@ class Sequencer:
     def step(self, now: datetime) -> int:
         """Integrate one batch (as leader); how many entries it added."""
         edge, self._edge = self._edge, None
+        fresh, self._fresh = self._fresh, False
         if self._conn is not None:
             with Session(bind=self._conn) as session, session.begin():
                 batch = integrate(session, self.keys, now, edge=edge)
@@ -276,15 +282,27 @@ class Sequencer:
                 batch = integrate(session, self.keys, now, edge=edge)
         if batch is None:
             self._edge = edge
+            if fresh:
+                # Nothing new to integrate, but the last leader may have died after its
+                # commit and before its mirror lines: without this the mirror would lag
+                # until the next entry arrives.
+                self._write_mirror(None)
             return 0
         self._edge = batch.edge
-        if self.mirror_path is not None:
-            try:
-                mirror.append_batch(self.mirror_path, self.db.engine, batch.start, batch.lines)
-            except Exception:
-                # Committed is committed: the next batch, or 'hfa audit mirror', fills the gap.
-                log.exception("could not write the audit mirror %s", self.mirror_path)
+        self._write_mirror(batch)
         return batch.size - batch.start
+
+    def _write_mirror(self, batch: Batch | None) -> None:
+        if self.mirror_path is None:
+            return
+        try:
+            if batch is None:
+                mirror.complete(self.mirror_path, self.db.engine)
+            else:
+                mirror.append_batch(self.mirror_path, self.db.engine, batch.start, batch.lines)
+        except Exception:
+            # Committed is committed: the next batch, or 'hfa audit mirror', fills the gap.
+            log.exception("could not write the audit mirror %s", self.mirror_path)
 
 
 async def run_sequencer(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import signal
 import subprocess
@@ -250,6 +251,35 @@ def test_a_sequencer_killed_is_replaced_at_the_next_try(services: Services) -> N
         if leader.poll() is None:
             leader.kill()
             leader.wait(10)
+
+
+def test_a_new_leader_writes_the_mirror_lines_its_killed_predecessor_left_out(
+    services: Services,
+) -> None:
+    for n in range(3):
+        append(services, n)
+    mirror_path = services.audit.mirror
+    assert mirror_path is not None
+    # The first leader commits its batch and is killed before its mirror lines: a
+    # sequencer without a mirror path writes the same database and no line.
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
+    killed = Sequencer(services.db, keys, None)
+    assert killed.lead()
+    try:
+        assert _steps_until_integrated(services, killed) == 3
+    finally:
+        killed.let_go()
+    assert not mirror_path.exists() or mirror_path.read_text() == ""
+    # The next leader has nothing to integrate; its first step completes the mirror
+    # at once rather than when the next entry arrives.
+    successor = sequencer_of(services)
+    assert successor.lead()
+    try:
+        assert successor.step(services.clock.now()) == 0
+    finally:
+        successor.let_go()
+    lines = [json.loads(x) for x in mirror_path.read_text().splitlines()]
+    assert [x["leaf_index"] for x in lines] == [0, 1, 2]
 
 
 def test_two_batches_racing_integrate_each_entry_once(services: Services) -> None:
