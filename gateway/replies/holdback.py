@@ -18,7 +18,7 @@ from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import is_negator
 from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
-from gateway.replies.words import Word, is_question, list_item, sentence_spans
+from gateway.replies.words import Word, is_question, list_item, sentence_spans, words
 
 _MAX_BECAUSE = 300
 # Every language's "no" words, by their first word.
@@ -33,6 +33,18 @@ def sentence_at(region: str, position: int) -> str:
         if start <= position < end:
             return region[start:end].strip()[:_MAX_BECAUSE]
     return region.strip()[:_MAX_BECAUSE]
+
+
+def stands_as_is(sentence: str) -> bool:
+    """ "No changes needed.", "Nothing to add.", "Замечаний нет.": the whole sentence says
+    the approval stands as it is, and its "no" is about the document, not the approval.
+    A question, or any word more, and it is read as any other sentence ("No changes to
+    clause 4." is a condition)."""
+    if is_question(sentence):
+        return False
+    found = words(sentence)
+    hit = phrase_at(found, 0, merged_index("as_is")) if found else None
+    return hit is not None and hit[1] == len(found)
 
 
 def held_back(region: str, found: list[Word], after: int, languages: Iterable[str]) -> str | None:
@@ -171,7 +183,9 @@ def taken_back(region: str, found: list[Word], after: int) -> str | None:
                 continue
             rest = region[found[index + size - 1].end :].lstrip(" \t*_")
             if rest == "" or rest.startswith((*STANDS_ALONE, "?")):
-                return sentence_at(region, word.start)
+                sentence = sentence_at(region, word.start)
+                if not stands_as_is(sentence):
+                    return sentence
     return _lone_retraction(region, found, after)
 
 

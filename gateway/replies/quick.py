@@ -21,7 +21,14 @@ from functools import cache
 
 from gateway.i18n import in_every_language
 from gateway.replies.empty import is_no_answer
-from gateway.replies.holdback import asks, held_back, held_back_in_script, refused, taken_back
+from gateway.replies.holdback import (
+    asks,
+    held_back,
+    held_back_in_script,
+    refused,
+    stands_as_is,
+    taken_back,
+)
 from gateway.replies.kinds import Decision, DecisionKind
 from gateway.replies.language import identify, with_kin
 from gateway.replies.lexicon import LEXICON
@@ -244,7 +251,7 @@ _AGREEING_TAIL = 3
 def _adds_nothing(sentence: str) -> bool:
     """Thanks, a greeting, or a bare agreement ("Fine as proposed.", "Sounds good!"): no
     condition. Anything with a number, a condition word or more words is one."""
-    if is_no_answer(sentence):
+    if is_no_answer(sentence) or stands_as_is(sentence):
         return True
     found = words(sentence)
     if any(word.text.isdigit() for word in found) or find(found, merged_index("conditions")):
@@ -282,6 +289,9 @@ def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
         return notes.strip()[:300]
     for start, end in sentence_spans(notes):
         sentence = notes[start:end]
+        if stands_as_is(sentence):
+            # "No changes needed.": its "no" is about the document, not the approval.
+            continue
         if re.search(r"\bNOT\b", sentence) or _opens_with_negation(sentence):
             return sentence.strip()[:300]
     return None

@@ -363,3 +363,60 @@ def test_a_negation_in_a_sentence_after_the_approval_is_no_decision(text: str) -
 def test_thanks_or_agreement_after_the_approval_adds_no_condition(text: str) -> None:
     decision = decide_answer(read_decision(text, None), NDA)
     assert decision.kind is DecisionKind.APPROVAL and decision.conditions == ()
+
+
+# "Approved." followed by a sentence saying it stands as it is, one per table language;
+# the "no" of "No changes needed." is about the document, not the approval.
+STANDS_AS_IS = [
+    "Approved. No changes needed.",
+    "Approved. Nothing further from me.",
+    "Approved. No objections.",
+    "Approved. Sorry for the delay.",
+    "Genehmigt. Keine Änderungen nötig.",
+    "Genehmigt. Schönes Wochenende.",
+    "Approuvé. Rien à ajouter.",
+    "Akkoord. Geen opmerkingen.",
+    "Aprobado. Sin comentarios.",
+    "Approvato. Nessuna obiezione.",
+    "Aprovado. Nada a acrescentar.",
+    "Godkendt. Ingen bemærkninger.",
+    "Godkjent. Ingen merknader.",
+    "Godkänt. Inga synpunkter.",
+    "Hyväksytty. Ei huomautettavaa.",
+    "Zatwierdzam. Bez uwag.",
+    "Schváleno. Bez připomínek.",
+    "Одобрено. Замечаний нет.",
+    "Схвалено. Зауважень немає.",
+    "承認します。問題ありません。",
+]
+
+
+@pytest.mark.parametrize("text", STANDS_AS_IS)
+def test_a_sentence_saying_the_approval_stands_as_it_is_adds_nothing(text: str) -> None:
+    for decision in (
+        read_decision(text, None),
+        read_decision(f"APPROVE\n\nNotes (optional):\n{text}\n", "APPROVE [HFA-00027]"),
+    ):
+        decision = decide_answer(decision, NDA)
+        assert decision.kind is DecisionKind.APPROVAL and decision.conditions == (), decision
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Approved. No changes needed?",  # a question
+        "Approved. No changes to clause 4.",  # more words: a limit, or no decision
+        "Approved. No.",
+        "Одобрено. Нет.",
+        "Approved. No changes needed. Don't sign yet.",
+        "Not approved. No changes needed.",
+    ],
+)
+def test_only_the_whole_sentence_stands_as_it_is(text: str) -> None:
+    decision = decide_answer(read_decision(text, None), NDA)
+    assert decision.kind is not DecisionKind.APPROVAL or decision.conditions, decision
+
+
+def test_a_sentence_saying_it_stands_never_decides_on_its_own() -> None:
+    for text in ("No changes needed.", "Nothing to add.", "Замечаний нет."):
+        assert read_decision(text, None).kind is None

@@ -8,6 +8,8 @@ import pytest
 
 from gateway.replies import Decision, DecisionKind, decide_answer, read_decision
 from gateway.replies.lexicon import LANGUAGES, LEXICON
+from gateway.replies.phrases import find, own_index
+from gateway.replies.words import words
 from tests.replies.adversarial import NDA
 from tests.replies.lexicon_cases import (
     CASES,
@@ -257,5 +259,24 @@ def test_every_language_has_the_natural_answer_keys() -> None:
             "decline_phrases",
             "holdbacks",
             "courtesies",
+            "as_is",
         ):
             assert language.entries[key], (language.code, key)
+
+
+def test_every_sentence_that_stands_as_is_lets_the_approval_stand_unchanged() -> None:
+    """Typed under the APPROVE link, each ``as_is`` entry leaves a bare approval: no
+    condition ("No changes needed." is not a limit) and no veto (its "no" negates nothing).
+    On its own it decides nothing, or approves where it is also an approval phrase
+    ("No objection.")."""
+    for language in LEXICON.languages.values():
+        for entry in language.entries["as_is"]:
+            notes = f"APPROVE\n\nNotes (optional):\n{entry.capitalize()}.\n"
+            decision = decide_answer(read_decision(notes, "APPROVE [HFA-00027]"), NDA)
+            assert decision.kind is DecisionKind.APPROVAL, (language.code, entry, decision)
+            assert decision.conditions == (), (language.code, entry, decision)
+            alone = read_decision(entry, None)
+            assert alone.kind is None or (
+                alone.kind is DecisionKind.APPROVAL
+                and find(words(entry), own_index(language.code, "approve_phrases")) is not None
+            ), (language.code, entry, alone)

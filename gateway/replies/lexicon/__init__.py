@@ -20,7 +20,7 @@ _LIST_KEYS = (
     "not_negating", "conditions", "contingent", "retractions", "lone_retractions", "greetings",
     "not_answers", "alone",
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
-    "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies",
+    "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies", "as_is",
 )  # fmt: skip
 
 Phrase = tuple[str, ...]
