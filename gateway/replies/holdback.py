@@ -95,7 +95,10 @@ def refused(region: str, found: list[Word], after: int, languages: Iterable[str]
             end = hit[1]
             ends_clause = end == len(found) or found[end].gap != ""
             if ends_clause or any(phrase_at(found, end, words) for words in until):
-                return sentence_at(region, found[hit[0]].start)
+                sentence = sentence_at(region, found[hit[0]].start)
+                # "No tengo objeciones.": the rejection ("tengo objeciones") is negated.
+                if not stands_as_is(sentence):
+                    return sentence
             start = hit[0] + 1
     return None
 

@@ -267,8 +267,8 @@ def test_every_language_has_the_natural_answer_keys() -> None:
 def test_every_sentence_that_stands_as_is_lets_the_approval_stand_unchanged() -> None:
     """Typed under the APPROVE link, each ``as_is`` entry leaves a bare approval: no
     condition ("No changes needed." is not a limit) and no veto (its "no" negates nothing).
-    On its own it decides nothing, or approves where it is also an approval phrase
-    ("No objection.")."""
+    On its own it decides nothing, or approves where it is also an approval of its table
+    ("No objection.", "Nulla osta.")."""
     for language in LEXICON.languages.values():
         for entry in language.entries["as_is"]:
             notes = f"APPROVE\n\nNotes (optional):\n{entry.capitalize()}.\n"
@@ -278,5 +278,30 @@ def test_every_sentence_that_stands_as_is_lets_the_approval_stand_unchanged() ->
             alone = read_decision(entry, None)
             assert alone.kind is None or (
                 alone.kind is DecisionKind.APPROVAL
-                and find(words(entry), own_index(language.code, "approve_phrases")) is not None
+                and (
+                    entry in language.entries["approve"]
+                    or find(words(entry), own_index(language.code, "approve_phrases")) is not None
+                )
             ), (language.code, entry, alone)
+
+
+# Swedish "ni" (you) is "nor" in French and Spanish: negators are read in every language,
+# so these two err towards no decision.
+_APPROVAL_NOT_READ_IN_NOTES = {("sv", "ni kan gå vidare"), ("sv", "ni kan skriva under")}
+
+
+def test_every_approval_typed_under_the_approve_link_is_a_bare_approval() -> None:
+    """The lawyer taps APPROVE and types an approval of their own language as the notes
+    ("No objections from my side.", "Нет возражений."): nothing there limits or vetoes it."""
+    missed = []
+    for language in LEXICON.languages.values():
+        for key in ("approve", "approve_phrases", "agreement"):
+            for entry in language.entries[key]:
+                if "*" in entry or (language.code, entry) in _APPROVAL_NOT_READ_IN_NOTES:
+                    continue
+                stop = "。" if language.code in ("ja", "zh") else "."
+                notes = f"APPROVE\n\nNotes (optional):\n{entry[:1].upper()}{entry[1:]}{stop}\n"
+                decision = read_decision(notes, "APPROVE [HFA-00027]")
+                if decision.kind is not DecisionKind.APPROVAL or decision.conditions:
+                    missed.append((language.code, entry, decision.kind, decision.conditions))
+    assert missed == []
