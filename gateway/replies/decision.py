@@ -41,12 +41,18 @@ from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
-from gateway.replies.quick import NEUTRAL_KEYWORDS, read_after_approval, read_quick_reply
+from gateway.replies.quick import (
+    NEUTRAL_KEYWORDS,
+    adds_nothing,
+    read_after_approval,
+    read_quick_reply,
+)
 from gateway.replies.statement import Lead, agreed, kinds_in, leading
 from gateway.replies.words import (
     Word,
     forget_splits,
     is_question,
+    list_item,
     matches_at,
     sentence_spans,
     words,
@@ -115,6 +121,18 @@ def read_typed(new_text: str) -> Decision:
         return _unclear(decision, decision.because)
     if approving and (later := _stopped_later(text, lead)) is not None:
         return _unclear(decision, later)
+    if approving:
+        # "Approved.\n\nOnly sign for Acme GmbH.": a later paragraph that adds something is
+        # read as the notes under an APPROVE link are; it is a condition, never dropped.
+        # A question there is one more thing to answer, not a veto ("Can you send me the
+        # signed copy?"); it is carried with the conditions.
+        stop, added = read_after_approval(_paragraphs(text)[1], questions_stop=False)
+        if stop is not None:
+            return _unclear(decision, stop)
+        # A list the approval's sentence introduced ("subject to:") was read already.
+        new = [a for a in added if (list_item(a) or a) not in decision.conditions]
+        if new:
+            return replace(decision, conditions=(*decision.conditions, *new)[:50])
     return decision
 
 
@@ -312,15 +330,28 @@ def _approval(
     if decision.trigger == "APPROVE WITH CONDITIONS" and not reading.conditions:
         # The keyword promises conditions: without them it is not a bare approval.
         return _unclear(decision, decision.trigger)
-    rest = region[first_end:].strip()
-    if reading.conditions or not rest:
+    if reading.conditions:
         return replace(decision, conditions=reading.conditions)
+    # "Approved for two years.", "Approved from Monday.", "I approve the form.": the rest of
+    # the approval's own sentence, unless it adds nothing ("Approved, thanks!"), is what
+    # was approved, so it is the approval's condition rather than dropped.
+    tail = region[found[size - 1].end : first_end].strip(_TAIL_PUNCTUATION)
+    said = (tail[:_MAX_CONDITION],) if tail and not adds_nothing(tail) else ()
+    rest = region[first_end:].strip()
+    if not rest:
+        return replace(decision, conditions=said)
     # "Approved. The cap stays at EUR 10,000.": what the paragraph says after the approval
     # is read as notes under the APPROVE link are, so a limit is never dropped.
     stop, added = read_after_approval(rest)
     if stop is not None:
         return _unclear(decision, stop)
-    return replace(decision, conditions=added[:50])
+    return replace(decision, conditions=(*said, *added)[:50])
+
+
+# What may stand between the approval word and the rest of its sentence ("Approved -
+# 24 months", "Approved, thanks!").
+_TAIL_PUNCTUATION = " \t\n*_.,;:!-–—()。、，：！"
+_MAX_CONDITION = 2000
 
 
 def _go_ahead_continuation(

@@ -35,7 +35,7 @@ from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import has_negated_approval, is_negator
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.statement import kinds_in
-from gateway.replies.words import list_item, sentence_spans, words
+from gateway.replies.words import Word, list_item, sentence_spans, words
 
 WITH_CONDITIONS = "APPROVE WITH CONDITIONS"
 NEUTRAL_KEYWORDS: dict[str, DecisionKind] = {
@@ -229,54 +229,72 @@ def _approve_notes(notes: str, typed: Decision) -> Decision:
     )  # fmt: skip
 
 
-def read_after_approval(notes: str) -> tuple[str | None, tuple[str, ...]]:
+def read_after_approval(
+    notes: str, *, questions_stop: bool = True
+) -> tuple[str | None, tuple[str, ...]]:
     """What is typed beside an approval (notes under APPROVE, or the sentences after a
     typed "Approved."): what makes it no decision, else the sentences that add something
     to it, which are its conditions ("The cap stays at EUR 10,000.")."""
-    stop = _stop(notes, negation_vetoes=True)
+    stop = _stop(notes, negation_vetoes=True, questions_stop=questions_stop)
     if stop is not None:
         return stop, ()
-    added = tuple(
-        sentence
-        for start, end in sentence_spans(notes)
-        if (sentence := notes[start:end].strip()) and not _adds_nothing(sentence)
-    )
-    return None, added
+    sentences = [s for start, end in sentence_spans(notes) if (s := notes[start:end].strip())]
+    added: list[str] = []
+    for number, sentence in enumerate(sentences):
+        if adds_nothing(sentence):
+            continue
+        if number and _SIGNED_NAME.match(sentence) and adds_nothing(sentences[number - 1]):
+            # "Best,\nAnna": signed, not said.
+            continue
+        added.append(sentence)
+    return None, tuple(added)
 
 
-# After an agreement word, this many words still only agree ("Fine as proposed.").
-_AGREEING_TAIL = 3
-
-
-def _adds_nothing(sentence: str) -> bool:
-    """Thanks, a greeting, or a bare agreement ("Fine as proposed.", "Sounds good!"): no
-    condition. Anything with a number, a condition word or more words is one."""
+def adds_nothing(sentence: str) -> bool:
+    """Thanks, a greeting, or a bare agreement ("Fine as proposed.", "Sounds good!",
+    "Thanks for the quick turnaround."): no condition. Whatever follows an agreement or a
+    thanks must itself add nothing: "OK, two years.", "Agreed, kill it." and "Thanks, two
+    years max." add something, and it is a condition or no decision, never dropped."""
     if is_no_answer(sentence) or stands_as_is(sentence):
         return True
     found = words(sentence)
+    if not found:
+        return True
     if any(word.text.isdigit() for word in found) or find(found, merged_index("conditions")):
         return False
-    if (
-        found
-        and phrase_at(found, 0, merged_index("courtesies"))
-        and not any(is_negator(word.text, everywhere=True) for word in found)
+    if phrase_at(found, 0, merged_index("thanks_for")) and not any(
+        is_negator(word.text, everywhere=True) for word in found
     ):
         # "Thanks for the quick turnaround.": thanks, whatever it is for.
         return True
+    courtesy = phrase_at(found, 0, merged_index("courtesies"))
+    if courtesy is not None and _rest_adds_nothing(sentence, found, courtesy[1], name=True):
+        return True
     for code in identify(sentence):
-        for key in ("agreement", "approve_phrases"):
-            hit = phrase_at(found, 0, own_index(code, key)) if found else None
-            if hit is not None and len(found) - hit[1] <= _AGREEING_TAIL:
+        for key in ("agreement", "approve_phrases", "yes"):
+            hit = phrase_at(found, 0, own_index(code, key))
+            if hit is not None and _rest_adds_nothing(sentence, found, hit[1], name=False):
                 return True
     return False
 
 
-def _stop(notes: str, *, negation_vetoes: bool) -> str | None:
+def _rest_adds_nothing(sentence: str, found: list[Word], end: int, *, name: bool) -> bool:
+    """The words after an opening agreement or thanks: none, a name after thanks
+    ("Thanks Dana"), or themselves nothing ("Fine, thanks.", "Good, as proposed.")."""
+    if end >= len(found):
+        return True
+    rest = sentence[found[end].start :]
+    if name and _SIGNED_NAME.match(rest.strip(" .!,")):
+        return True
+    return adds_nothing(rest)
+
+
+def _stop(notes: str, *, negation_vetoes: bool, questions_stop: bool = True) -> str | None:
     """What in the notes makes the approval no decision."""
     found = words(notes)
     languages = with_kin(identify(notes))
     stop = (
-        asks(notes)
+        (asks(notes) if questions_stop else None)
         or taken_back(notes, found, 0)
         or held_back(notes, found, 0, languages)
         or held_back_in_script(notes, found, 0)

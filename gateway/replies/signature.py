@@ -142,7 +142,7 @@ def _kind(line: str) -> _Kind:
     return _Kind.TEXT
 
 
-def _is_cut(line: str) -> bool:
+def is_cut(line: str) -> bool:
     return len(line) <= MAX_MARKER_LINE and bool(_DELIMITER.match(line) or _DISCLAIMER.match(line))
 
 
@@ -157,7 +157,7 @@ def signature_start(lines: list[str]) -> int | None:
     first_content = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first_content is None:
         return None
-    end = next((i for i in range(first_content + 1, len(lines)) if _is_cut(lines[i])), len(lines))
+    end = next((i for i in range(first_content + 1, len(lines)) if is_cut(lines[i])), len(lines))
     tail_start = end
     seen = 0
     while tail_start > first_content + 1 and seen < _TAIL_WINDOW:
@@ -169,6 +169,24 @@ def signature_start(lines: list[str]) -> int | None:
         if _starts_signature(lines, kinds, index):
             return index
     return end if end < len(lines) else None
+
+
+# A postscript after the sign-off ("PS: only the first shipment", "P.S.", "PD:", "NB",
+# "追伸"): the lawyer wrote it after signing, and it is part of what they said.
+_POSTSCRIPT = re.compile(
+    r"^\s*(?:p\.?\s?p\.?\s?s|p\.?\s?s|p\.?\s?d|n\.?\s?b)\b\.?|^\s*(?:追伸|附言|又及)", re.I
+)
+
+
+def postscript_start(lines: list[str], start: int) -> int | None:
+    """Index of a postscript among the signature's lines (from ``start``), before any
+    delimiter or disclaimer; None if the signature has none."""
+    for index in range(start, len(lines)):
+        if is_cut(lines[index]):
+            return None
+        if _POSTSCRIPT.match(lines[index]):
+            return index
+    return None
 
 
 def _starts_signature(lines: list[str], kinds: list[_Kind], index: int) -> bool:

@@ -25,7 +25,7 @@ from gateway.replies.patterns import (
     is_original_message_separator,
     starts_header_block,
 )
-from gateway.replies.signature import signature_start
+from gateway.replies.signature import is_cut, postscript_start, signature_start
 
 # Gmail and others wrap a long attribution onto a second (rarely a third) line.
 _MAX_ATTRIBUTION_LINES = 3
@@ -191,8 +191,16 @@ def _next_content(lines: list[str], start: int, cut: int) -> int:
 
 def _drop_signature(lines: list[str], keep: list[bool]) -> None:
     positions = [i for i, kept in enumerate(keep) if kept]
-    start = signature_start([lines[i] for i in positions])
+    own = [lines[i] for i in positions]
+    start = signature_start(own)
     if start is None:
         return
-    for position in positions[start:]:
+    postscript = postscript_start(own, start)
+    for number, position in enumerate(positions[start:], start):
+        if postscript is not None and number >= postscript:
+            # What follows a postscript is kept to the next delimiter or disclaimer.
+            if is_cut(own[number]):
+                postscript = None
+            else:
+                continue
         keep[position] = False

@@ -194,8 +194,10 @@ def test_an_approval_that_asks_in_the_same_paragraph_decides_nothing() -> None:
     decision = read_decision("Approved. Can you send me the signed copy?", None)
     assert decision.kind is None and decision.ambiguous
     assert decision.because == "Can you send me the signed copy?"
-    # A question in a later paragraph is not in the decision region.
-    assert read_decision("Approved.\n\nCan you send me the signed copy?", None).kind is A
+    # A question in a later paragraph is one more thing to answer: not a veto, and never
+    # dropped either, it is carried with the approval.
+    later = read_decision("Approved.\n\nCan you send me the signed copy?", None)
+    assert later.kind is A and later.conditions == ("Can you send me the signed copy?",)
 
 
 def test_a_quick_reply_subject_over_a_question_is_unclear() -> None:

@@ -20,7 +20,7 @@ _LIST_KEYS = (
     "not_negating", "conditions", "contingent", "retractions", "lone_retractions", "greetings",
     "not_answers", "alone",
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
-    "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies", "as_is",
+    "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies", "as_is", "thanks_for",
 )  # fmt: skip
 
 Phrase = tuple[str, ...]
@@ -111,7 +111,7 @@ def _longest_first(items: list[tuple[Phrase, str, str]]) -> list[tuple[Phrase, s
 # The keys read per language (never merged): they decide or veto only in their own language.
 OWN_KEYS = (
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "provisos",
-    "holdbacks", "deferrals", "first_steps", "closing_steps", "conditions",
+    "holdbacks", "deferrals", "first_steps", "closing_steps", "conditions", "yes",
 )  # fmt: skip
 
 
