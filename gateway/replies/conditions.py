@@ -19,7 +19,7 @@ from gateway.replies.words import Word, is_kana, list_item, matches_at, words
 # Marks after which a clause starts that can say the condition is not met.
 _CLAUSE_BREAK = (",", ";", "—", "–", " - ", "(", "，", "、", "；")
 _MAX_CONDITIONS = 50
-_MAX_CONDITION_CHARS = 2000
+MAX_CONDITION_CHARS = 2000
 
 
 @dataclass(frozen=True)
@@ -100,7 +100,7 @@ def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Re
     marked = contingent_at is not None or condition_at is not None
     if not marked and not _rest_has_condition(region[sentence_end:]):
         return Reading()
-    return Reading((rest[:_MAX_CONDITION_CHARS],) if rest else ())
+    return Reading((rest[:MAX_CONDITION_CHARS],) if rest else ())
 
 
 def _said_unmet(sentence: str, found: list[Word], marker: int) -> bool:
@@ -136,13 +136,13 @@ def _list_after(region: str, text: str, sentence_end: int) -> list[str]:
         item = list_item(line)
         if item is None:
             if items and line.startswith((" ", "\t")):
-                items[-1] = f"{items[-1]} {line.strip()}"[:_MAX_CONDITION_CHARS]
+                items[-1] = f"{items[-1]} {line.strip()}"[:MAX_CONDITION_CHARS]
                 continue
             if not items:
                 # "Approved, subject to:\n\nthe cap being raised." : one condition.
-                items.append(line.strip()[:_MAX_CONDITION_CHARS])
+                items.append(line.strip()[:MAX_CONDITION_CHARS])
             break
-        items.append(item[:_MAX_CONDITION_CHARS])
+        items.append(item[:MAX_CONDITION_CHARS])
         if len(items) == _MAX_CONDITIONS:
             break
     return items

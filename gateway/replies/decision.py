@@ -33,7 +33,7 @@ import re
 from dataclasses import replace
 
 from gateway.replies.answer import decide_answer
-from gateway.replies.conditions import read_conditions
+from gateway.replies.conditions import MAX_CONDITION_CHARS, read_conditions
 from gateway.replies.errors import ReplyError
 from gateway.replies.holdback import asks, held_back, refused, sentence_at, taken_back
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
@@ -336,7 +336,7 @@ def _approval(
     # the approval's own sentence, unless it adds nothing ("Approved, thanks!"), is what
     # was approved, so it is the approval's condition rather than dropped.
     tail = region[found[size - 1].end : first_end].strip(_TAIL_PUNCTUATION)
-    said = (tail[:_MAX_CONDITION],) if tail and not adds_nothing(tail) else ()
+    said = (tail[:MAX_CONDITION_CHARS],) if tail and not adds_nothing(tail) else ()
     rest = region[first_end:].strip()
     if not rest:
         return replace(decision, conditions=said)
@@ -351,7 +351,6 @@ def _approval(
 # What may stand between the approval word and the rest of its sentence ("Approved -
 # 24 months", "Approved, thanks!").
 _TAIL_PUNCTUATION = " \t\n*_.,;:!-–—()。、，：！"
-_MAX_CONDITION = 2000
 
 
 def _go_ahead_continuation(

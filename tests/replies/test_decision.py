@@ -14,6 +14,7 @@ from gateway.replies import (
 from gateway.replies.lexicon import LANGUAGES, LEXICON
 from tests.replies.adversarial import NDA
 from tests.replies.cases import CASES, Case
+from tests.replies.typed import under_approve
 
 A, R, D, Q, C = (
     DecisionKind.APPROVAL,
@@ -395,7 +396,7 @@ STANDS_AS_IS = [
 def test_a_sentence_saying_the_approval_stands_as_it_is_adds_nothing(text: str) -> None:
     for decision in (
         read_decision(text, None),
-        read_decision(f"APPROVE\n\nNotes (optional):\n{text}\n", "APPROVE [HFA-00027]"),
+        under_approve(text),
     ):
         decision = decide_answer(decision, NDA)
         assert decision.kind is DecisionKind.APPROVAL and decision.conditions == (), decision

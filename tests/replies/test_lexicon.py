@@ -20,6 +20,7 @@ from tests.replies.lexicon_cases import (
     PROVISIONAL,
     TURNED_AROUND,
 )
+from tests.replies.typed import under_approve
 
 _EXPECTED = {
     "approval": DecisionKind.APPROVAL,
@@ -271,8 +272,7 @@ def test_every_sentence_that_stands_as_is_lets_the_approval_stand_unchanged() ->
     ("No objection.", "Nulla osta.")."""
     for language in LEXICON.languages.values():
         for entry in language.entries["as_is"]:
-            notes = f"APPROVE\n\nNotes (optional):\n{entry.capitalize()}.\n"
-            decision = decide_answer(read_decision(notes, "APPROVE [HFA-00027]"), NDA)
+            decision = decide_answer(under_approve(f"{entry.capitalize()}."), NDA)
             assert decision.kind is DecisionKind.APPROVAL, (language.code, entry, decision)
             assert decision.conditions == (), (language.code, entry, decision)
             alone = read_decision(entry, None)
@@ -300,8 +300,7 @@ def test_every_approval_typed_under_the_approve_link_is_a_bare_approval() -> Non
                 if "*" in entry or (language.code, entry) in _APPROVAL_NOT_READ_IN_NOTES:
                     continue
                 stop = "。" if language.code in ("ja", "zh") else "."
-                notes = f"APPROVE\n\nNotes (optional):\n{entry[:1].upper()}{entry[1:]}{stop}\n"
-                decision = read_decision(notes, "APPROVE [HFA-00027]")
+                decision = under_approve(f"{entry[:1].upper()}{entry[1:]}{stop}")
                 if decision.kind is not DecisionKind.APPROVAL or decision.conditions:
                     missed.append((language.code, entry, decision.kind, decision.conditions))
     assert missed == []

@@ -13,8 +13,7 @@ import pytest
 
 from gateway.replies import DecisionKind, decide_answer, extract_reply, read_decision
 from tests.replies.adversarial import NDA
-
-APPROVE_NOTES = "APPROVE\n\nNotes (optional):\n{}\n"
+from tests.replies.typed import under_approve
 
 
 def typed(text: str) -> tuple[DecisionKind | None, tuple[str, ...]]:
@@ -23,8 +22,7 @@ def typed(text: str) -> tuple[DecisionKind | None, tuple[str, ...]]:
 
 
 def noted(text: str) -> tuple[DecisionKind | None, tuple[str, ...]]:
-    reading = read_decision(APPROVE_NOTES.format(text), "APPROVE [HFA-00027]")
-    decision = decide_answer(reading, NDA)
+    decision = decide_answer(under_approve(text), NDA)
     return decision.kind, decision.conditions
 
 
