@@ -30,6 +30,7 @@ from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
 from gateway.outbound import notices, push
+from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
@@ -91,9 +92,11 @@ def _descriptor_sum(config: Config, roles: tuple[str, ...]) -> str:
     return " + ".join([*parts, f"{SPARE_DESCRIPTORS} spare"])
 
 
-def deliverers(services: Services, mail: MailTransport) -> dict[str, Deliverer]:
+def deliverers(
+    services: Services, mail: MailTransport, lane: ComposeLane | None = None
+) -> dict[str, Deliverer]:
     """The one table of deliverers: each outbox channel and what sends it."""
-    table: dict[str, Deliverer] = {"email": email_deliverer(mail)}
+    table: dict[str, Deliverer] = {"email": email_deliverer(mail, lane)}
     table.update(push.deliverers(services))
     table.update(notices.deliverers(services))
     table.update(challenge.deliverers(services))
@@ -131,6 +134,8 @@ class Gateway:
     _smtp: asyncio.Server | None = None
     _http: uvicorn.Server | None = None
     _mail: MailTransport | None = None
+    # The worker's composing process (None on one core, or in other roles).
+    compose_lane: ComposeLane | None = None
     _process: str = field(default_factory=heartbeats.process_name)
     # The listeners' admission counts, for ops and tests (None until started).
     smtp_guard: ConnectionGuard | None = None
@@ -193,7 +198,10 @@ class Gateway:
             log.info("HTTP API on http://%s:%s", config.http_host, self.http_port)
         if "worker" in self.roles:
             self._mail = mail_transport(config)
-            outbox = OutboxWorker(self.services, deliverers(self.services, self._mail))
+            self.compose_lane = ComposeLane() if worth_a_process() else None
+            outbox = OutboxWorker(
+                self.services, deliverers(self.services, self._mail, self.compose_lane)
+            )
             inbound = InboundWorker(self.services)
             self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
@@ -326,6 +334,9 @@ class Gateway:
             # Relay connections kept open for reuse are closed with a QUIT.
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(close_transport(self._mail), timeout=5)
+        if self.compose_lane is not None:
+            with contextlib.suppress(Exception):
+                await self.compose_lane.close()
         with contextlib.suppress(Exception):
             await self.services.db.run(self._audit_stop)
         if self._sequencer_of_worker is not None:

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
+import logging
 from collections.abc import Sequence
 from datetime import timedelta
 from functools import partial
@@ -11,12 +13,19 @@ from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
 from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
+from gateway.outbound.compose_lane import START_BATCH, ComposeLane
+from gateway.outbound.composer import Batch, Composed
 from gateway.outbound.transports import MailTransport, before_data, handed_over
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.settings.lawyers import LawyerSettings
 from gateway.store.models import OutboxItem
 from gateway.store.prepared import Prepared, connection_of
+
+log = logging.getLogger(__name__)
+
+# Emails handed to the composing process together: few, so the first go out soon.
+HANDOVER = 4
 
 # The hold before DATA, compiled once: built and compiled by the ORM for each message,
 # it cost more than the rest of the message's writes.
@@ -35,16 +44,30 @@ class EmailDeliverer:
     """Composes a lawyer email from its thread and sends it through the transport.
 
     The threads of a claimed batch are read in one read transaction (``prepare``); an
-    item that was not prepared reads its own.
+    item that was not prepared reads its own. With a composing process (``lane``), a
+    batch's prepared emails are written there, all in one hand-over, by the first of
+    them to be sent; any it did not write are written here.
     """
 
-    def __init__(self, transport: MailTransport) -> None:
+    def __init__(self, transport: MailTransport, lane: ComposeLane | None = None) -> None:
         self.transport = transport
-        self._threads: dict[int, MailThread] = {}
+        self.lane = lane
+        self._prepared: dict[int, tuple[OutboxItem, MailThread]] = {}
+        # Emails handed to the composing process with another's, before their own
+        # delivery began: what it wrote (None: write it here), and the thread.
+        self._handed: dict[int, tuple[asyncio.Future[bytes | None], MailThread]] = {}
+        self._large_batch = False
+        self._handing: set[asyncio.Task[None]] = set()
 
     def prepare(self, services: Services, items: Sequence[OutboxItem]) -> None:
         with services.db.reading() as session:
-            self._threads.update(load_threads(session, items))
+            threads = load_threads(session, items)
+        for item in items:
+            # Claimed again (its lease lapsed): written anew from its thread as it is now.
+            self._handed.pop(item.id, None)
+        self._prepared.update({i.id: (i, threads[i.id]) for i in items if i.id in threads})
+        if len(threads) >= START_BATCH:
+            self._large_batch = True
 
     @staticmethod
     def _read_thread(services: Services, item: OutboxItem) -> MailThread | None:
@@ -53,20 +76,28 @@ class EmailDeliverer:
 
     async def __call__(self, services: Services, item: OutboxItem) -> str:
         config = services.config
-        thread = self._threads.pop(item.id, None)
-        if thread is None:
-            thread = await services.db.run(self._read_thread, services, item)
-        assert thread is not None, f"outbox {item.id}: its request or recipient is gone"
-        message = compose_from_thread(
-            item,
-            thread,
-            renderer=services.renderer,
-            mail_from=config.mail_from,
-            reply_address=services.tokens.reply_address(thread.recipient.id, config.reply_domain),
-            loop_marker=config.reply_domain,
-            settings=mail_settings(config.lawyer),
-        )
-        composed = message.as_bytes()
+        handed = self._handed.pop(item.id, None)
+        if handed is not None:
+            written, thread = handed
+            composed = await written
+        else:
+            prepared = self._prepared.pop(item.id, None)
+            found = prepared[1] if prepared is not None else None
+            if found is None:
+                found = await services.db.run(self._read_thread, services, item)
+            assert found is not None, f"outbox {item.id}: its request or recipient is gone"
+            thread = found
+            composed = await self._from_lane(services, item, thread)
+        if composed is None:
+            composed = compose_from_thread(
+                item,
+                thread,
+                renderer=services.renderer,
+                mail_from=config.mail_from,
+                reply_address=_reply_address(services, thread),
+                loop_marker=config.reply_domain,
+                settings=mail_settings(config.lawyer),
+            ).as_bytes()
         token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
         kept: list[bytes] = []
         kept_token = handed_over.set(kept)
@@ -82,6 +113,82 @@ class EmailDeliverer:
         item.relayed = kept[0] if kept else composed
         item.relayed_sha256 = hashlib.sha256(item.relayed).hexdigest()
         return detail
+
+    async def _from_lane(
+        self, services: Services, item: OutboxItem, thread: MailThread
+    ) -> bytes | None:
+        """``item``, and every prepared email whose delivery has not begun, written by
+        the composing process; None when it did not write ``item``.
+
+        They are handed over in small batches, answered one after the other, so that
+        the first emails go out while the process writes the rest.
+        """
+        lane = self.lane
+        if lane is None:
+            return None
+        if self._large_batch:
+            self._large_batch = False
+            await lane.wanted()
+        if not lane.ready:
+            return None
+        emails = [(item, thread), *self._prepared.values()]
+        self._prepared.clear()
+        loop = asyncio.get_running_loop()
+        waiting = {i.id: loop.create_future() for i, _t in emails}
+        self._handed.update({i.id: (waiting[i.id], t) for i, t in emails[1:]})
+        batches = [emails[at : at + HANDOVER] for at in range(0, len(emails), HANDOVER)]
+        # Each batch is written to the process as its task starts, in this order.
+        for later in batches[1:]:
+            task = asyncio.create_task(self._hand_over(services, lane, later, waiting))
+            self._handing.add(task)
+            task.add_done_callback(self._handing.discard)
+        await self._hand_over(services, lane, batches[0], waiting)
+        mine: bytes | None = waiting[item.id].result()
+        return mine
+
+    @staticmethod
+    async def _hand_over(
+        services: Services,
+        lane: ComposeLane,
+        emails: list[tuple[OutboxItem, MailThread]],
+        waiting: dict[int, asyncio.Future[bytes | None]],
+    ) -> None:
+        config = services.config
+        batch = Batch(
+            config.mail_from,
+            config.reply_domain,
+            mail_settings(config.lawyer),
+            [(i, t, _reply_address(services, t)) for i, t in emails],
+        )
+        answers: Composed | None = None
+        try:
+            answers = await lane.compose(batch)
+        finally:
+            # Cancelled or not, no email handed over is left waiting.
+            written = _written(emails, answers)
+            for one, _thread in emails:
+                future = waiting[one.id]
+                if not future.done():
+                    future.set_result(written.get(one.id))
+
+
+def _written(
+    emails: list[tuple[OutboxItem, MailThread]], answers: Composed | None
+) -> dict[int, bytes]:
+    """The emails the composing process wrote, by item id; why it wrote no other is logged."""
+    if answers is None or len(answers) != len(emails):
+        return {}
+    written: dict[int, bytes] = {}
+    for (item, _thread), answer in zip(emails, answers, strict=True):
+        if isinstance(answer, bytes):
+            written[item.id] = answer
+        else:
+            log.warning("outbox %s: not written by the composing process: %s", item.id, answer)
+    return written
+
+
+def _reply_address(services: Services, thread: MailThread) -> str:
+    return services.tokens.reply_address(thread.recipient.id, services.config.reply_domain)
 
 
 async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> None:
@@ -103,5 +210,5 @@ async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> N
     await services.db.write_statement(hold)
 
 
-def email_deliverer(transport: MailTransport) -> EmailDeliverer:
-    return EmailDeliverer(transport)
+def email_deliverer(transport: MailTransport, lane: ComposeLane | None = None) -> EmailDeliverer:
+    return EmailDeliverer(transport, lane)

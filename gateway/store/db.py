@@ -23,9 +23,11 @@ runs in worker threads, since a network round trip must not stall the loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
 from functools import partial
 from pathlib import Path
@@ -151,6 +153,8 @@ class Database:
         # Writes waiting for the next group commit, and the task that commits them.
         self._queued: Batch = []
         self._writer: asyncio.Task[None] | None = None
+        # The thread a group commit's COMMIT (its fsync) runs in, made when first needed.
+        self._committer: ThreadPoolExecutor | None = None
 
     @contextmanager
     def transaction(self) -> Iterator[Session]:
@@ -264,13 +268,7 @@ class Database:
                 if not isinstance(exc, Exception):
                     raise
                 continue
-            for future, value, error in outcomes:
-                if future.done():
-                    continue
-                if error is not None:
-                    future.set_exception(error)
-                else:
-                    future.set_result(value)
+            _answer(outcomes)
 
     async def _commit_where_best(self, batch: Batch) -> Outcomes:
         """Write and commit the batch on the loop when the write lock is free.
@@ -298,7 +296,34 @@ class Database:
                 # Nothing was committed: the others again, the slow and sure way.
                 return await asyncio.to_thread(self._redo_without, broken=exc, batch=batch)
             raise _as_storage_error(exc) from exc
-        return self._commit_and_let_go(session, lock, outcomes)
+        return await self._commit_aside(session, lock, outcomes)
+
+    async def _commit_aside(
+        self, session: Session, lock: WriterLock, outcomes: Outcomes
+    ) -> Outcomes:
+        """The COMMIT in a thread of its own, while the loop goes on serving.
+
+        The fsync is a wait, not work: on the loop it stalled every connection of
+        the process for its length. The thread is this database's alone: a commit
+        must never queue behind threads that wait for the write lock it holds.
+        """
+        if self._committer is None:
+            self._committer = ThreadPoolExecutor(1, thread_name_prefix="hfa-commit")
+        loop = asyncio.get_running_loop()
+        commit = loop.run_in_executor(
+            self._committer, self._commit_and_let_go, session, lock, outcomes
+        )
+        try:
+            return await asyncio.shield(commit)
+        except asyncio.CancelledError:
+            # The commit goes on in its thread whatever happens here: its callers learn
+            # its true outcome before the cancellation does.
+            while not commit.done():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await asyncio.shield(commit)
+            if not commit.cancelled() and commit.exception() is None:
+                _answer(commit.result())
+            raise
 
     def _commit_and_let_go(
         self, session: Session, lock: WriterLock, outcomes: Outcomes
@@ -377,6 +402,19 @@ class Database:
         schema.ensure(self.engine, self.url)
 
     def dispose(self) -> None:
+        if self._committer is not None:
+            self._committer.shutdown(wait=True)
         self.engine.dispose()
         if self._writer_lock is not None:
             self._writer_lock.close()
+
+
+def _answer(outcomes: Outcomes) -> None:
+    """Each caller of a committed batch gets its result or its error."""
+    for future, value, error in outcomes:
+        if future.done():
+            continue
+        if error is not None:
+            future.set_exception(error)
+        else:
+            future.set_result(value)
