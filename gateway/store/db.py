@@ -14,9 +14,10 @@ deadlock upgrading a read lock; several processes wait on ``busy_timeout``.
 
 Database work is synchronous SQLAlchemy. On SQLite reads and single
 transactions run on the event loop itself (a threadpool hop per call costs
-more than the work), and so do group commits while the write lock is free;
-when hfa serve's worker process holds it, the batch waits for it in a thread,
-so the loop is not stalled meanwhile. On PostgreSQL everything
+more than the work), and so do a group commit's writes while the write lock is
+free; its COMMIT (the fsync) runs in a thread of its own meanwhile, and when hfa
+serve's worker process holds the lock, the batch waits for it in a thread, so
+the loop is not stalled either way. On PostgreSQL everything
 runs in worker threads, since a network round trip must not stall the loop.
 """
 
