@@ -44,9 +44,9 @@ class EmailDeliverer:
     """Composes a lawyer email from its thread and sends it through the transport.
 
     The threads of a claimed batch are read in one read transaction (``prepare``); an
-    item that was not prepared reads its own. With a composing process (``lane``), a
-    batch's prepared emails are written there, all in one hand-over, by the first of
-    them to be sent; any it did not write are written here.
+    item that was not prepared reads its own. With a composing process (``lane``), the
+    first of a batch's emails to be sent hands the prepared ones over, HANDOVER at a
+    time; any it did not write are written here.
     """
 
     def __init__(self, transport: MailTransport, lane: ComposeLane | None = None) -> None:
