@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
-import os
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager, nullcontext
@@ -34,7 +32,6 @@ from functools import partial
 from pathlib import Path
 from typing import Any, TypeVar
 
-import orjson
 from sqlalchemy import Engine, create_engine, event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
@@ -44,6 +41,7 @@ from gateway.errors import StorageError
 from gateway.store import schema
 from gateway.store.savepoints import BrokenBatch, in_driver_savepoint
 from gateway.store.savepoints import in_savepoint as in_savepoint
+from gateway.store.sqlite_setup import create_private, json_text, sqlite_begin, sqlite_pragmas
 from gateway.store.writelock import WriterLock
 
 T = TypeVar("T")
@@ -53,45 +51,6 @@ Outcomes = list[tuple["asyncio.Future[Any]", Any, BaseException | None]]
 
 # At most this many writes share one commit, so one batch never holds the loop for long.
 MAX_BATCH = 64
-BUSY_TIMEOUT_MS = 250
-
-
-def json_text(value: Any) -> str:
-    """JSON columns' text, written by orjson: every filing stores three JSON values.
-
-    Read back alike by any JSON reader; integers beyond 64 bits, which orjson
-    refuses, are written by the standard library.
-    """
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError:
-        return json.dumps(value, ensure_ascii=False)
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    # The driver's own transaction handling is switched off so that the
-    # "begin" hook below decides how each transaction starts.
-    dbapi_connection.isolation_level = None
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=FULL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    # Each write of a group commit runs in its own savepoint, whose undo journal SQLite
-    # keeps in a temporary file by default: kept in memory, a write in a savepoint
-    # costs what one outside does (a filing's statements took twice as long).
-    cursor.execute("PRAGMA temp_store=MEMORY")
-    # Short: a write waiting for the lock waits on the event loop. While another process
-    # holds it for long, callers get a prompt 451/503 (try again) instead of a frozen
-    # gateway; the gateway's own transactions take milliseconds.
-    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-    cursor.close()
-
-
-def _sqlite_begin(conn: Connection) -> None:
-    if conn.get_execution_options().get("hfa_read_only"):
-        conn.exec_driver_sql("BEGIN")
-    else:
-        conn.exec_driver_sql("BEGIN IMMEDIATE")
 
 
 def _as_storage_error(exc: BaseException) -> BaseException:
@@ -100,13 +59,6 @@ def _as_storage_error(exc: BaseException) -> BaseException:
         error.__cause__ = exc
         return error
     return exc
-
-
-def _create_private(path: Path) -> None:
-    """The database file, created readable by its owner only: it holds every thread."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists():
-        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))
 
 
 class Database:
@@ -118,15 +70,15 @@ class Database:
         if self.is_sqlite:
             path = url.removeprefix("sqlite:///")
             if path and path != ":memory:":
-                _create_private(Path(path))
+                create_private(Path(path))
             self.engine: Engine = create_engine(
                 url,
                 echo=echo,
                 connect_args={"check_same_thread": False},
                 json_serializer=json_text,
             )
-            event.listen(self.engine, "connect", _sqlite_pragmas)
-            event.listen(self.engine, "begin", _sqlite_begin)
+            event.listen(self.engine, "connect", sqlite_pragmas)
+            event.listen(self.engine, "begin", sqlite_begin)
         else:
             self.engine = create_engine(
                 url, echo=echo, pool_size=10, pool_pre_ping=True, json_serializer=json_text

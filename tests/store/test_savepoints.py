@@ -13,8 +13,8 @@ from sqlalchemy.orm import Session
 from gateway.errors import InvalidRequest, StorageError
 from gateway.intake import filing
 from gateway.services import Services, build_services
-from gateway.store.db import json_text
 from gateway.store.models import ApiKey, Request
+from gateway.store.sqlite_setup import json_text
 from tests.conftest import make_config
 
 
