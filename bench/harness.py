@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import platform
 import shutil
 import tempfile
@@ -21,10 +22,14 @@ from pathlib import Path
 
 from bench import http_paths, lock_hold, memory, peer, procs, smtp_paths
 from bench.drive import FULL, QUICK, Driver, Plan
-from bench.report import ROWS, Figure, combine, table
+from bench.report import ROWS, Figure, combine, cpu_table, table
 
 log = logging.getLogger(__name__)
 
+CPU_HEADING = (
+    "Where the CPU goes (medians; ms per operation by process, and what the machine's "
+    "cores allow each operation at the row's target rate, load and relay included):"
+)
 PATHS = ("submit", "status", "accepted", "recorded", "outbound", "scale", "memory")
 
 
@@ -50,8 +55,6 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    import os
-
     return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
@@ -163,6 +166,7 @@ def run(options: Options, say: Callable[[str], None] = print) -> str:
         f"SMTP load: {'smtp-source' if driver.use_smtp_source else 'built-in asyncio'} "
         "(accepted), built-in asyncio (recorded)"
     )
+    spent = cpu_table(results, len(os.sched_getaffinity(0)))
     return "\n".join(
         [
             f"Machine: {machine()}",
@@ -171,5 +175,6 @@ def run(options: Options, say: Callable[[str], None] = print) -> str:
             *([peer_note] if peer_note else []),
             "",
             table(results),
+            *(["", CPU_HEADING, "", spent] if spent else []),
         ]
     )

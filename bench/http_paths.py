@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
 
-from bench import bulk, mail, procs
+from bench import bulk, cpu, mail, procs
 from bench.drive import Driver
 from bench.loadgen import Load
 from bench.report import Figure
@@ -61,7 +61,8 @@ async def submit_and_status(driver: Driver, work: Path, data_dir: Path) -> HttpF
         with procs.gateway(data_dir, roles=("http",), name="http") as (gw, ports):
             reference, token = thread_of_ten(ports.http)
             auth = {"Authorization": f"Bearer {token}"}
-            gw_submit = await driver.http(ports.http, "POST", "/v1/requests", body=body)
+            with cpu.spent({gw.pid: "gateway"}) as submit_cpu:
+                gw_submit = await driver.http(ports.http, "POST", "/v1/requests", body=body)
             bare_submit = await driver.http(bare_port, "POST", "/v1/requests", body=body)
             gw_status = await driver.http(
                 ports.http, "GET", f"/v1/requests/{reference}", headers=auth
@@ -71,7 +72,10 @@ async def submit_and_status(driver: Driver, work: Path, data_dir: Path) -> HttpF
             )
             peak = gw.peak_rss_mb()
     return HttpFigures(
-        submit=_figure(gw_submit, bare_submit, peak, gw_submit.tool),
+        submit=replace(
+            _figure(gw_submit, bare_submit, peak, gw_submit.tool),
+            cpu_ms=submit_cpu.per(gw_submit.done),
+        ),
         status=_figure(gw_status, bare_status, peak, gw_status.tool),
         bare_idle_rss_mb=bare_idle,
     )

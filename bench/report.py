@@ -16,11 +16,13 @@ class RowSpec:
     target: str
     # "share": gateway/limit as a percentage; "times": gateway/limit as a multiple.
     ratio: str = "share"
+    # The share of the limit's rate the target asks for (rows measured as a rate).
+    share: float | None = None
 
 
 ROWS: tuple[RowSpec, ...] = (
-    RowSpec("submit", "1 submit POST /v1/requests", "req/s", "bare ASGI", ">= 35%"),
-    RowSpec("status", "2 status GET, 10 turns", "req/s", "bare ASGI", ">= 60%"),
+    RowSpec("submit", "1 submit POST /v1/requests", "req/s", "bare ASGI", ">= 35%", share=0.35),
+    RowSpec("status", "2 status GET, 10 turns", "req/s", "bare ASGI", ">= 60%", share=0.60),
     RowSpec("peer_submit", "1p peer: awaithumans create task", "req/s", "bare ASGI", "-"),
     RowSpec("peer_status", "2p peer: awaithumans get task", "req/s", "bare ASGI", "-"),
     RowSpec("accepted", "3 inbound accepted (250)", "msg/s", "aiosmtpd sink", ">= 60%"),
@@ -30,6 +32,7 @@ ROWS: tuple[RowSpec, ...] = (
         "msg/s",
         "aiosmtpd sink",
         ">= 40%, p99 < 1000 ms",
+        share=0.40,
     ),
     RowSpec(
         "lock_hold",
@@ -39,7 +42,9 @@ ROWS: tuple[RowSpec, ...] = (
         "<= 1x (3 ms)",
         "times",
     ),
-    RowSpec("outbound", "5 outbound outbox -> relay", "msg/s", "raw aiosmtplib", ">= 80%"),
+    RowSpec(
+        "outbound", "5 outbound outbox -> relay", "msg/s", "raw aiosmtplib", ">= 80%", share=0.80
+    ),
     RowSpec("scale_status", "6 status at scale", "req/s", "status, empty db", "p99 < 10 ms"),
     RowSpec("scale_submit", "6 submit at scale", "req/s", "submit, empty db", ">= 80%"),
     RowSpec("idle_rss", "7 idle RSS", "MB", "bare uvicorn", "<= 100 MB", "times"),
@@ -65,6 +70,8 @@ class Figure:
     p99_ms: float | None = None
     peak_rss_mb: float | None = None
     note: str = ""
+    # CPU per operation by process (``bench.cpu``): ((role, ms), ...), where measured.
+    cpu_ms: tuple[tuple[str, float], ...] = ()
 
 
 def _median(values: Sequence[float | None]) -> float | None:
@@ -81,6 +88,15 @@ def combine(figures: Sequence[Figure]) -> Figure:
         p99_ms=_median([f.p99_ms for f in figures]),
         peak_rss_mb=_median([f.peak_rss_mb for f in figures]),
         note=figures[-1].note if figures else "",
+        cpu_ms=_median_cpu(figures),
+    )
+
+
+def _median_cpu(figures: Sequence[Figure]) -> tuple[tuple[str, float], ...]:
+    roles = list(dict.fromkeys(role for f in figures for role, _ms in f.cpu_ms))
+    return tuple(
+        (role, statistics.median(ms for f in figures for r, ms in f.cpu_ms if r == role))
+        for role in roles
     )
 
 
@@ -137,3 +153,28 @@ def table(results: dict[str, Figure]) -> str:
         )
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def cpu_table(results: dict[str, Figure], cores: int) -> str:
+    """Where the CPU of each operation went, beside what ``cores`` allow per operation
+    at the row's target rate (empty when no row measured it)."""
+    header = ("path", "CPU per operation, ms", "sum ms", "at the target, the cores allow")
+    lines = [
+        "| " + " | ".join(header) + " |",
+        "|" + "|".join("---" for _ in header) + "|",
+    ]
+    for spec in ROWS:
+        figure = results.get(spec.key)
+        if figure is None or not figure.cpu_ms:
+            continue
+        spent = ", ".join(f"{role} {ms:.2f}" for role, ms in figure.cpu_ms)
+        allowed = "-"
+        if spec.share and figure.limit:
+            budget = cores * 1000 / (spec.share * figure.limit)
+            allowed = (
+                f"{budget:.2f} ms ({cores} cores at {spec.share:.0%} of "
+                f"{_num(figure.limit, spec.unit)})"
+            )
+        total = sum(ms for _role, ms in figure.cpu_ms)
+        lines.append(f"| {spec.path} | {spent} | {total:.2f} | {allowed} |")
+    return "\n".join(lines) if len(lines) > 2 else ""

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import aiosmtplib
 
-from bench import bulk, mail, procs
+from bench import bulk, cpu, mail, procs
 from bench.drive import Driver
 from bench.loadgen import KeepAlive, Load, Mail, dot_stuffed, smtp_load
 from bench.report import Figure
@@ -157,9 +157,10 @@ async def recorded(driver: Driver, work: Path, sink_port: int, sink_rate: float)
     budget = plan.seconds * 2 + 4
     with procs.gateway(data_dir, relay_port=sink_port, name="recorded") as (gw, ports):
         full = range(1, plan.recorded_messages + 1)
-        seconds, watcher = await _pass(
-            ports.smtp, ports.http, loaded, full, plan.smtp_sessions, 0.0, budget
-        )
+        with cpu.spent({gw.pid: "listeners"}, follow=gw.pid) as full_cpu:
+            seconds, watcher = await _pass(
+                ports.smtp, ports.http, loaded, full, plan.smtp_sessions, 0.0, budget
+            )
         rate = len(watcher.visible_at) / seconds if seconds > 0 else 0.0
         paced = range(plan.recorded_messages + 1, total + 1)
         interval = 2.0 / rate if rate > 0 else 0.1
@@ -169,7 +170,15 @@ async def recorded(driver: Driver, work: Path, sink_port: int, sink_rate: float)
         peak = gw.peak_rss_mb()
     probe = Load(len(slow.visible_at), 1.0, latencies_ms=slow.latencies_ms())
     p50, p99 = probe.percentiles()
-    return Figure(rate, sink_rate, p50, p99, peak, "p50/p99: 250 to visible at half rate")
+    return Figure(
+        rate,
+        sink_rate,
+        p50,
+        p99,
+        peak,
+        "p50/p99: 250 to visible at half rate",
+        full_cpu.per(len(watcher.visible_at)),
+    )
 
 
 async def outbound(driver: Driver, work: Path, data_dir: Path) -> Figure:
@@ -177,7 +186,7 @@ async def outbound(driver: Driver, work: Path, data_dir: Path) -> Figure:
     plan = driver.plan
     state, keep = work / "sink-state.json", work / "sink-kept"
     backlog = _audit_entries(data_dir / "gateway.db")
-    with procs.reference("smtp", work, state=state, keep=keep) as (_sink, sink_port):
+    with procs.reference("smtp", work, state=state, keep=keep) as (sink, sink_port):
         with procs.gateway(data_dir, roles=("worker",), relay_port=sink_port, name="outbound") as (
             gw,
             _p,
@@ -188,17 +197,20 @@ async def outbound(driver: Driver, work: Path, data_dir: Path) -> Figure:
             # (each email's own entries are integrated within it).
             await _audit_caught_up(data_dir / "gateway.db", backlog)
             await asyncio.sleep(0.3)
-            first, t0, cpu0 = _count(state), time.perf_counter(), gw.cpu_seconds()
-            await asyncio.sleep(plan.outbound_seconds)
-            last, t1, cpu1 = _count(state), time.perf_counter(), gw.cpu_seconds()
+            first, t0 = _count(state), time.perf_counter()
+            roles = {gw.pid: "worker", sink.pid: "relay"}
+            with cpu.spent(roles, follow=gw.pid, load=False) as window_cpu:
+                await asyncio.sleep(plan.outbound_seconds)
+            last, t1 = _count(state), time.perf_counter()
             peak = gw.peak_rss_mb()
         gateway_rate = (last - first) / (t1 - t0)
-        # The worker's CPU per email: steadier than the rate on a shared machine.
-        cpu_ms = 1000 * (cpu1 - cpu0) / max(last - first, 1)
         kept = [p.read_bytes() for p in sorted(keep.glob("*.eml"))]
         raw_rate = await _raw_aiosmtplib(sink_port, kept, plan.outbound_seconds)
-    note = f"{BATCH} connections; worker CPU {cpu_ms:.2f} ms per email"
-    return Figure(gateway_rate, raw_rate, None, None, peak, note)
+    per_email = window_cpu.per(last - first)
+    # The worker's CPU per email: steadier than the rate on a shared machine.
+    worker_ms = dict(per_email).get("worker", 0.0)
+    note = f"{BATCH} connections; worker CPU {worker_ms:.2f} ms per email"
+    return Figure(gateway_rate, raw_rate, None, None, peak, note, per_email)
 
 
 def _one(database: Path, query: str) -> int:

@@ -15,11 +15,20 @@ import pytest
 
 from bench import peer
 from bench.drive import QUICK, Driver
+from bench.harness import CPU_HEADING
 from bench.harness import PATHS as HARNESS_PATHS
 from bench.report import ROWS
 from bench.tools import UNIQUE, wrk_script
 from gateway.cli import bench as bench_command
 from gateway.cli import main
+
+# The processes whose CPU each row accounts for (the load's, where it is not wrk, may round
+# to nothing).
+CPU_ROLES = {
+    "submit": {"gateway"},
+    "recorded": {"listeners", "worker", "reading", "composer", "load"},
+    "outbound": {"worker", "composer", "relay"},
+}
 
 
 def test_the_command_offers_the_harness_paths() -> None:
@@ -59,7 +68,8 @@ def test_quick_bench_prints_every_row(tmp_path: Path) -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr[-3000:]
-    lines = done.stdout.splitlines()
+    figures, heading, spent = done.stdout.partition(CPU_HEADING)
+    lines = figures.splitlines()
     assert lines[0].startswith("Machine: ")
     rows = {line.split(" | ")[0].strip("| "): line for line in lines if line.startswith("| ")}
     for spec in ROWS:
@@ -71,6 +81,18 @@ def test_quick_bench_prints_every_row(tmp_path: Path) -> None:
         # path, gateway, limit: both figures were measured (a number with its unit).
         assert cells[1][0].isdigit(), rows[spec.path]
         assert cells[2][0].isdigit(), rows[spec.path]
+    # Where each operation's CPU went, for the rows with a rate target that measure it.
+    assert heading, done.stdout
+    spent_rows = {
+        line.split(" | ")[0].strip("| "): line for line in spent.splitlines() if "ms (" in line
+    }
+    for key, roles in CPU_ROLES.items():
+        path = next(spec.path for spec in ROWS if spec.key == key)
+        cells = [c.strip() for c in spent_rows[path].strip("|").split("|")]
+        measured = dict(part.rsplit(" ", 1) for part in cells[1].split(", "))
+        assert roles <= set(measured), (roles, cells[1])
+        assert all(float(ms) > 0 for role, ms in measured.items() if role in roles), cells[1]
+        assert float(cells[2]) > 0 and cells[3].endswith(")"), cells
     # Nothing was left running: the work directory's processes were all stopped.
     assert "exited early" not in done.stderr
 
