@@ -9,9 +9,11 @@ process of its own reads on the other core. A large message is read in a process
 at the lowest CPU priority (``SCHED_IDLE`` on Linux, else nice 19): parsing 25 MB
 costs over a second of CPU, which on a small machine was taken from the
 listeners, so filings waited while it was read; it reads whenever the listeners
-leave a core idle. Both start with the first message they are needed for; until
-the ordinary one has started, ordinary replies are read in the worker's reading
-thread.
+leave a core idle. Both start with the first message they are needed for, which
+waits for its reading process to be ready (its word tables loaded, about half a
+second of CPU): read in the worker instead, the first reply would load a second
+copy of those tables (some 37 MB) into the worker for as long as it runs. Only
+when the ordinary one cannot start is a reply read in the worker's reading thread.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 
 from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
-from gateway.inbound.reading_lane import HELLO, IDLE_FLAG, Parsed, ReadingLane
+from gateway.inbound.reading_lane import HELLO, IDLE_FLAG, START_SECONDS, Parsed, ReadingLane
 from gateway.inbound.sender import from_address
 from gateway.replies import (
     AutomaticKind,
@@ -98,6 +100,14 @@ def _yield_the_cpu() -> None:
             os.nice(19)
 
 
+# Read once before the hello, so that the word tables are loaded when the process
+# says it is ready and the first reply waits for no loading of its own.
+_WARM_UP = (
+    b"From: counsel@lawfirm.example\r\nSubject: Re: warm-up\r\n"
+    b"Content-Type: text/plain; charset=utf-8\r\n\r\nApproved.\r\n"
+)
+
+
 def _serve(connection: Connection, *, idle: bool) -> None:
     """A reading process: raw bytes in, what :func:`parse_stored` gave out, until the
     worker closes its end."""
@@ -105,6 +115,7 @@ def _serve(connection: Connection, *, idle: bool) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if idle:
         _yield_the_cpu()
+    parse_stored(_WARM_UP)
     connection.send_bytes(HELLO)
     while True:
         try:
@@ -137,8 +148,8 @@ class MailReader:
     """The worker's end of its reading processes: one message at a time.
 
     An ordinary reply is read in a process at normal priority, beside the worker's
-    write transactions (in this process's reading thread while that process starts);
-    a large one in a process that runs only on idle CPU.
+    write transactions (in this process's reading thread only when that process cannot
+    start); a large one in a process that runs only on idle CPU.
     """
 
     def __init__(self) -> None:
@@ -150,9 +161,10 @@ class MailReader:
     def _read_one(self, raw: bytes) -> Parsed:
         if len(raw) > IN_PROCESS_BYTES:
             return self.large.read(raw)
-        if self.quick.ready():
+        if self.quick.wait_ready(START_SECONDS):
             return self.quick.read(raw)
-        # Bounded (``limits``) and a few milliseconds: read here until the process is up.
+        # Its process cannot start: read here (bounded by ``limits``, a few milliseconds),
+        # at the cost of the word tables in this process.
         return parse_stored(raw)
 
     def _read_all(self, raws: list[tuple[int, bytes]], deliver: Deliver) -> None:

@@ -102,6 +102,23 @@ class ReadingLane:
                 self.stop()
         return self._ready
 
+    def wait_ready(self, timeout: float) -> bool:
+        """Whether the process is ready, waiting up to ``timeout`` for its hello (starting
+        it if need be, at most once in RESTART_SECONDS). One that does not say hello in
+        time is ended, so that the next message does not wait for it again."""
+        if self.ready():
+            return True
+        connection, process = self._connection, self.process
+        if connection is None or process is None or process.poll() is not None:
+            return False
+        try:
+            if self._hello(connection, timeout):
+                return True
+        except (EOFError, OSError):
+            pass
+        self.stop()
+        return False
+
     def read(self, raw: bytes) -> Parsed:
         """``raw`` read in the process (started first if need be)."""
         try:
@@ -128,8 +145,8 @@ class ReadingLane:
             parsed.raw = raw
         return parsed
 
-    def _hello(self, connection: Connection) -> bool:
-        if connection.poll(START_SECONDS):
+    def _hello(self, connection: Connection, timeout: float = START_SECONDS) -> bool:
+        if connection.poll(timeout):
             self._ready = connection.recv_bytes() == HELLO
         return self._ready
 
