@@ -6,6 +6,7 @@ import asyncio
 import os
 import signal
 import subprocess
+import sys
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -96,7 +97,7 @@ async def test_a_reply_is_read_in_the_worker_when_its_reading_process_cannot_sta
 ) -> None:
     """Nothing is left unread because the process does not start: the reply is read in the
     worker's reading thread, and the next one too, without waiting for a new start."""
-    monkeypatch.setattr(reading_lane.sys, "executable", "/bin/false")
+    monkeypatch.setattr(sys, "executable", "/bin/false")
     reader = MailReader()
     try:
         started = time.monotonic()
