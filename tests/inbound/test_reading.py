@@ -96,19 +96,17 @@ async def test_a_reply_is_read_in_the_worker_when_its_reading_process_cannot_sta
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Nothing is left unread because the process does not start: the reply is read in the
-    worker's reading thread, and the next one too, without waiting for a new start."""
+    worker's reading thread, and the next one too."""
     monkeypatch.setattr(sys, "executable", "/bin/false")
     reader = MailReader()
     try:
-        started = time.monotonic()
         assert decided(await reader.read(1, reply("Approved.", padding=10))) is (
             DecisionKind.APPROVAL
         )
         assert decided(await reader.read(2, reply("Declined.", padding=10))) is (
             DecisionKind.DECLINE
         )
-        # Its exit was seen at once: neither waited for a hello that could not come.
-        assert time.monotonic() - started < 10
+        # Its exit was seen: it is not taken for a process still starting.
         assert reader.quick.process is None or reader.quick.process.poll() is not None
     finally:
         reader.close()
