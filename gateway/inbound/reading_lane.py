@@ -6,7 +6,8 @@ transactions instead of taking turns with them for one interpreter, and one at t
 lowest CPU priority for large messages, which runs only on CPU the listeners leave
 idle. Each is a new interpreter (not a fork: the worker has threads, and their
 locks, by then), talking over a socket pair it inherits; it says hello once its
-imports are done, so that its start is never counted as a message's reading.
+imports are done and its word tables loaded, so that its start is never counted as a
+message's reading.
 
 A read that takes READ_SECONDS of the process's CPU time is too complex: the
 message is Unparseable (kept raw) and the process is replaced (a thread could not
