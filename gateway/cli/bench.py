@@ -91,7 +91,8 @@ def register(sub: Any) -> None:
         help="measure each hot path beside its limit (127.0.0.1 only, bounded)",
         description="Start the gateway and reference servers on free loopback ports, drive "
         "load with wrk and smtp-source when installed (else a built-in generator), and print "
-        "one table of medians.",
+        "a table of medians, then where each rate row's CPU went beside what the machine's "
+        "cores allow at its target.",
     )
     p.add_argument("--quick", action="store_true", help="short, small runs (under a minute)")
     p.add_argument("--runs", type=int, help="runs to take medians over (default 3; quick 1)")
