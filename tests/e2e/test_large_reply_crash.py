@@ -21,9 +21,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
-from email import message_from_bytes
 from email.message import EmailMessage
-from email.policy import default as default_policy
 from pathlib import Path
 
 import httpx
@@ -32,9 +30,9 @@ from sqlalchemy import create_engine, func, select
 from sqlalchemy.orm import Session
 
 from bench.roles import HFA, ROOT, free_port, http_up, wait_until
-from gateway.outbound.transports import read_maildir
 from gateway.store import blobs
 from gateway.store.models import InboundMessage
+from tests.e2e.servekit import file_request
 from tests.mailkit import reply_to
 
 LAWYER = "counsel@lawfirm.example"
@@ -129,13 +127,7 @@ def test_a_gateway_killed_while_writing_a_large_reply_loses_and_orphans_nothing(
     scan_digest = hashlib.sha256(SCAN).hexdigest()
     scan_chunks = -(-len(SCAN) // blobs.CHUNK_BYTES)
     with serving(data_dir) as (base, smtp_port, proc):
-        filed = httpx.post(
-            base + "/v1/requests", json={"category": "legal_review", "request": "Clause 7?"}
-        ).json()
-        maildir = data_dir / "maildir"
-        raw = wait_until("the email", lambda: read_maildir(maildir), time.monotonic() + 30)[0][1]
-        email = message_from_bytes(raw, policy=default_policy)
-        assert isinstance(email, EmailMessage)
+        filed, email = file_request(base, data_dir)
         reply = reply_to(email, "Approved. The signed scan is attached.")
         reply.add_attachment(SCAN, maintype="application", subtype="pdf", filename="signed.pdf")
         # 1. Mid-way through the listener writing the message's bytes, before the 250.

@@ -8,90 +8,35 @@ per interval with a count, not once per attempt.
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import resource
-import smtplib
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from email import message_from_bytes
-from email.message import EmailMessage
-from email.policy import default as default_policy
 from pathlib import Path
 
-import httpx
 import pytest
 
-from bench.roles import HFA, ROOT, free_port, http_up, wait_until
-from gateway.outbound.transports import read_maildir
-from tests.dnskit import empty_dns
+from bench.roles import HFA, ROOT, free_port
+from tests.e2e.servekit import (
+    file_request,
+    limited,
+    send_reply,
+    serve_env,
+    serving,
+    wait_for_reply_on_record,
+)
 from tests.mailkit import reply_to
 
 UNITS = ROOT / "deploy" / "systemd"
-LAWYER = "counsel@lawfirm.example"
 
 
 def unit_limit(name: str) -> int:
     match = re.search(r"^LimitNOFILE=(\d+)$", (UNITS / name).read_text(), re.MULTILINE)
     assert match, f"{name} sets no LimitNOFILE"
     return int(match.group(1))
-
-
-def limited(soft: int, hard: int) -> Callable[[], None]:
-    def apply() -> None:
-        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
-
-    return apply
-
-
-def serve_env(tmp_path: Path, http_port: int, smtp_port: int, **extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
-    env.update(
-        PYTHONPATH=str(ROOT),
-        HFA_DATA_DIR=str(tmp_path / "var"),
-        HFA_HTTP_BIND=f"127.0.0.1:{http_port}",
-        HFA_SMTP_BIND=f"127.0.0.1:{smtp_port}",
-        HFA_SECRET_KEYS="open-files-key-0123456789abcdef",
-        HFA_LAWYERS=LAWYER,
-        HFA_REPLY_DOMAIN="reply.hfa.test",
-        HFA_WORKER_POLL_SECONDS="0.1",
-        # DNS at a loopback server that knows no names: fast, never a missing resolver.
-        HFA_DNS_RESOLVER=empty_dns(),
-        # The reply is typed text: recorded as an answer at once, not after a window.
-        HFA_CORRECTION_WINDOW="0",
-        **extra,
-    )
-    return env
-
-
-@contextlib.contextmanager
-def serving(tmp_path: Path, soft: int, hard: int, **extra: str) -> Iterator[tuple[str, int, Path]]:
-    """``hfa serve`` under the given open-file limit: (HTTP base, SMTP port, log file)."""
-    http_port, smtp_port = free_port(), free_port()
-    log = tmp_path / "serve.log"
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            [*HFA, "serve"],
-            env=serve_env(tmp_path, http_port, smtp_port, **extra),
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            preexec_fn=limited(soft, hard),
-        )
-    base = f"http://127.0.0.1:{http_port}"
-    try:
-        wait_until("the gateway", lambda: http_up(base), time.monotonic() + 60)
-        yield base, smtp_port, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
 
 
 def hold(port: int, sources: list[str], each: int) -> list[socket.socket]:
@@ -127,13 +72,7 @@ def test_the_units_limit_holds_the_full_caps_and_a_reply_is_still_recorded(
     assert limit == unit_limit("hfa@.service")
     database = {"HFA_DATABASE_URL": database_url} if database_url else {}
     with serving(tmp_path, limit, limit, **database) as (base, smtp_port, log):
-        filed = httpx.post(
-            base + "/v1/requests", json={"category": "legal_review", "request": "Clause 7?"}
-        ).json()
-        maildir = tmp_path / "var" / "maildir"
-        raw = wait_until("the email", lambda: read_maildir(maildir), time.monotonic() + 30)[0][1]
-        email = message_from_bytes(raw, policy=default_policy)
-        assert isinstance(email, EmailMessage)
+        filed, email = file_request(base, tmp_path / "var")
         # 1,000 HTTP connections (the cap) from 100 addresses, 100 SMTP from 10.
         conns = hold(int(base.rpartition(":")[2]), [f"127.0.7.{n}" for n in range(1, 101)], 10)
         conns += hold(smtp_port, [f"127.0.8.{n}" for n in range(1, 11)], 10)
@@ -142,22 +81,11 @@ def test_the_units_limit_holds_the_full_caps_and_a_reply_is_still_recorded(
             print(
                 f"held: {admitted(conns[:1000])} of 1000 HTTP, {admitted(conns[1000:])} of 100 SMTP"
             )
-            reply = reply_to(email, "Approved.")
-            with smtplib.SMTP(
-                "127.0.0.1", smtp_port, timeout=10, source_address=("127.0.9.1", 0)
-            ) as smtp:
-                refused = smtp.sendmail(LAWYER, [str(reply["To"])], reply.as_bytes())
-            assert refused == {}
+            send_reply(smtp_port, reply_to(email, "Approved."), source="127.0.9.1")
         finally:
             for sock in conns:
                 sock.close()
-        headers = {"Authorization": f"Bearer {filed['access_token']}"}
-
-        def answered() -> bool:
-            thread = httpx.get(f"{base}/v1/requests/{filed['reference']}", headers=headers)
-            return bool(thread.json()["human_has_replied"])
-
-        wait_until("the reply on record", answered, time.monotonic() + 30)
+        wait_for_reply_on_record(base, filed)
     text = log.read_text()
     assert "Too many open files" not in text and "out of system resource" not in text
 

@@ -10,18 +10,9 @@ mapped once a reply is on record.
 from __future__ import annotations
 
 import resource
-import smtplib
-import time
-from email import message_from_bytes
-from email.message import EmailMessage
-from email.policy import default as default_policy
 from pathlib import Path
 
-import httpx
-
-from bench.roles import wait_until
-from gateway.outbound.transports import read_maildir
-from tests.e2e.test_open_files import LAWYER, serving
+from tests.e2e.servekit import file_request, send_reply, serving, wait_for_reply_on_record
 from tests.mailkit import reply_to
 
 # numpy's core extension: mapped by whichever process loaded the language model.
@@ -63,23 +54,9 @@ def test_the_first_reply_is_read_in_the_reading_process_not_in_the_worker(
 ) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     with serving(tmp_path, soft, hard) as (base, smtp_port, _log):
-        filed = httpx.post(
-            base + "/v1/requests", json={"category": "legal_review", "request": "Clause 7?"}
-        ).json()
-        maildir = tmp_path / "var" / "maildir"
-        raw = wait_until("the email", lambda: read_maildir(maildir), time.monotonic() + 30)[0][1]
-        email = message_from_bytes(raw, policy=default_policy)
-        assert isinstance(email, EmailMessage)
-        reply = reply_to(email, "Rejected: not as drafted.")
-        with smtplib.SMTP("127.0.0.1", smtp_port, timeout=10) as smtp:
-            assert smtp.sendmail(LAWYER, [str(reply["To"])], reply.as_bytes()) == {}
-        headers = {"Authorization": f"Bearer {filed['access_token']}"}
-
-        def answered() -> bool:
-            thread = httpx.get(f"{base}/v1/requests/{filed['reference']}", headers=headers)
-            return bool(thread.json()["human_has_replied"])
-
-        wait_until("the reply on record", answered, time.monotonic() + 60)
+        filed, email = file_request(base, tmp_path / "var")
+        send_reply(smtp_port, reply_to(email, "Rejected: not as drafted."))
+        wait_for_reply_on_record(base, filed, timeout=60)
         processes = _gateway_processes(tmp_path / "var")
         readers = [pid for pid, cmd in processes.items() if "gateway.inbound.reading" in cmd]
         serving_pids = [pid for pid, cmd in processes.items() if cmd.rstrip().endswith(" serve")]
