@@ -11,7 +11,6 @@ gateway waits on.
 
 from __future__ import annotations
 
-import os
 import resource
 import time
 from collections.abc import Iterator, Mapping
@@ -19,30 +18,33 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from gateway.inbound.reading_lane import cpu_seconds
+
 # The processes a gateway runs, by the module in their command line.
 _HELPERS = {"gateway.inbound.reading": "reading", "gateway.outbound.composer": "composer"}
 
 
 def process_cpu_seconds(pid: int) -> float:
     """User plus system CPU time of ``pid`` so far (all its threads); 0 once it is gone."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except (OSError, IndexError):
-        return 0.0
-    # utime and stime, fields 14 and 15 of stat(5), in clock ticks.
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return cpu_seconds(pid) or 0.0
+
+
+def children(pid: int) -> list[int]:
+    """``pid``'s children, whichever of its threads started them."""
+    found: list[int] = []
+    for listed in Path(f"/proc/{pid}/task").glob("*/children"):
+        try:
+            found += [int(p) for p in listed.read_text().split()]
+        except OSError:
+            continue
+    return found
 
 
 def descendants(pid: int) -> list[int]:
-    """``pid``'s children and theirs, whichever of its threads started them."""
+    """``pid``'s children and theirs."""
     found: list[int] = []
-    for children in Path(f"/proc/{pid}/task").glob("*/children"):
-        try:
-            pids = [int(p) for p in children.read_text().split()]
-        except OSError:
-            continue
-        for child in pids:
-            found += [child, *descendants(child)]
+    for child in children(pid):
+        found += [child, *descendants(child)]
     return found
 
 

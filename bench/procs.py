@@ -19,6 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from bench.cpu import children
+
 SECRET_KEY = "bench-secret-key-0123456789abcdef"  # noqa: S105 (the benchmark's own key)
 REPLY_DOMAIN = "hfa.bench"
 LAWYER = "counsel@lawfirm.example"
@@ -41,13 +43,6 @@ def _proc_kb(pid: int, field: str) -> int:
     except OSError:
         pass
     return 0
-
-
-def _children(pid: int) -> list[int]:
-    try:
-        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
-    except OSError:
-        return []
 
 
 def _private_kb(pid: int) -> int:
@@ -82,16 +77,7 @@ class Child:
         A forked worker shares most pages with its parent; counting its full RSS
         again would count them twice, so only its private (unshared) memory is added.
         """
-        return self.rss_mb() + sum(_private_kb(pid) for pid in _children(self.pid)) / 1024
-
-    def cpu_seconds(self) -> float:
-        """User plus system CPU time of this process so far (all its threads)."""
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            return 0.0
-        # utime and stime, fields 14 and 15 of stat(5), in clock ticks.
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return self.rss_mb() + sum(_private_kb(pid) for pid in children(self.pid)) / 1024
 
     def peak_rss_mb(self) -> float:
         return _proc_kb(self.pid, "VmHWM") / 1024
