@@ -20,13 +20,12 @@ from __future__ import annotations
 import logging
 import os
 import pickle
-import socket
 import subprocess
-import sys
 import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from gateway.helper_process import start_helper
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 
 log = logging.getLogger(__name__)
@@ -74,14 +73,9 @@ class ReadingLane:
     def _started(self) -> Connection:
         if self.process is None or self.process.poll() is not None or self._connection is None:
             self.stop()
-            ours, theirs = socket.socketpair()
-            argv = [sys.executable, "-m", "gateway.inbound.reading", str(theirs.fileno())]
-            with theirs:
-                self.process = subprocess.Popen(  # noqa: S603 (our interpreter, our module)
-                    argv + ([IDLE_FLAG] if self.idle else []),
-                    pass_fds=(theirs.fileno(),),
-                    stdin=subprocess.DEVNULL,
-                )
+            self.process, ours = start_helper(
+                "gateway.inbound.reading", *([IDLE_FLAG] if self.idle else [])
+            )
             self._connection = Connection(ours.detach())
             self._ready = False
         return self._connection

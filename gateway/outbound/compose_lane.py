@@ -18,10 +18,10 @@ import os
 import pickle
 import socket
 import subprocess
-import sys
 import time
 from collections import deque
 
+from gateway.helper_process import start_helper
 from gateway.outbound.composer import IDLE_SECONDS, Batch, Composed, frame
 
 log = logging.getLogger(__name__)
@@ -69,19 +69,14 @@ class ComposeLane:
         if self.process is not None or time.monotonic() < self._next_start:
             return
         self._next_start = time.monotonic() + RESTART_SECONDS
-        ours, theirs = socket.socketpair()
-        argv = [sys.executable, "-m", "gateway.outbound.composer", str(theirs.fileno())]
+        ours: socket.socket | None = None
         try:
-            with theirs:
-                self.process = subprocess.Popen(  # noqa: S603 (our interpreter, our module)
-                    [*argv, repr(self.idle_seconds)],
-                    pass_fds=(theirs.fileno(),),
-                    stdin=subprocess.DEVNULL,
-                )
+            self.process, ours = start_helper("gateway.outbound.composer", repr(self.idle_seconds))
             reader, self._writer = await asyncio.open_connection(sock=ours)
         except OSError:
             log.warning("outbox: the composing process could not start", exc_info=True)
-            ours.close()
+            if ours is not None:
+                ours.close()
             await self._ended()
             return
         self._reading = asyncio.create_task(self._read(reader))
