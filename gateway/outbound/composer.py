@@ -38,6 +38,20 @@ class Batch:
     # (item, its thread, the reply address signed for its recipient), in order.
     emails: list[tuple[OutboxItem, MailThread, str]]
 
+    def write(
+        self, renderer: Renderer, item: OutboxItem, thread: MailThread, reply_address: str
+    ) -> bytes:
+        """One email as sent, from this batch's sender and settings (here or in the worker)."""
+        return compose_from_thread(
+            item,
+            thread,
+            renderer=renderer,
+            mail_from=self.mail_from,
+            reply_address=reply_address,
+            loop_marker=self.loop_marker,
+            settings=self.settings,
+        ).as_bytes()
+
 
 # Each email's bytes, or why it could not be written (the worker then writes it itself,
 # and meets the error where an email's errors are handled).
@@ -53,16 +67,7 @@ def compose_batch(renderer: Renderer, batch: Batch) -> Composed:
     answers: Composed = []
     for item, thread, reply_address in batch.emails:
         try:
-            message = compose_from_thread(
-                item,
-                thread,
-                renderer=renderer,
-                mail_from=batch.mail_from,
-                reply_address=reply_address,
-                loop_marker=batch.loop_marker,
-                settings=batch.settings,
-            )
-            answers.append(message.as_bytes())
+            answers.append(batch.write(renderer, item, thread, reply_address))
         except Exception as exc:
             answers.append(f"{type(exc).__name__}: {exc}"[:500])
     return answers

@@ -12,7 +12,7 @@ from functools import partial
 from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
-from gateway.outbound.compose import MailThread, compose_from_thread, load_threads
+from gateway.outbound.compose import MailThread, load_threads
 from gateway.outbound.compose_lane import START_BATCH, ComposeLane
 from gateway.outbound.composer import Batch, Composed
 from gateway.outbound.transports import MailTransport, before_data, handed_over
@@ -89,15 +89,8 @@ class EmailDeliverer:
             thread = found
             composed = await self._from_lane(services, item, thread)
         if composed is None:
-            composed = compose_from_thread(
-                item,
-                thread,
-                renderer=services.renderer,
-                mail_from=config.mail_from,
-                reply_address=_reply_address(services, thread),
-                loop_marker=config.reply_domain,
-                settings=mail_settings(config.lawyer),
-            ).as_bytes()
+            reply_address = _reply_address(services, thread)
+            composed = _batch(services, []).write(services.renderer, item, thread, reply_address)
         token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
         kept: list[bytes] = []
         kept_token = handed_over.set(kept)
@@ -153,13 +146,7 @@ class EmailDeliverer:
         emails: list[tuple[OutboxItem, MailThread]],
         waiting: dict[int, asyncio.Future[bytes | None]],
     ) -> None:
-        config = services.config
-        batch = Batch(
-            config.mail_from,
-            config.reply_domain,
-            mail_settings(config.lawyer),
-            [(i, t, _reply_address(services, t)) for i, t in emails],
-        )
+        batch = _batch(services, [(i, t, _reply_address(services, t)) for i, t in emails])
         answers: Composed | None = None
         try:
             answers = await lane.compose(batch)
@@ -185,6 +172,12 @@ def _written(
         else:
             log.warning("outbox %s: not written by the composing process: %s", item.id, answer)
     return written
+
+
+def _batch(services: Services, emails: list[tuple[OutboxItem, MailThread, str]]) -> Batch:
+    """A batch of ``emails`` from this gateway's sender, with its lawyer mail settings."""
+    config = services.config
+    return Batch(config.mail_from, config.reply_domain, mail_settings(config.lawyer), emails)
 
 
 def _reply_address(services: Services, thread: MailThread) -> str:
