@@ -19,7 +19,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from bench.cpu import children
+from bench.cpu import children, descendants
 
 SECRET_KEY = "bench-secret-key-0123456789abcdef"  # noqa: S105 (the benchmark's own key)
 REPLY_DOMAIN = "hfa.bench"
@@ -95,6 +95,52 @@ class Child:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait(timeout=STOP_TIMEOUT)
+
+
+@contextmanager
+def paused(root: int) -> Iterator[None]:
+    """``root`` and every process it started, stopped (SIGSTOP) for the block, then let
+    go on (SIGCONT): they spend no CPU meanwhile, and take up where they were.
+
+    The root is stopped first, so it starts no process while its children are found.
+    """
+    stopped: list[int] = []
+    try:
+        os.kill(root, signal.SIGSTOP)
+        stopped.append(root)
+        found = [pid for pid in descendants(root) if pid not in stopped]
+        while found:
+            for pid in found:
+                with contextlib.suppress(ProcessLookupError):
+                    os.kill(pid, signal.SIGSTOP)
+                    stopped.append(pid)
+            # A child that was starting one of its own as it was stopped.
+            found = [pid for pid in descendants(root) if pid not in stopped]
+        _until_stopped(stopped)
+        yield
+    finally:
+        for pid in stopped:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, signal.SIGCONT)
+
+
+def _until_stopped(pids: list[int], timeout: float = 5.0) -> None:
+    """Until each of ``pids`` has stopped (or is gone): a signal is delivered when the
+    process is next scheduled, not when ``kill`` returns."""
+    deadline = time.monotonic() + timeout
+    for pid in pids:
+        while process_state(pid) not in ("T", "t", None) and time.monotonic() < deadline:
+            time.sleep(0.001)
+
+
+def process_state(pid: int) -> str | None:
+    """The state letter of ``pid`` (R running, S sleeping, T stopped...); None once gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    # "pid (comm) STATE ...": the command may hold spaces, so split after its ")".
+    return stat.rpartition(")")[2].split()[0]
 
 
 def spawn(argv: list[str], log: Path, env: dict[str, str] | None = None) -> Child:
