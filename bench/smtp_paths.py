@@ -25,7 +25,7 @@ from bench import bulk, cpu, mail, procs
 from bench.drive import Driver
 from bench.loadgen import KeepAlive, Load, Mail, dot_stuffed, smtp_load
 from bench.report import Figure
-from gateway.outbound.outbox import BATCH
+from gateway.outbound.transports import RELAY_CONNECTIONS
 from gateway.tokens import ReplyTokens
 
 SENDER = procs.LAWYER
@@ -229,7 +229,7 @@ async def outbound(driver: Driver, work: Path, data_dir: Path) -> Figure:
     # The worker's CPU per email: steadier than the rate on a shared machine.
     worker_ms = dict(per_email).get("worker", 0.0)
     note = (
-        f"{BATCH} connections, {plan.outbound_windows} windows each in turn; "
+        f"{RELAY_CONNECTIONS} connections, {plan.outbound_windows} windows each in turn; "
         f"worker CPU {worker_ms:.2f} ms per email"
     )
     gateway_rate = delivered / gateway_seconds if gateway_seconds else 0.0
@@ -278,7 +278,8 @@ class _Sent:
 
 
 async def _raw_aiosmtplib(port: int, messages: list[bytes], seconds: float) -> _Sent:
-    """aiosmtplib.send of the same messages, a new connection each, BATCH at a time."""
+    """aiosmtplib.send of the same messages, a new connection each, as many at a time as
+    the gateway keeps open to its relay."""
     if not messages:
         return _Sent(0, 0.0)
     deadline = time.perf_counter() + seconds
@@ -299,5 +300,5 @@ async def _raw_aiosmtplib(port: int, messages: list[bytes], seconds: float) -> _
             sent += 1
 
     started = time.perf_counter()
-    await asyncio.gather(*(sender() for _ in range(BATCH)))
+    await asyncio.gather(*(sender() for _ in range(RELAY_CONNECTIONS)))
     return _Sent(sent, time.perf_counter() - started)

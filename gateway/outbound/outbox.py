@@ -40,9 +40,10 @@ from gateway.store.queue import claim, kept_leased, kept_leases
 
 log = logging.getLogger(__name__)
 
-# Deliveries in flight at once (so relay connections open at once), and the most claimed
-# in one go.
-BATCH = 32
+# Deliveries in flight at once, and the most claimed in one go: twice the connections
+# the relay is sent over (transports.RELAY_CONNECTIONS), so that while it takes some
+# messages the next are claimed, composed and held, and no connection waits for them.
+BATCH = 64
 # The worker claims again once this many of its BATCH deliveries have finished: often
 # enough that the relay is never left idle, seldom enough that claims stay batched.
 REFILL = BATCH // 4

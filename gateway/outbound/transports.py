@@ -29,6 +29,10 @@ from gateway.settings.config import Config
 
 # RFC 5321 4.5.3.2.6: a client waits at least 10 minutes for the answer to the final dot.
 DOT_TIMEOUT = 600.0
+# The most connections open to the relay at once: as many messages are on their way to
+# it together. A relay limits the connections of one client (Postfix: 50 outside
+# mynetworks), and one that refuses them would make every message beyond wait a retry.
+RELAY_CONNECTIONS = 32
 
 # Set by the deliverer around one message's send: awaited just before DATA, so that
 # what must outlive a crash is on record before the dot can be sent (the message is not
@@ -76,7 +80,8 @@ class SmtpRelay:
     per connection rather than once per message. A pooled connection is used
     for at most ``max_messages`` messages and ``idle_seconds`` without traffic
     (relays drop idle clients after a few minutes); one the relay has closed
-    meanwhile is replaced and the message sent on a fresh connection.
+    meanwhile is replaced and the message sent on a fresh connection. At most
+    ``max_connections`` are open at once: a message beyond waits for one.
     """
 
     def __init__(
@@ -92,6 +97,7 @@ class SmtpRelay:
         dot_timeout: float = DOT_TIMEOUT,
         idle_seconds: float = 30.0,
         max_messages: int = 100,
+        max_connections: int = RELAY_CONNECTIONS,
     ) -> None:
         self.host, self.port = host, port
         # ``timeout`` bounds each command's answer; ``dot_timeout`` the DATA phase.
@@ -105,6 +111,9 @@ class SmtpRelay:
         # Idle connections: (client, monotonic time it was last used, messages sent on it).
         self._idle: list[tuple[aiosmtplib.SMTP, float, int]] = []
         self._local_hostname: str | None = None
+        # Held by each message from taking a connection to giving it back: a connection
+        # is either in use under one of these or idle, so no more are ever open.
+        self._connections = asyncio.Semaphore(max_connections)
 
     async def _connect(self) -> aiosmtplib.SMTP:
         if self._local_hostname is None:
@@ -146,7 +155,8 @@ class SmtpRelay:
         _keep_handed_over(message)
         attempt = _Attempt()
         try:
-            errors, response = await self._send_pooled(message, sender, recipients, attempt)
+            async with self._connections:
+                errors, response = await self._send_pooled(message, sender, recipients, attempt)
         except aiosmtplib.SMTPRecipientsRefused as exc:
             codes = [r.code for r in exc.recipients]
             detail = "; ".join(f"{r.recipient}: {r.code} {r.message}" for r in exc.recipients)

@@ -12,7 +12,8 @@ from aiosmtpd.smtp import SMTP, Envelope
 from aiosmtpd.smtp import Session as SmtpSession
 from aiosmtplib.protocol import PERIOD_REGEX, normalize_message_line_endings
 
-from gateway.outbound.transports import SmtpRelay, wire_form
+from gateway.outbound.outbox import BATCH
+from gateway.outbound.transports import RELAY_CONNECTIONS, SmtpRelay, wire_form
 
 MESSAGE = b"From: gw@hfa.example\nTo: counsel@lawfirm.example\nSubject: s\n\nbody\n"
 
@@ -80,6 +81,28 @@ async def test_concurrent_messages_open_only_as_many_connections_as_needed(
     finally:
         await transport.close()
     assert relay.received == 12 and relay.connections == 4
+
+
+async def test_messages_beyond_max_connections_wait_for_one(relay: CountingRelay) -> None:
+    transport = SmtpRelay("127.0.0.1", relay.port, max_connections=4)
+    try:
+        await asyncio.gather(*(send(transport, 1) for _ in range(12)))
+    finally:
+        await transport.close()
+    assert relay.received == 12 and relay.connections == 4
+
+
+async def test_the_outbox_in_flight_opens_no_more_than_relay_connections(
+    relay: CountingRelay,
+) -> None:
+    # The worker keeps more deliveries in flight than this (outbox.BATCH): the relay
+    # sees no more connections from the gateway than before it did.
+    transport = SmtpRelay("127.0.0.1", relay.port)
+    try:
+        await asyncio.gather(*(send(transport, 1) for _ in range(BATCH)))
+    finally:
+        await transport.close()
+    assert relay.received == BATCH and relay.connections == RELAY_CONNECTIONS
 
 
 async def test_a_connection_the_relay_dropped_is_replaced(relay: CountingRelay) -> None:
