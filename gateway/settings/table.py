@@ -92,7 +92,9 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "smtp_relay",
         "",
-        "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir.",
+        "host:port of the relay for outgoing mail. Empty: write mail to DATA_DIR/maildir. "
+        "The worker keeps at most 32 connections open to it, each reused for up to 100 "
+        "messages.",
     ),
     Setting("smtp_relay_username", "", "Username for the relay (optional)."),
     Setting(
