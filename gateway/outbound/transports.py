@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Protocol
 
 import aiosmtplib
-from aiosmtplib.protocol import PERIOD_REGEX, normalize_message_line_endings
-from aiosmtplib.typing import SMTPStatus
 
 from gateway.errors import PermanentDelivery, TransientDelivery
 from gateway.outbound.dkim import DkimSigner, load_signer
+from gateway.outbound.smtp_wire import data, envelope
 from gateway.settings.config import Config
 
 # RFC 5321 4.5.3.2.6: a client waits at least 10 minutes for the answer to the final dot.
@@ -231,12 +230,12 @@ class SmtpRelay:
         try:
             # One deadline for the envelope's commands rather than a timer for each answer.
             async with asyncio.timeout(self.timeout * (3 + len(recipients))):
-                errors = await _envelope(client, sender, recipients, message)
+                errors = await envelope(client, sender, recipients, message)
             hook = before_data.get()
             if hook is not None:
                 await hook()
             attempt.data_sent_at = time.monotonic()
-            response = await _data(client, message, self.dot_timeout)
+            response = await data(client, message, self.dot_timeout)
         except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
             # The envelope is reset, so the connection can carry the next message.
             with contextlib.suppress(ConnectionError, aiosmtplib.SMTPException):
@@ -251,83 +250,6 @@ class SmtpRelay:
             with contextlib.suppress(Exception):
                 await client.quit()
             client.close()
-
-
-def _wire_size(message: bytes) -> int:
-    """The octets DATA will carry (RFC 1870): every line ending made CRLF, a CRLF at the end."""
-    if b"\r" in message:
-        return len(normalize_message_line_endings(message))
-    return len(message) + message.count(b"\n") + (0 if message.endswith(b"\n") else 2)
-
-
-def wire_form(message: bytes) -> bytes:
-    """``message`` as DATA carries it: CRLF line endings, a dot doubled where a line starts
-    with one, then the final dot.
-
-    aiosmtplib does this with two regular-expression passes over the message, which cost
-    more than all the rest of sending it. The gateway's messages have LF line endings
-    only, and two plain replacements do the same; any other goes aiosmtplib's way.
-    """
-    if b"\r" in message:
-        wire = PERIOD_REGEX.sub(b"..", normalize_message_line_endings(message))
-    else:
-        wire = message.replace(b"\n", b"\r\n")
-        if not wire.endswith(b"\r\n"):
-            wire += b"\r\n"
-        wire = wire.replace(b"\n.", b"\n..")
-        if wire.startswith(b"."):
-            wire = b"." + wire
-    return wire + b".\r\n"
-
-
-async def _data(client: aiosmtplib.SMTP, message: bytes, timeout: float) -> aiosmtplib.SMTPResponse:
-    """``SMTP.data``, with the message put in its wire form by :func:`wire_form`."""
-    wire = wire_form(message)
-    start = await client.execute_command(b"DATA", timeout=timeout)
-    if start.code != SMTPStatus.start_input:
-        raise aiosmtplib.SMTPDataError(start.code, start.message)
-    protocol = client.protocol
-    if protocol is None:
-        raise aiosmtplib.SMTPServerDisconnected("Connection lost")
-    try:
-        # No await between the write and the wait for the answer: nothing can arrive
-        # before the protocol expects it.
-        protocol.write(wire)
-        response = await protocol.read_response(timeout=timeout)
-    except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError):
-        # As SMTP.data does: the connection is out of step, and is not used again.
-        client.close()
-        raise
-    if response.code != SMTPStatus.completed:
-        raise aiosmtplib.SMTPDataError(response.code, response.message)
-    return response
-
-
-async def _envelope(
-    client: aiosmtplib.SMTP, sender: str, recipients: list[str], message: bytes
-) -> dict[str, aiosmtplib.SMTPResponse]:
-    """The commands ``SMTP.sendmail`` sends before DATA, minus its second pass over the
-    message to count its size (the gateway's messages have LF line endings only); the
-    recipients refused, when some were accepted."""
-    if client.is_ehlo_or_helo_needed:
-        # Greeted first, as sendmail does, so that the relay's SIZE extension is known.
-        try:
-            await client.ehlo(timeout=None)
-        except aiosmtplib.SMTPHeloError:
-            if not client.is_connected:
-                raise
-            await client.helo(timeout=None)
-    options = [f"size={_wire_size(message)}"] if client.supports_extension("size") else []
-    await client.mail(sender, options=options, timeout=None)
-    refused: list[aiosmtplib.SMTPRecipientRefused] = []
-    for recipient in recipients:
-        try:
-            await client.rcpt(recipient, timeout=None)
-        except aiosmtplib.SMTPRecipientRefused as exc:
-            refused.append(exc)
-    if len(refused) == len(recipients):
-        raise aiosmtplib.SMTPRecipientsRefused(refused)
-    return {r.recipient: aiosmtplib.SMTPResponse(r.code, r.message) for r in refused}
 
 
 class MaildirTransport:

@@ -45,6 +45,7 @@ from tests.e2e.postfixkit import (
     VICTIM,
     PrivatePostfix,
     free_port,
+    rebindable_port,
     run_postfix,
     stop,
     wait_listening,
@@ -63,7 +64,7 @@ AUTHSERV_ID = f"mx.{REPLY_DOMAIN}"  # the private Postfix's myhostname
 def postfix() -> Iterator[PrivatePostfix]:
     root = Path(tempfile.mkdtemp(prefix="hfa-postfix-"))
     root.chmod(0o755)  # Postfix's own processes run as mail_owner and must reach it
-    pf = PrivatePostfix(root, free_port(), free_port(), free_port())
+    pf = PrivatePostfix(root, free_port(), free_port(), rebindable_port())
     started = False
     try:
         write_base_config(pf)

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from aiosmtpd.smtp import SMTP, Envelope
 from aiosmtpd.smtp import Session as SmtpSession
-from aiosmtplib.protocol import PERIOD_REGEX, normalize_message_line_endings
+from aiosmtplib.protocol import normalize_message_line_endings
 
 from gateway.outbound.outbox import BATCH
-from gateway.outbound.transports import RELAY_CONNECTIONS, SmtpRelay, wire_form
+from gateway.outbound.transports import RELAY_CONNECTIONS, SmtpRelay
 
 MESSAGE = b"From: gw@hfa.example\nTo: counsel@lawfirm.example\nSubject: s\n\nbody\n"
 
@@ -285,25 +285,6 @@ async def test_no_answer_after_data_is_retried_only_once_the_wait_is_over(
     # Not sent again on a fresh connection at once, and the retry waits out the dot.
     assert slow_relay.received == 2
     assert raised.value.retry_after is not None and raised.value.retry_after > 590
-
-
-@pytest.mark.parametrize(
-    "message",
-    [
-        MESSAGE,
-        b".a first line that starts with a dot\n..two\n.\nmiddle\n.\n",
-        b"no final newline\n.last",
-        b"\n\n.\n\n",
-        b"",
-        b"ends with a dot line\n.",
-        # Not the gateway's own: CR LF, a bare CR, mixed endings go aiosmtplib's way.
-        b"crlf\r\n.dot\r\nbare\rcr\n.lf\n",
-    ],
-)
-def test_the_wire_form_is_what_aiosmtplib_sends(message: bytes) -> None:
-    # aiosmtplib's DATA: line endings made CRLF, a CRLF at the end, dots doubled, the dot.
-    expected = PERIOD_REGEX.sub(b"..", normalize_message_line_endings(message)) + b".\r\n"
-    assert wire_form(message) == expected
 
 
 async def test_a_refused_message_after_data_is_the_relays_answer(relay: CountingRelay) -> None:
