@@ -12,6 +12,7 @@ import contextlib
 import email
 import email.policy
 import os
+import random
 import shutil
 import signal
 import smtplib
@@ -42,6 +43,27 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
+
+
+def rebindable_port() -> int:
+    """A free loopback port below the kernel's range for outgoing connections, for a
+    server that is stopped and started again on it.
+
+    A port from that range (what ``free_port`` gives) can be taken while the server is
+    down, as the local end of any client's connection (tests running beside it
+    included), and the server then fails to start with "address already in use".
+    """
+    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    candidates = list(range(max(1024, low - 12000), low))
+    random.shuffle(candidates)
+    for port in candidates[:500]:
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    return free_port()
 
 
 class _HeldPortController(Controller):

@@ -11,7 +11,6 @@ import contextlib
 import mailbox
 import os
 import pwd
-import random
 import shutil
 import socket
 import subprocess
@@ -48,27 +47,6 @@ def free_port() -> int:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
         return port
-
-
-def rebindable_port() -> int:
-    """A free loopback port below the kernel's range for outgoing connections.
-
-    The gateway's port behind Postfix is bound again each time a test starts the gateway.
-    A port from that range (what ``free_port`` gives) can be taken meanwhile as the local
-    end of any client's connection, tests running beside this one included, and the
-    gateway then fails to start with "address already in use".
-    """
-    low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
-    candidates = list(range(max(1024, low - 12000), low))
-    random.shuffle(candidates)
-    for port in candidates[:500]:
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    return free_port()
 
 
 @dataclass

@@ -21,7 +21,17 @@ from pathlib import Path
 import httpx
 import pytest
 
-from bench.roles import HFA, LAWYER, ROOT, Roles, Sink, free_port, http_up, make_reply, wait_until
+from bench.roles import (
+    HFA,
+    LAWYER,
+    ROOT,
+    Roles,
+    Sink,
+    http_up,
+    make_reply,
+    rebindable_port,
+    wait_until,
+)
 from gateway.tokens import ReplyTokens
 
 pytestmark = pytest.mark.slow
@@ -47,8 +57,9 @@ def roles(tmp_path: Path) -> Iterator[Roles]:
         HFA_WORKER_POLL_SECONDS="0.2",
         HFA_HEARTBEAT_SECONDS="1",
         HFA_READY_ROLE_SECONDS="10",
-        HFA_HTTP_BIND=f"127.0.0.1:{free_port()}",
-        HFA_SMTP_BIND=f"127.0.0.1:{free_port()}",
+        # Each role is restarted on its port.
+        HFA_HTTP_BIND=f"127.0.0.1:{rebindable_port()}",
+        HFA_SMTP_BIND=f"127.0.0.1:{rebindable_port()}",
     )
     logs = tmp_path / "logs"
     logs.mkdir()

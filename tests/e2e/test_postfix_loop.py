@@ -32,6 +32,7 @@ import httpx
 import pytest
 from sqlalchemy import select
 
+from bench.roles import rebindable_port
 from gateway.app import Gateway
 from gateway.services import Services, build_services
 from gateway.settings.config import Config
@@ -45,7 +46,6 @@ from tests.e2e.postfixkit import (
     VICTIM,
     PrivatePostfix,
     free_port,
-    rebindable_port,
     run_postfix,
     stop,
     wait_listening,
