@@ -108,14 +108,12 @@ def paused(root: int) -> Iterator[None]:
     try:
         os.kill(root, signal.SIGSTOP)
         stopped.append(root)
-        found = [pid for pid in descendants(root) if pid not in stopped]
-        while found:
+        # Again until none is new: a child may have been starting one of its own.
+        while found := [pid for pid in descendants(root) if pid not in stopped]:
             for pid in found:
                 with contextlib.suppress(ProcessLookupError):
                     os.kill(pid, signal.SIGSTOP)
                     stopped.append(pid)
-            # A child that was starting one of its own as it was stopped.
-            found = [pid for pid in descendants(root) if pid not in stopped]
         _until_stopped(stopped)
         yield
     finally:

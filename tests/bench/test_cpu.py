@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-import contextlib
-import os
-import signal
-import subprocess
-import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 from bench import cpu
 from bench.report import Figure, cpu_table
+from tests.bench.proctree import running
 
 # Spends about ``BURN`` seconds of CPU, then starts a child that looks like a reading
 # process (its module named in its command line) and burns as much again there.
@@ -35,19 +29,6 @@ time.sleep(30)
 """
 
 
-@contextmanager
-def _running(*argv: str) -> Iterator[subprocess.Popen[bytes]]:
-    process = subprocess.Popen([sys.executable, *argv])
-    try:
-        yield process
-    finally:
-        for pid in cpu.descendants(process.pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        process.kill()
-        process.wait()
-
-
 def _until_child(pid: int, timeout: float = 20.0) -> list[int]:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -60,7 +41,7 @@ def _until_child(pid: int, timeout: float = 20.0) -> list[int]:
 
 def test_the_cpu_of_a_process_and_of_the_child_it_starts_is_counted_by_role() -> None:
     with (
-        _running("-c", _PARENT, _CHILD) as parent,
+        running("-c", _PARENT, _CHILD) as parent,
         cpu.spent({parent.pid: "listeners"}, follow=parent.pid, load=False) as spent,
     ):
         children = _until_child(parent.pid)
@@ -75,7 +56,7 @@ def test_the_cpu_of_a_process_and_of_the_child_it_starts_is_counted_by_role() ->
 
 
 def test_cpu_spent_before_the_block_is_not_counted() -> None:
-    with _running("-c", _PARENT, _CHILD) as parent:
+    with running("-c", _PARENT, _CHILD) as parent:
         _until_child(parent.pid)
         with cpu.spent({parent.pid: "listeners"}, follow=parent.pid) as spent:
             time.sleep(0.3)

@@ -8,15 +8,12 @@ and reading processes too), and let them all go on afterwards.
 from __future__ import annotations
 
 import contextlib
-import os
-import signal
-import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from bench import cpu, procs
+from tests.bench.proctree import running
 
 # Spins, after starting a child that spins too.
 _SPINNER = """
@@ -29,19 +26,12 @@ while True:
 
 @contextmanager
 def _spinning() -> Iterator[list[int]]:
-    process = subprocess.Popen([sys.executable, "-c", _SPINNER])
-    try:
+    with running("-c", _SPINNER) as process:
         deadline = time.monotonic() + 20
         while not cpu.descendants(process.pid):
             assert time.monotonic() < deadline, "the spinner's child did not start"
             time.sleep(0.02)
         yield [process.pid, *cpu.descendants(process.pid)]
-    finally:
-        for pid in cpu.descendants(process.pid):
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, signal.SIGKILL)
-        process.kill()
-        process.wait()
 
 
 def _cpu(pids: list[int]) -> list[float]:
