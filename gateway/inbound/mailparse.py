@@ -28,7 +28,15 @@ import mailparser
 
 from gateway.inbound.limits import MAX_DEPTH, MAX_PARTS, MAX_TEXT_CHARS, bounded, cut_text
 
-__all__ = ["MAX_DEPTH", "MAX_PARTS", "MAX_TEXT_CHARS", "ParsedMail", "Unparseable", "parse"]
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_PARTS",
+    "MAX_TEXT_CHARS",
+    "ParsedMail",
+    "Unparseable",
+    "parse",
+    "strict_header",
+]
 
 
 class Unparseable(Exception):
@@ -78,6 +86,25 @@ class ParsedMail:
 _PLAIN = re.compile(r"(?:[\t\x20-\x3c\x3e-\x7e]|=(?!\?))*")
 
 
+# A header longer than this is parsed each time it is asked for, never kept.
+_KEPT_HEADER_CHARS = 2048
+
+
+@functools.lru_cache(maxsize=16)
+def _kept_strict(name: str, unfolded: str) -> Any:
+    return default_policy.header_factory(name, unfolded)
+
+
+def strict_header(name: str, unfolded: str) -> Any:
+    """``unfolded`` (one header's value, line breaks removed) as ``email.policy.default``
+    reads it. The few latest are kept: the reader of a reply asks for its From twice (the
+    sender check, the automatic-reply check), and each strict parse of an address costs
+    a quarter of a millisecond. The parsed headers are immutable."""
+    if len(unfolded) > _KEPT_HEADER_CHARS:
+        return default_policy.header_factory(name, unfolded)
+    return _kept_strict(name.lower(), unfolded)
+
+
 @functools.cache
 def _unstructured(name: str) -> bool:
     """Whether the strict policy reads this header as free text (Subject, References...)."""
@@ -109,7 +136,7 @@ class HeaderView(Mapping[str, str]):
                 self._decoded[key] = unfolded
                 return unfolded
             try:
-                self._decoded[key] = str(default_policy.header_factory(key, unfolded))
+                self._decoded[key] = str(strict_header(key, unfolded))
             except Exception:
                 # A header the strict parser cannot decode is read as sent.
                 self._decoded[key] = unfolded

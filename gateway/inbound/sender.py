@@ -47,6 +47,8 @@ from email.message import Message
 from email.policy import default as default_policy
 from typing import Any
 
+from gateway.inbound.mailparse import strict_header
+
 _METHOD_RESULT = re.compile(r"\b(dmarc|dkim)\s*=\s*([a-z]+)(?P<props>[^;]*)", re.IGNORECASE)
 _HEADER_FROM = re.compile(r"header\.from\s*=\s*([^\s;]+)", re.IGNORECASE)
 _HEADER_D = re.compile(r"header\.d\s*=\s*([^\s;]+)", re.IGNORECASE)
@@ -105,7 +107,7 @@ def from_address(message: Message) -> tuple[str | None, str]:
         return None, f"expected exactly one From header, found {len(headers)}"
     raw = headers[0]
     try:
-        header = default_policy.header_factory("From", raw)
+        header = strict_header("From", raw)
     except Exception:
         return None, "malformed From header"
     address, why = _single_mailbox(header, raw)
