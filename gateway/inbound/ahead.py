@@ -4,7 +4,8 @@ The write lock (on SQLite, one for every process) is held only for what must be
 read and written under it. Read before it, while the lock is free:
 
 - what a message says of itself (its loop mark, automatic kind, Message-ID, the
-  threads its references cite): it depends on its bytes and the gateway's keys only;
+  threads its references cite, the text its turn records and whether that says
+  anything): it depends on its bytes and the gateway's keys only;
 - the messages' rows: a row changes only by the worker that holds its lease;
 - the recipients their reply addresses name: a recipient is never changed.
 
@@ -14,6 +15,7 @@ under the lock.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -22,8 +24,9 @@ from sqlalchemy.orm import Session, defer
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.match import named_recipients
 from gateway.inbound.reading import Parsed
+from gateway.inbound.reply_body import recorded_body
 from gateway.outbound.compose import LOOP_HEADER
-from gateway.replies import AutomaticKind, detect_automatic
+from gateway.replies import AutomaticKind, ReplyText, detect_automatic
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient
 
@@ -70,6 +73,10 @@ def ahead_of(services: Services, mail: Parsed | None) -> Ahead | None:
     alone: undone and retried like any crash)."""
     if not isinstance(mail, ParsedMail):
         return None
+    if isinstance(mail.reply, ReplyText) and mail.recorded_body is None:
+        # The text a turn records and whether it says anything depend on the reply alone.
+        with contextlib.suppress(Exception):
+            mail.recorded_body = (mail.reply.new_text, *recorded_body(mail.reply.new_text))
     try:
         return read_ahead(services, mail)
     except Exception:

@@ -19,9 +19,10 @@ from gateway.inbound.assurance import refusal
 from gateway.inbound.attachments import recorded_detail, store_attachments
 from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
+from gateway.inbound.reply_body import body_of
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox
-from gateway.outbound.quickreply import conditions_in, without_unanswered_prompt
+from gateway.outbound.quickreply import conditions_in
 from gateway.replies import (
     Decision,
     DecisionKind,
@@ -29,7 +30,6 @@ from gateway.replies import (
     ReplyText,
     decide_answer,
     extract_reply,
-    is_no_answer,
     plain_language,
     read_decision,
 )
@@ -104,8 +104,11 @@ def record_reply(
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     decision = _decision_of(mail, reply, request)
+    # The decision was read from everything the lawyer sent; the prompt of an answer
+    # link that they left empty is not part of what they wrote.
+    body, says_nothing = body_of(mail, reply.new_text)
     # The sender policy, now that what the reply decides is known: held, not recorded.
-    refused = _policy_refuses(services, check, decision, reply, mail)
+    refused = _policy_refuses(services, check, decision, says_nothing, mail)
     if refused:
         return Outcome("unverified_sender", refused)
     kind, new_status = DECISION_EFFECT[decision.kind]
@@ -113,9 +116,6 @@ def record_reply(
         # Conflicting decision words: recorded as read, never as an answer either way.
         new_status = "reviewed"
     attachments = store_attachments(session, row, mail)
-    # The decision was read from everything the lawyer sent; the prompt of an answer
-    # link that they left empty is not part of what they wrote.
-    body = without_unanswered_prompt(reply.new_text)
     link = pending.untouched_link(decision, mail.subject, body, request.reference)
     data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
     data |= pending.source_of(decision, link)
@@ -130,7 +130,7 @@ def record_reply(
         # A late answer on a closed thread is kept, marked, and does not reopen it.
         data["late"] = True
     replaced: list[dict[str, Any]] = []
-    if is_no_answer(body) and not attachments:
+    if says_nothing and not attachments:
         # Nothing new was said: no status moves, no reminder stops, nobody stands down.
         kind, data["decision"], data[NO_ANSWER_KIND] = NO_ANSWER_KIND, None, True
         due = None
@@ -169,14 +169,14 @@ def record_reply(
 
 
 def _policy_refuses(
-    services: Services, check: SenderCheck, decision: Decision, reply: ReplyText, mail: ParsedMail
+    services: Services, check: SenderCheck, decision: Decision, says_nothing: bool, mail: ParsedMail
 ) -> str:
     """Why the sender policy holds this reply (``assurance.refusal``), or ""."""
     if check.strength == "vouched":
         # An operator accepted it, or the lawyer confirmed it.
         return ""
     # Thanks or a greeting moves nothing, so it is read as a question is.
-    nothing = is_no_answer(without_unanswered_prompt(reply.new_text)) and not mail.attachments
+    nothing = says_nothing and not mail.attachments
     kind = DecisionKind.QUESTION if nothing else decision.kind
     return refusal(services.config, check, None if decision.ambiguous else kind)
 

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 from gateway import contract
 from gateway.errors import NotFound
 from gateway.services import Services
-from gateway.store.models import Request, Turn, contract_time
+from gateway.store.models import Request, Turn
 from gateway.store.policy_models import RequestPolicy
 from gateway.store.prepared import (
     Arrivals,
@@ -30,6 +30,7 @@ from gateway.store.prepared import (
     sqlite_reads,
 )
 from gateway.store.thread import replied, thread_as_json, turn_fields_as_json
+from gateway.store.utc_time import contract_time
 from gateway.tokens import DUMMY_HASH, hash_secret, secret_matches
 
 NOT_FOUND_MESSAGE = "no request with this reference and access token"

@@ -185,7 +185,7 @@ def turn_as_json(turn: Turn) -> dict[str, Any]:
 def turn_fields_as_json(
     author: str, kind: str, at: datetime | str, body: str, data: dict[str, Any]
 ) -> dict[str, Any]:
-    """``at`` is a moment, or its contract text already (``models.contract_time``)."""
+    """``at`` is a moment, or its contract text already (``utc_time.contract_time``)."""
     shown = at if isinstance(at, str) else iso(at)
     out: dict[str, Any] = {"author": author, "kind": kind, "at": shown, "body": body}
     for key, value in data.items():

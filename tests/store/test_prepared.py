@@ -12,8 +12,9 @@ from gateway import contract
 from gateway.contract import iso
 from gateway.intake import filing
 from gateway.services import Services
-from gateway.store.models import Request, Turn, contract_time
+from gateway.store.models import Request, Turn
 from gateway.store.prepared import Prepared, prepared_insert
+from gateway.store.utc_time import contract_time
 
 _TURN = prepared_insert(Turn, ("request_id", "seq", "author", "kind", "at", "body", "data"))
 _READ = Prepared(
