@@ -11,6 +11,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 from bench import cpu, procs
 from tests.bench.proctree import running
@@ -24,12 +25,26 @@ while True:
 """
 
 
+def _both_spin(parent: int) -> bool:
+    """The child runs its own program, and the parent is back from starting it: until the
+    child has replaced itself with its program, its parent waits for it uninterruptibly
+    (state D, vfork), and stays so if the child is stopped first."""
+    children = cpu.descendants(parent)
+    if not children or procs.process_state(parent) != "R":
+        return False
+    try:
+        command = Path(f"/proc/{children[0]}/cmdline").read_bytes()
+    except OSError:
+        return False
+    return b"while True" in command and procs.process_state(children[0]) == "R"
+
+
 @contextmanager
 def _spinning() -> Iterator[list[int]]:
     with running("-c", _SPINNER) as process:
         deadline = time.monotonic() + 20
-        while not cpu.descendants(process.pid):
-            assert time.monotonic() < deadline, "the spinner's child did not start"
+        while not _both_spin(process.pid):
+            assert time.monotonic() < deadline, "the spinner and its child did not start"
             time.sleep(0.02)
         yield [process.pid, *cpu.descendants(process.pid)]
 
