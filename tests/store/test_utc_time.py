@@ -31,11 +31,14 @@ def test_each_moment_is_written_as_its_own_text(first: datetime, second: datetim
         assert READ(text) == moment
 
 
-def test_an_equal_moment_in_another_zone_is_written_in_utc() -> None:
+def test_a_moment_is_written_as_its_wall_clock_as_sqlalchemy_writes_it() -> None:
+    # Every moment the gateway makes is UTC (clock.now); the text is its wall clock, the
+    # same text SQLAlchemy's own SQLite DATETIME writes, whatever was converted before.
     assert WRITE is not None
     moment = datetime(2026, 12, 4, 9, 30, tzinfo=UTC)
     assert WRITE(moment) == "2026-12-04 09:30:00.000000"
     assert WRITE(moment.astimezone(timezone(timedelta(hours=2)))) == "2026-12-04 11:30:00.000000"
+    assert WRITE(moment) == "2026-12-04 09:30:00.000000"
 
 
 def test_a_naive_moment_is_refused_even_right_after_an_aware_one() -> None:
