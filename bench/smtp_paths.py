@@ -34,6 +34,8 @@ WATCH_WIDTH = 8
 # the latency figure.
 POLL_PAUSE = 0.005
 MAX_POLL_PAUSE = 0.02
+# The least time the recorded row watches for its replies to become visible.
+MIN_WATCH_SECONDS = 60.0
 
 
 def reply_mail(tokens: ReplyTokens, recipient_id: int) -> tuple[Mail, bytes]:
@@ -131,7 +133,11 @@ async def _pass(
     messages = [reply_mail(tokens, i)[0] for i in ids]
     watcher = Visibility(http_port, loaded)
     started = time.perf_counter()
-    deadline = started + budget
+    # Sending stops within the budget; the replies are watched for longer where the budget
+    # is short, so that on a slow, busy machine they become visible too (the reading and
+    # composing processes start with the first of them). The watch ends as soon as every
+    # reply is visible: a fast machine waits no longer.
+    deadline = started + max(budget, MIN_WATCH_SECONDS)
     watch = asyncio.create_task(watcher.watch(len(messages), deadline))
     try:
         await smtp_load(
@@ -209,6 +215,9 @@ async def outbound(driver: Driver, work: Path, data_dir: Path) -> Figure:
         # once this worker's sequencer has caught up, and measure the steady drain
         # (each email's own entries are integrated within it).
         await _audit_caught_up(data_dir / "gateway.db", backlog)
+        # And once the first email has reached the relay: the worker's composing process
+        # starts with its first batch, which on a slow machine takes longer than a window.
+        await _first_delivery(state)
         await asyncio.sleep(0.3)
         roles = {gw.pid: "worker", sink.pid: "relay"}
         kept: list[bytes] = []
@@ -252,6 +261,13 @@ async def _audit_caught_up(database: Path, entries: int, timeout: float = 60.0) 
     while time.perf_counter() < deadline:
         if _one(database, "SELECT COALESCE(MAX(tree_size), 0) FROM audit_checkpoints") >= entries:
             return
+        await asyncio.sleep(0.05)
+
+
+async def _first_delivery(state: Path, timeout: float = 60.0) -> None:
+    """Until the sink has received a message (or ``timeout``, then go on)."""
+    deadline = time.perf_counter() + timeout
+    while _count(state) == 0 and time.perf_counter() < deadline:
         await asyncio.sleep(0.05)
 
 
