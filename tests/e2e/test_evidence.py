@@ -29,6 +29,11 @@ from tests.evidence.kit import all_sent, answered
 
 def forge_the_decision(running: Running, reference: str) -> None:
     """Rewrite the recorded decision, then re-integrate and re-sign the whole tree."""
+    # Nothing left for the gateway's sequencer first: a batch it is integrating while the
+    # tree is rewritten would take its leaf numbers from the tree before the rewrite (on
+    # PostgreSQL its UPDATE waits for the rewrite's, then goes on), and the forger's own
+    # log would not agree with itself. A forger rewrites a log that is at rest.
+    auditkit.settle(running.services)
     with running.services.db.transaction() as session:
         entry = (
             session.query(AuditEntry).filter_by(reference=reference, event="reply.recorded").one()
