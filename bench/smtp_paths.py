@@ -16,6 +16,7 @@ import json
 import sqlite3
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -255,20 +256,22 @@ def _audit_entries(database: Path) -> int:
     return _one(database, "SELECT COUNT(*) FROM audit")
 
 
-async def _audit_caught_up(database: Path, entries: int, timeout: float = 60.0) -> None:
-    """Until the newest checkpoint covers ``entries`` (or ``timeout``, then go on)."""
+async def _until(done: Callable[[], bool], timeout: float = 60.0) -> None:
+    """Until ``done()`` (or ``timeout``, then go on), asking every 50 ms."""
     deadline = time.perf_counter() + timeout
-    while time.perf_counter() < deadline:
-        if _one(database, "SELECT COALESCE(MAX(tree_size), 0) FROM audit_checkpoints") >= entries:
-            return
+    while not done() and time.perf_counter() < deadline:
         await asyncio.sleep(0.05)
 
 
-async def _first_delivery(state: Path, timeout: float = 60.0) -> None:
-    """Until the sink has received a message (or ``timeout``, then go on)."""
-    deadline = time.perf_counter() + timeout
-    while _count(state) == 0 and time.perf_counter() < deadline:
-        await asyncio.sleep(0.05)
+async def _audit_caught_up(database: Path, entries: int) -> None:
+    """Until the newest checkpoint covers ``entries``."""
+    query = "SELECT COALESCE(MAX(tree_size), 0) FROM audit_checkpoints"
+    await _until(lambda: _one(database, query) >= entries)
+
+
+async def _first_delivery(state: Path) -> None:
+    """Until the sink has received a message."""
+    await _until(lambda: _count(state) > 0)
 
 
 def _count(state: Path) -> int:
