@@ -82,7 +82,7 @@ def _mac(key: bytes, body: bytes) -> bytes:
 
 def challenge_address(services: Services, inbound_id: int) -> str:
     body = struct.pack(">BQ", _VERSION, inbound_id)
-    raw = body + _mac(_keys(services.config.secret_keys)[-1], body)
+    raw = body + _mac(_keys(services.tokens.secret_keys)[-1], body)
     token = base64.b32encode(raw).decode("ascii").rstrip("=").lower()
     return f"confirm+{token}@{services.config.reply_domain}"
 
@@ -102,7 +102,7 @@ def challenged_message(services: Services, address: str) -> int | None:
         return None
     body, mac = raw[:9], raw[9:]
     ok = False
-    for key in _keys(services.config.secret_keys):
+    for key in _keys(services.tokens.secret_keys):
         # Every key is tried, so the time does not say which one matched.
         ok |= hmac.compare_digest(_mac(key, body), mac)
     return int(struct.unpack(">Q", body[1:])[0]) if ok else None
