@@ -24,6 +24,7 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from gateway.errors import DeliveryError, PermanentDelivery, StorageError, TransientDelivery
@@ -153,6 +154,20 @@ def enqueue_lawyer_email(
     )
 
 
+def _unexpected(exc: Exception) -> DeliveryError:
+    """What an error that is not a delivery's own outcome means for the item.
+
+    The network, the disk or the database failing may pass by the next attempt: retried
+    like a relay that is busy. Anything else is a fault in the gateway (composing the
+    email raised, a key is missing): it would fail the same way on every attempt, so the
+    item is dead at once, counted in /readyz and told to the thread, instead of retried
+    unseen for days.
+    """
+    if isinstance(exc, OSError | TimeoutError | StorageError | SQLAlchemyError):
+        return TransientDelivery(type(exc).__name__)
+    return PermanentDelivery(f"internal error ({type(exc).__name__}); see the gateway's log")
+
+
 def claim_due(services: Services, session: Session, now: datetime, limit: int) -> list[OutboxItem]:
     """Lease the deliveries that are due, oldest due first."""
     return claim(
@@ -233,9 +248,8 @@ class OutboxWorker:
             await services.db.write(partial(record_failure, services, item_id=item.id, error=exc))
             return None
         except Exception as exc:
-            # A bug must not lose the item: it is retried like a transient failure.
             log.exception("outbox %s: unexpected error", item.id)
-            failure = TransientDelivery(type(exc).__name__)
+            failure = _unexpected(exc)
             await services.db.write(
                 partial(record_failure, services, item_id=item.id, error=failure)
             )
