@@ -24,13 +24,13 @@ from datetime import datetime, timedelta
 from functools import partial
 from typing import Any, Protocol, runtime_checkable
 
-from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
-from gateway.errors import DeliveryError, PermanentDelivery, StorageError, TransientDelivery
+from gateway.errors import DeliveryError, PermanentDelivery, StorageError
 from gateway.outbound.lawyer_mail import EmailDeliverer as EmailDeliverer
 from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
 from gateway.outbound.outcomes import Delivered, record_failure, record_successes
+from gateway.outbound.retry import failure_of
 from gateway.outbound.targets import shown_target as shown_target
 from gateway.outbound.targets import without_url_secrets as without_url_secrets
 from gateway.runner import FAILURE_PAUSE, first_of
@@ -154,20 +154,6 @@ def enqueue_lawyer_email(
     )
 
 
-def _unexpected(exc: Exception) -> DeliveryError:
-    """What an error that is not a delivery's own outcome means for the item.
-
-    The network, the disk or the database failing may pass by the next attempt: retried
-    like a relay that is busy. Anything else is a fault in the gateway (composing the
-    email raised, a key is missing): it would fail the same way on every attempt, so the
-    item is dead at once, counted in /readyz and told to the thread, instead of retried
-    unseen for days.
-    """
-    if isinstance(exc, OSError | TimeoutError | StorageError | SQLAlchemyError):
-        return TransientDelivery(type(exc).__name__)
-    return PermanentDelivery(f"internal error ({type(exc).__name__}); see the gateway's log")
-
-
 def claim_due(services: Services, session: Session, now: datetime, limit: int) -> list[OutboxItem]:
     """Lease the deliveries that are due, oldest due first."""
     return claim(
@@ -249,7 +235,7 @@ class OutboxWorker:
             return None
         except Exception as exc:
             log.exception("outbox %s: unexpected error", item.id)
-            failure = _unexpected(exc)
+            failure = failure_of(exc)
             await services.db.write(
                 partial(record_failure, services, item_id=item.id, error=failure)
             )

@@ -27,9 +27,11 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from sqlalchemy import ColumnElement, exists, func, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
+from gateway.errors import DeliveryError, PermanentDelivery, StorageError, TransientDelivery
 from gateway.services import Services
 from gateway.settings.config import Config
 from gateway.store.models import OutboxItem, Request
@@ -280,3 +282,17 @@ def notice_delivered(
         f"{_span(late)} after it was queued{how}.",
         data={"outbox_id": item.id, "to": shown_to, "attempts": item.attempts},
     )
+
+
+def failure_of(exc: Exception) -> DeliveryError:
+    """What an error that is not a delivery's own outcome means for the item.
+
+    The network, the disk or the database failing may pass by the next attempt: retried
+    like a relay that is busy. Anything else is a fault in the gateway (composing the
+    email raised, a key is missing): it would fail the same way on every attempt, so the
+    item is dead at once, counted in /readyz and told to the thread, instead of retried
+    unseen for days.
+    """
+    if isinstance(exc, OSError | TimeoutError | StorageError | SQLAlchemyError):
+        return TransientDelivery(type(exc).__name__)
+    return PermanentDelivery(f"internal error ({type(exc).__name__}); see the gateway's log")
