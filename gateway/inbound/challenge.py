@@ -50,7 +50,7 @@ from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
 from gateway.outbound.mime import display_address
 from gateway.outbound.outbox import Deliverer
 from gateway.outbound.transports import mail_transport
-from gateway.replies import DecisionKind, ReplyError
+from gateway.replies import DecisionKind, Reading, ReplyError
 from gateway.services import Services
 from gateway.store import blobs
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
@@ -121,13 +121,14 @@ def _reads_as(mail: ParsedMail | None) -> tuple[str, str]:
     """(what the held reply decides, its first lines) for the lawyer to recognise it."""
     if mail is None:
         return "", ""
-    kind = getattr(getattr(mail, "decision", None), "kind", None)
+    # The reply's one reading, as it would be recorded once confirmed.
+    reading = mail.reading if isinstance(mail.reading, Reading) else None
     try:
         text = reply_of(mail).new_text
     except ReplyError:
         text = ""
     lines = [line for line in text.strip().splitlines() if line.strip()][:8]
-    return (kind.value if kind is not None else ""), "\n".join(lines)[:600]
+    return (reading.decision or "") if reading else "", "\n".join(lines)[:600]
 
 
 def send(

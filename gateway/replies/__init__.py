@@ -10,6 +10,8 @@ Public surface (the inbound worker depends on exactly these names):
 - ``read_decision(new_text, subject) -> Decision``
 - ``decide_answer(decision, Ask(request, proposed_action)) -> Decision``: a yes/no
   answer made a decision where the ask is whether to carry out the action
+- ``read_text(new_text, subject) -> TextReading`` then ``read_reply(text, ask) -> Reading``:
+  the one reading of a reply that everything downstream renders, never changes
 - ``is_no_answer(new_text) -> bool``: only a greeting, thanks or a signature is left
 - ``detect_automatic(headers, subject, content_type) -> AutomaticKind | None``
 - ``find_bounced_message_ids(raw) -> list[str]``: our Message-IDs a DSN is about
@@ -21,6 +23,7 @@ from gateway.replies.answer import decide_answer
 from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
 from gateway.replies.bounces import find_bounced_message_ids
 from gateway.replies.kinds import Ask, Decision, DecisionKind
+from gateway.replies.reading import Reading, TextReading, read_reply, read_text
 from gateway.replies.text import ReplyError, ReplyText, extract_reply
 
 __all__ = [
@@ -28,8 +31,10 @@ __all__ = [
     "AutomaticKind",
     "Decision",
     "DecisionKind",
+    "Reading",
     "ReplyError",
     "ReplyText",
+    "TextReading",
     "decide_answer",
     "detect_automatic",
     "extract_reply",
@@ -38,6 +43,8 @@ __all__ = [
     "is_own_loop",
     "plain_language",
     "read_decision",
+    "read_reply",
+    "read_text",
 ]
 
 

@@ -27,7 +27,7 @@ KIND = {
     "acknowledge": DecisionKind.ACKNOWLEDGE,
 }
 
-ReadFrom = Literal["quick_reply", "keyword", "phrase", "yes_no"]
+ReadFrom = Literal["quick_reply", "keyword", "phrase", "yes_no", "action_verb"]
 YesNo = Literal["yes", "no"]
 
 
@@ -67,6 +67,8 @@ class Ask:
 
     request: str
     proposed_action: str | None = None
+    # The request's reference ("HFA-00012"): an answer naming another one is doubtful.
+    reference: str | None = None
 
 
 NO_DECISION = Decision(None)

@@ -1,0 +1,188 @@
+"""One reading of a reply: the only value that says what the lawyer's answer is.
+
+A reply is read in two steps, both here:
+
+1. ``read_text(new_text, subject)`` works on the text alone (in the reading process,
+   off the worker's event loop): the prompts of answer links left empty are set aside,
+   then a trailing signature block (``cut``), and the decision is read from what is left.
+2. ``read_reply(text, ask)`` reads it against what the lawyer was asked: a yes or no
+   becomes a decision where the ask is whether to act, the action's own verb approves or
+   forbids it, and the approval's conditions are settled.
+
+The ``Reading`` it returns is what the turn records, what moves the status, what the
+receipt tells the lawyer, what the agent is pushed, how the vote counts and what the
+other lawyers hear. Nobody downstream changes its kind or its conditions: a consumer
+chooses words and layout, never what the reply said.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import Any, Literal
+
+from gateway.replies.answer import decide_answer
+from gateway.replies.errors import ReplyError
+from gateway.replies.kinds import Ask, Decision, DecisionKind, ReadFrom, YesNo
+
+ReadingKind = Literal[
+    "approval",
+    "conditional_approval",
+    "rejection",
+    "decline",
+    "question",
+    "close",
+    "acknowledgement",
+    "reply",
+    "no_answer",
+]
+# A reply that decides nothing: kept on the record, never an answer either way.
+UNDECIDED: frozenset[str] = frozenset({"reply", "no_answer"})
+APPROVING: frozenset[str] = frozenset({"approval", "conditional_approval"})
+
+_KIND_OF: dict[DecisionKind, ReadingKind] = {
+    DecisionKind.APPROVAL: "approval",
+    DecisionKind.REJECTION: "rejection",
+    DecisionKind.DECLINE: "decline",
+    DecisionKind.QUESTION: "question",
+    DecisionKind.CLOSE: "close",
+    DecisionKind.ACKNOWLEDGE: "acknowledgement",
+}
+
+
+@dataclass(frozen=True)
+class TextReading:
+    """What the text alone says: the lawyer's words, what was cut, the decision read."""
+
+    new_text: str
+    said: str
+    cut: tuple[str, ...]
+    decision: Decision
+    listed: tuple[str, ...]
+    says_nothing: bool
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The one reading of a reply.
+
+    ``kind`` is the turn's kind once in effect. ``conditions`` is non-empty exactly
+    when the kind is ``conditional_approval``. ``read_from`` is None exactly when the
+    kind decides nothing (``reply``, ``no_answer``). ``unclear`` marks decision words
+    that conflict, are negated, held back or taken back: no decision either way.
+    """
+
+    kind: ReadingKind
+    conditions: tuple[str, ...] = ()
+    read_from: ReadFrom | None = None
+    because: str | None = None
+    trigger: str | None = None
+    answer: YesNo | None = None
+    language: str | None = None
+    unclear: bool = False
+    said: str = ""
+    cut: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if bool(self.conditions) != (self.kind == "conditional_approval"):
+            raise ReplyError(f"conditions on a {self.kind} reading")
+        if (self.read_from is None) != (self.kind in UNDECIDED):
+            raise ReplyError(f"read_from {self.read_from!r} on a {self.kind} reading")
+
+    @property
+    def decides(self) -> bool:
+        return self.kind not in UNDECIDED
+
+    @property
+    def decision(self) -> str | None:
+        """The decision as the thread names it: ``approval`` for both kinds of approval."""
+        if self.kind in UNDECIDED:
+            return None
+        return "approval" if self.kind in APPROVING else self.kind
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "decision": self.decision,
+            "conditions": list(self.conditions),
+            "read_from": self.read_from,
+            "because": self.because,
+            "answer": self.answer,
+            "language": self.language,
+            "unclear": self.unclear,
+            "cut": list(self.cut),
+        }
+
+
+def read_text(new_text: str, subject: str | None) -> TextReading:
+    """Step 1: the lawyer's words and the decision they carry, from the text alone."""
+    # The word tables (about 3 MB) are loaded by the first reply read, not on import.
+    from gateway.replies import is_no_answer, read_decision
+    from gateway.replies.cut import cut_contact_block
+    from gateway.replies.prompts import conditions_in, without_unanswered_prompt
+
+    if not isinstance(new_text, str):
+        raise ReplyError("new_text must be str")
+    body = without_unanswered_prompt(new_text)
+    said, cut = cut_contact_block(body)
+    decision = read_decision(said, subject)
+    says_nothing = not said.strip() or is_no_answer(body)
+    return TextReading(new_text, said, cut, decision, tuple(conditions_in(body)), says_nothing)
+
+
+def read_reply(text: TextReading, ask: Ask, *, has_attachments: bool = False) -> Reading:
+    """Step 2: the reading of the reply against what the lawyer was asked."""
+    try:
+        return _read(text, ask, has_attachments)
+    except ReplyError:
+        raise
+    except Exception as exc:  # the contract: nothing but ReplyError escapes
+        raise ReplyError(f"cannot read reply: {type(exc).__name__}") from exc
+
+
+def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:
+    from gateway.replies.settle import settled_conditions
+
+    if text.says_nothing and not has_attachments:
+        return Reading("no_answer", said=text.said, cut=text.cut)
+    decision = decide_answer(text.decision, ask)
+    if decision.kind is None and not decision.ambiguous:
+        from gateway.replies.actions import read_action
+
+        decision = decide_answer(read_action(text.said, ask) or decision, ask)
+    if decision.kind is None or decision.ambiguous:
+        return _undecided(decision, text)
+    kind = _KIND_OF[decision.kind]
+    conditions: tuple[str, ...] = ()
+    if decision.kind is DecisionKind.APPROVAL:
+        # The list under the "Conditions ...:" prompt is what the lawyer wrote the
+        # conditions into; the words of the prompt are not one.
+        written = text.listed or decision.conditions
+        settled = settled_conditions(written, ask, by_verb=decision.read_from == "action_verb")
+        if settled.doubt is not None:
+            return _undecided(replace(decision, because=settled.doubt), text, unclear=True)
+        conditions = settled.conditions
+        kind = "conditional_approval" if conditions else "approval"
+    return Reading(
+        kind,
+        conditions,
+        read_from=decision.read_from or "keyword",
+        because=decision.because or decision.trigger,
+        trigger=decision.trigger,
+        answer=decision.answer,
+        language=decision.language,
+        said=text.said,
+        cut=text.cut,
+    )
+
+
+def _undecided(decision: Decision, text: TextReading, *, unclear: bool = False) -> Reading:
+    return Reading(
+        "reply",
+        because=decision.because,
+        trigger=decision.trigger,
+        answer=decision.answer,
+        language=decision.language,
+        unclear=unclear or decision.ambiguous,
+        said=text.said,
+        cut=text.cut,
+    )
