@@ -117,8 +117,7 @@ def record_reply(
     if refused:
         return Outcome("unverified_sender", refused)
     kind: str = reading.kind
-    new_status = status_after(reading, request)
-    body = reading.said
+    new_status, body = status_after(reading, request), reading.said
     attachments = store_attachments(session, row, mail)
     link = pending.untouched_link(reading, mail.subject, body, request.reference)
     data = _turn_data(row, mail, recipient, check, reply, reading, attachments)

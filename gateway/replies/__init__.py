@@ -22,8 +22,7 @@ Public surface (the inbound worker depends on exactly these names):
 from gateway.replies.answer import decide_answer
 from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
 from gateway.replies.bounces import find_bounced_message_ids
-from gateway.replies.kinds import Ask, Decision, DecisionKind
-from gateway.replies.reading import Reading, TextReading, read_reply, read_text
+from gateway.replies.kinds import Ask, Decision, DecisionKind, Reading, TextReading
 from gateway.replies.text import ReplyError, ReplyText, extract_reply
 
 __all__ = [
@@ -74,3 +73,17 @@ def plain_language(text: str) -> str | None:
 
     found = identify(text)
     return found[0] if len(found) == 1 else None
+
+
+def read_text(new_text: str, subject: str | None) -> TextReading:
+    """What the text alone says: the lawyer's words, what was set aside, the decision."""
+    from gateway.replies.reading import read_text as read
+
+    return read(new_text, subject)
+
+
+def read_reply(text: TextReading, ask: Ask, *, has_attachments: bool = False) -> Reading:
+    """The one reading of a reply, read against what the lawyer was asked."""
+    from gateway.replies.reading import read_reply as read
+
+    return read(text, ask, has_attachments=has_attachments)

@@ -17,109 +17,28 @@ chooses words and layout, never what the reply said.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import replace
 
+from gateway.replies.actions import read_action
 from gateway.replies.answer import decide_answer
+from gateway.replies.cut import cut_contact_block
+from gateway.replies.decision import read_decision
+from gateway.replies.empty import is_no_answer
 from gateway.replies.errors import ReplyError
-from gateway.replies.kinds import Ask, Decision, DecisionKind, ReadFrom, YesNo
-
-ReadingKind = Literal[
-    "approval",
-    "conditional_approval",
-    "rejection",
-    "decline",
-    "question",
-    "close",
-    "acknowledgement",
-    "reply",
-    "no_answer",
-]
-# A reply that decides nothing: kept on the record, never an answer either way.
-UNDECIDED: frozenset[str] = frozenset({"reply", "no_answer"})
-APPROVING: frozenset[str] = frozenset({"approval", "conditional_approval"})
-
-_KIND_OF: dict[DecisionKind, ReadingKind] = {
-    DecisionKind.APPROVAL: "approval",
-    DecisionKind.REJECTION: "rejection",
-    DecisionKind.DECLINE: "decline",
-    DecisionKind.QUESTION: "question",
-    DecisionKind.CLOSE: "close",
-    DecisionKind.ACKNOWLEDGE: "acknowledgement",
-}
-
-
-@dataclass(frozen=True)
-class TextReading:
-    """What the text alone says: the lawyer's words, what was cut, the decision read."""
-
-    new_text: str
-    said: str
-    cut: tuple[str, ...]
-    decision: Decision
-    listed: tuple[str, ...]
-    says_nothing: bool
-
-
-@dataclass(frozen=True)
-class Reading:
-    """The one reading of a reply.
-
-    ``kind`` is the turn's kind once in effect. ``conditions`` is non-empty exactly
-    when the kind is ``conditional_approval``. ``read_from`` is None exactly when the
-    kind decides nothing (``reply``, ``no_answer``). ``unclear`` marks decision words
-    that conflict, are negated, held back or taken back: no decision either way.
-    """
-
-    kind: ReadingKind
-    conditions: tuple[str, ...] = ()
-    read_from: ReadFrom | None = None
-    because: str | None = None
-    trigger: str | None = None
-    answer: YesNo | None = None
-    language: str | None = None
-    unclear: bool = False
-    said: str = ""
-    cut: tuple[str, ...] = ()
-
-    def __post_init__(self) -> None:
-        if bool(self.conditions) != (self.kind == "conditional_approval"):
-            raise ReplyError(f"conditions on a {self.kind} reading")
-        if (self.read_from is None) != (self.kind in UNDECIDED):
-            raise ReplyError(f"read_from {self.read_from!r} on a {self.kind} reading")
-
-    @property
-    def decides(self) -> bool:
-        return self.kind not in UNDECIDED
-
-    @property
-    def decision(self) -> str | None:
-        """The decision as the thread names it: ``approval`` for both kinds of approval."""
-        if self.kind in UNDECIDED:
-            return None
-        return "approval" if self.kind in APPROVING else self.kind
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "kind": self.kind,
-            "decision": self.decision,
-            "conditions": list(self.conditions),
-            "read_from": self.read_from,
-            "because": self.because,
-            "answer": self.answer,
-            "language": self.language,
-            "unclear": self.unclear,
-            "cut": list(self.cut),
-        }
+from gateway.replies.kinds import (
+    KIND_OF,
+    Ask,
+    Decision,
+    DecisionKind,
+    Reading,
+    TextReading,
+)
+from gateway.replies.prompts import conditions_in, without_unanswered_prompt
+from gateway.replies.settle import settled_conditions
 
 
 def read_text(new_text: str, subject: str | None) -> TextReading:
     """Step 1: the lawyer's words and the decision they carry, from the text alone."""
-    # The word tables (about 3 MB) are loaded by the first reply read, not on import.
-    from gateway.replies import is_no_answer, read_decision
-    from gateway.replies.cut import cut_contact_block
-    from gateway.replies.prompts import conditions_in, without_unanswered_prompt
-
     if not isinstance(new_text, str):
         raise ReplyError("new_text must be str")
     body = without_unanswered_prompt(new_text)
@@ -140,24 +59,25 @@ def read_reply(text: TextReading, ask: Ask, *, has_attachments: bool = False) ->
 
 
 def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:
-    from gateway.replies.settle import settled_conditions
-
     if text.says_nothing and not has_attachments:
         return Reading("no_answer", said=text.said, cut=text.cut)
     decision = decide_answer(text.decision, ask)
     if decision.kind is None and not decision.ambiguous:
-        from gateway.replies.actions import read_action
-
         decision = decide_answer(read_action(text.said, ask) or decision, ask)
     if decision.kind is None or decision.ambiguous:
         return _undecided(decision, text)
-    kind = _KIND_OF[decision.kind]
+    kind = KIND_OF[decision.kind]
     conditions: tuple[str, ...] = ()
     if decision.kind is DecisionKind.APPROVAL:
         # The list under the "Conditions ...:" prompt is what the lawyer wrote the
         # conditions into; the words of the prompt are not one.
         written = text.listed or decision.conditions
-        settled = settled_conditions(written, ask, by_verb=decision.read_from == "action_verb")
+        settled = settled_conditions(
+            written,
+            ask,
+            by_verb=decision.read_from == "action_verb",
+            introduced=":" if text.listed else decision.because,  # the prompt's list
+        )
         if settled.doubt is not None:
             return _undecided(replace(decision, because=settled.doubt), text, unclear=True)
         conditions = settled.conditions

@@ -15,7 +15,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 
-from gateway.replies.kinds import Ask
+from gateway.replies.actions import read_action
+from gateway.replies.kinds import Ask, DecisionKind
+from gateway.replies.negation import is_negator
 from gateway.replies.phrases import find, merged_index, phrase_at
 from gateway.replies.words import list_item, words
 
@@ -70,13 +72,23 @@ class Settled:
 
 
 def settled_conditions(
-    written: tuple[str, ...] | list[str], ask: Ask, *, by_verb: bool = False
+    written: tuple[str, ...] | list[str],
+    ask: Ask,
+    *,
+    by_verb: bool = False,
+    introduced: str | None = None,
 ) -> Settled:
     """The conditions of an approval, from what followed it.
 
     ``by_verb``: the approval was the action's own verb ("Pay it.", "Stuur maar door."):
     a few words after it that set no limit are its object, not a condition.
+    ``introduced``: the approval's own sentence; when it announces conditions ("subject
+    to:", "unter folgenden Bedingungen"), or the items are a list, each item is one.
     """
+    listed = len(written) > 1 or (
+        introduced is not None
+        and (introduced.rstrip().endswith((":", "：")) or _condition_form(introduced))
+    )
     if len(written) > MAX_CONDITIONS:
         return Settled(doubt=f"more than {MAX_CONDITIONS} conditions")
     kept: list[str] = []
@@ -100,7 +112,7 @@ def settled_conditions(
             # buchen.", "Indlever ansøgningen i dag."): it approves, it limits nothing.
             dropped.append(condition)
             continue
-        if not _condition_form(condition):
+        if not (listed or _condition_form(condition)):
             # Neither a limit nor a remark ("y de paso que se queden con el despacho"):
             # what the approval means is in doubt, so it is no decision.
             return Settled(doubt=f"not a condition: {condition[:200]}")
@@ -184,17 +196,12 @@ def _object(condition: str, by_verb: bool) -> bool:
 
 def _says_to_act(condition: str, ask: Ask) -> bool:
     """The sentence tells the agent to do the action itself, with nothing else."""
-    from gateway.replies.actions import read_action
-    from gateway.replies.kinds import DecisionKind
-
     read = read_action(condition, ask)
     return read is not None and read.kind is DecisionKind.APPROVAL
 
 
 def _quiet(condition: str) -> bool:
     """Nothing in it holds back, defers, takes back or negates ("please hold", "not yet")."""
-    from gateway.replies.negation import is_negator
-
     found = words(condition)
     if any(is_negator(word.text, everywhere=True) for word in found):
         return False
