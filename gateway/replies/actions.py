@@ -25,7 +25,7 @@ from importlib import resources
 from gateway.replies.decision import decision_region, read_led
 from gateway.replies.kinds import Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
-from gateway.replies.lexicon import BY_LANGUAGE
+from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import is_negator
 from gateway.replies.words import Word, phrase, sentence_spans, words
 
@@ -33,7 +33,7 @@ from gateway.replies.words import Word, phrase, sentence_spans, words
 # "Sie können den Vertrag heute unterschreiben".
 _BETWEEN = 6
 # Words of a yes or an agreement that may open the sentence before the verb.
-_OPENING_KEYS = ("yes", "agreement")
+_OPENING_KEYS = ("yes", "no", "agreement")
 _MAX_OPENING = 3
 
 
@@ -108,40 +108,45 @@ def _said_in(
     found: list[Word], table: Table, action: str, code: str
 ) -> tuple[DecisionKind, int] | None:
     """(approval or rejection, words up to the verb) when the sentence says the action."""
-    start = _after_opening(found, code)
-    permitted = next((p for p in table.permit if _at(found, start, p)), None)
-    limit = _BETWEEN if permitted else 1
-    begin = start + (len(permitted) if permitted else 0)
-    # A negation may stand anywhere before the verb: "Bitte nicht zahlen", "Non firmi".
-    for at in range(begin, min(len(found), begin + limit + 2)):
-        verb = next((v for v in table.verbs.get(action, ()) if _verb_at(found, at, v)), None)
+    at = _after_opening(found, code)
+    permitted = negated = False
+    # "Bitte nicht", "Please don't", "Non": a permission or a negation before the verb.
+    for _ in range(3):
+        forbid = next((p for p in table.forbid if _at(found, at, p)), None)
+        permit = next((p for p in table.permit if _at(found, at, p)), None)
+        if forbid is not None:
+            negated, at = True, at + len(forbid)
+        elif permit is not None:
+            permitted, at = True, at + len(permit)
+        elif at < len(found) and is_negator(found[at].text, everywhere=True):
+            negated, at = True, at + 1
+        else:
+            break
+    limit = _BETWEEN if permitted or negated else 1
+    for position in range(at, min(len(found), at + limit)):
+        verb = next((v for v in table.verbs.get(action, ()) if _verb_at(found, position, v)), None)
         if verb is None:
             continue
-        end = at + len(verb.words)
-        if _forbidden(found[:end], found[end : end + 2], table):
+        end = position + len(verb.words)
+        if negated or _forbidden(found[:end], found[end : end + 2], table):
             return DecisionKind.REJECTION, end
-        if at - begin > limit:
-            return None
         return DecisionKind.APPROVAL, end
     return None
 
 
+@cache
+def _openings(code: str) -> tuple[tuple[str, ...], ...]:
+    language = LEXICON.languages[code]
+    found = {p for key in _OPENING_KEYS for p in language.phrases(key)}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
 def _after_opening(found: list[Word], code: str) -> int:
-    """Past an opening yes or agreement ("Ja,", "D'accord,", "OK,"): where the verb may be."""
-    lexicon = BY_LANGUAGE[code]
+    """Past an opening yes, no or agreement ("Ja,", "D'accord,", "No,"): where the verb
+    (or the words that permit or forbid it) may stand."""
     at = 0
     for _ in range(_MAX_OPENING):
-        if at >= len(found):
-            break
-        size = max(
-            (
-                len(p)
-                for key in _OPENING_KEYS
-                for p in lexicon.phrases.get(key, ())
-                if _at(found, at, p)
-            ),
-            default=0,
-        )
+        size = next((len(p) for p in _openings(code) if _at(found, at, p)), 0)
         if not size:
             break
         at += size

@@ -181,8 +181,9 @@ def _only_contact(block: list[str], kept: str) -> bool:
 
 
 def _says_nothing(line: str) -> bool:
-    """No word of any table that could say something about the request."""
-    found = words(line)
+    """No word of any table that could say something about the request (the words of an
+    e-mail address, a URL or a phone number aside: "kn@firm.no" says no "no")."""
+    found = words(_URL.sub(" ", _EMAIL.sub(" ", _PHONE.sub(" ", line))))
     if any(is_negator(word.text, everywhere=True) for word in found):
         return False
     if any(word.text in LEXICON.negated_forms for word in found):

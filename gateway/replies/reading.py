@@ -34,7 +34,7 @@ from gateway.replies.kinds import (
     TextReading,
 )
 from gateway.replies.prompts import conditions_in, without_unanswered_prompt
-from gateway.replies.settle import settled_conditions
+from gateway.replies.settle import ironic, settled_conditions
 
 
 def read_text(new_text: str, subject: str | None) -> TextReading:
@@ -62,10 +62,17 @@ def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:
     if text.says_nothing and not has_attachments:
         return Reading("no_answer", said=text.said, cut=text.cut)
     decision = decide_answer(text.decision, ask)
-    if decision.kind is None and not decision.ambiguous:
-        decision = decide_answer(read_action(text.said, ask) or decision, ask)
+    if decision.kind is None:
+        # The action's own verb ("Pay it.", "Sí, fírmalo.", "Bitte nicht zahlen."): read with
+        # every rule that stops an approval, so it may settle what a bare yes left open.
+        acted = read_action(text.said, ask)
+        if acted is not None and acted.kind is not None and not acted.ambiguous:
+            decision = decide_answer(acted, ask)
     if decision.kind is None or decision.ambiguous:
         return _undecided(decision, text)
+    if decision.kind is DecisionKind.APPROVAL and (irony := ironic(text.said)) is not None:
+        # "Sure, why not", "ja ja": said against itself, so no decision either way.
+        return _undecided(replace(decision, because=f"irony: {irony}"), text, unclear=True)
     kind = KIND_OF[decision.kind]
     conditions: tuple[str, ...] = ()
     if decision.kind is DecisionKind.APPROVAL:

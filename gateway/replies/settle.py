@@ -11,6 +11,7 @@ Control and bidirectional-formatting characters never reach a condition.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -105,8 +106,15 @@ def settled_conditions(
         if not condition.strip(_TRIM) or _remark(condition) or _restates(condition, ask):
             dropped.append(condition)
             continue
-        if not _condition_form(condition) and (
-            _object(condition, by_verb) or _says_to_act(condition, ask)
+        named = None if _marked(condition) else _not_in_ask(condition, ask)
+        if named is not None:
+            # "Approved for EUR 6,500" when 8,900 was asked, "Godkänt för Porto": the
+            # approval is of something the request did not ask, so it decides nothing.
+            return Settled(doubt=f"names what the request does not ({named}): {condition[:200]}")
+        if (
+            not _condition_form(condition)
+            and _quiet(condition)
+            and (_object(condition, by_verb) or _says_to_act(condition, ask))
         ):
             # The verb's object ("it", "the invoice"), or the action said again ("Bitte
             # buchen.", "Indlever ansøgningen i dag."): it approves, it limits nothing.
@@ -139,6 +147,97 @@ def other_reference(text: str, ask: Ask) -> str | None:
 _LIMIT = re.compile(
     r"\d{2,}|\d[.,]\d|[€$£¥%]|\b(?:eur|usd|gbp|chf|sek|dkk|nok|pln|czk|rub|uah|jpy|cny)\b",
     re.IGNORECASE,
+)
+
+
+def _marked(condition: str) -> bool:
+    """A condition word of any table ("only", "subject to", "nur", "sous réserve"...)."""
+    found = words(condition)
+    return list_item(condition) is not None or any(
+        find(found, merged_index(key)) is not None
+        for key in ("conditions", "provisos", "contingent", "first_steps", "closing_steps")
+    )
+
+
+_NUMBER = re.compile(r"\d[\d.,'’\u00a0\u202f ]*\d|\d")
+_CAPITALISED = re.compile(r"^[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ]")
+
+
+def _digits(number: str) -> str:
+    """The digits of an amount, without its cents: "48,500.00" and "48 500" are "48500"."""
+    number = re.sub(r"[.,]\d{2}$", "", number.strip())
+    return re.sub(r"\D", "", number)
+
+
+def _not_in_ask(condition: str, ask: Ask) -> str | None:
+    """A number or a name in ``condition`` that the ask does not hold, or None."""
+    asked = f"{ask.request} {ask.proposed_action or ''}"
+    asked_numbers = {d for n in _NUMBER.findall(asked) if (d := _digits(n))}
+    for number in _NUMBER.findall(condition):
+        digits = _digits(number)
+        if digits and not any(a.startswith(digits) or digits.startswith(a) for a in asked_numbers):
+            return number.strip()
+    asked_words = {w.text for w in words(asked)}
+    found = words(condition)
+    # A name right after a preposition ("für Porto", "do Porto", "voor TR-5502"): what the
+    # approval is for. Other capitals are nouns (German) and names of people, not objects.
+    for before, word in itertools.pairwise(found):
+        text = condition[word.start : word.end]
+        if before.text in _FOR and _CAPITALISED.match(text) and word.text not in asked_words:
+            return text
+    return None
+
+
+_FOR = frozenset(
+    [
+        "for",
+        "to",
+        "in",
+        "at",
+        "on",
+        "of",
+        "für",
+        "nach",
+        "in",
+        "zu",
+        "pour",
+        "à",
+        "au",
+        "en",
+        "de",
+        "para",
+        "por",
+        "a",
+        "en",
+        "per",
+        "voor",
+        "naar",
+        "in",
+        "för",
+        "till",
+        "i",
+        "på",
+        "for",
+        "til",
+        "på",
+        "för",
+        "dla",
+        "do",
+        "na",
+        "w",
+        "za",
+        "pro",
+        "do",
+        "na",
+        "v",
+        "для",
+        "до",
+        "на",
+        "в",
+        "у",
+        "з",
+        "за",
+    ]
 )
 
 
@@ -207,3 +306,12 @@ def _quiet(condition: str) -> bool:
         return False
     keys = ("holdbacks", "deferrals", "retractions", "lone_retractions")
     return all(find(found, merged_index(key)) is None for key in keys)
+
+
+def ironic(text: str) -> str | None:
+    """The words of irony or sarcasm in ``text`` (any table's ``irony``), or None."""
+    found = words(text[: MAX_CONDITION_CHARS * 4])
+    hit = find(found, merged_index("irony"))
+    if hit is None:
+        return None
+    return text[found[hit[0]].start : found[hit[1] - 1].end]
