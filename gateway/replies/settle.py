@@ -173,10 +173,10 @@ def _not_in_ask(condition: str, ask: Ask) -> str | None:
     """A number or a name in ``condition`` that the ask does not hold, or None."""
     asked = f"{ask.request} {ask.proposed_action or ''}"
     asked_numbers = {d for n in _NUMBER.findall(asked) if (d := _digits(n))}
-    for number in _NUMBER.findall(condition):
-        digits = _digits(number)
+    for match in _NUMBER.finditer(condition):
+        digits = _digits(match.group(0))
         if digits and not any(a.startswith(digits) or digits.startswith(a) for a in asked_numbers):
-            return number.strip()
+            return match.group(0).strip()
     asked_words = {w.text for w in words(asked)}
     found = words(condition)
     # A name right after a preposition ("für Porto", "do Porto", "voor TR-5502"): what the
