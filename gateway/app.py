@@ -29,6 +29,7 @@ from gateway.inbound import challenge
 from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
+from gateway.intake.waiting import waiting_for
 from gateway.outbound import notices, push
 from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
@@ -319,6 +320,8 @@ class Gateway:
         self.services.outbox_ready.set()
         self.services.inbound_ready.set()
         if self._http is not None:
+            # Long-polls and event streams end now, not at their bound: uvicorn waits for them.
+            waiting_for(self.services).close()
             self._http.should_exit = True
         if self._smtp is not None:
             self._smtp.close()

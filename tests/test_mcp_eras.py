@@ -89,7 +89,7 @@ async def test_a_raw_2026_client_discovers_lists_and_calls_without_initialize(
     wire = http_wire(running)
     await discovers(wire)
     await lists_the_contract(wire)
-    filed, creds = await files_reads_and_adds(wire, running)
+    _filed, creds = await files_reads_and_adds(wire, running)
     # The lawyer's answer reaches the stateless client like any other.
     email = (await running.sink.wait_for(1))[0]
     await send(reply_to(email, "Approved."), running.smtp_port)

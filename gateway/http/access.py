@@ -28,7 +28,7 @@ _KEYED = re.compile(r"^/(?:mcp|humanlayer/v1|a2h)(?:/|$)")
 _FILING = "/v1/requests"
 # Paths that check an access token or a read capability: their 404s are wrong tokens,
 # counted per reference (for the rate limit) and audited per client (throttled).
-_TOKEN_CHECKED = re.compile(r"^/v1/(?:requests/([^/]+)(?:/messages)?|threads/[^/]+)$")
+_TOKEN_CHECKED = re.compile(r"^/v1/(?:requests/([^/]+)(?:/messages|/events)?|threads/[^/]+)$")
 
 
 def presented_key(headers: Headers, path: str) -> str | None:

@@ -187,6 +187,9 @@ class Config:
     escalate_after: int
     deadline_closes: bool
     scheduler_seconds: float
+    wait_max_seconds: float
+    events_max_seconds: float
+    task_ttl_seconds: float
     ready_outbox_seconds: float
     api_keys: tuple[tuple[str, str], ...] = field(repr=False)
     rate_limit_per_minute: int
@@ -364,6 +367,9 @@ _TIMING = (
     "heartbeat_seconds",
     "ready_role_seconds",
     "worker_poll_seconds",
+    "wait_max_seconds",
+    "events_max_seconds",
+    "task_ttl_seconds",
 )
 
 
@@ -381,6 +387,8 @@ def _check_timing(config: Config) -> None:
         "heartbeat_seconds",
         "ready_role_seconds",
         "outbox_retry_seconds",
+        "events_max_seconds",
+        "task_ttl_seconds",
     ):
         if getattr(config, name) <= 0:
             raise ConfigError(f"{_BY_NAME[name].env}: expected a number above 0")
