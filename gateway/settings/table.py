@@ -214,23 +214,9 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("http_max_connections", "1000", "HTTP connections open at once; 503 above."),
     Setting("http_max_connections_per_client", "100", "HTTP connections per client address."),
-    Setting(
-        "wait_max_seconds",
-        "60",
-        "Longest an agent's status long-poll (?wait=) is held; a longer wait is cut to this.",
-    ),
-    Setting(
-        "events_max_seconds",
-        "300",
-        "Longest one event stream of a thread stays open; the client reconnects with "
-        "Last-Event-ID.",
-    ),
-    Setting(
-        "task_ttl_seconds",
-        "2592000",
-        "MCP tasks: how long a task is kept (ttlMs) when its request has no deadline "
-        "(default 30 days); with a deadline, until a day after it.",
-    ),
+    Setting("wait_max_seconds", "60", "Longest wait of a status long-poll (?wait=)."),
+    Setting("events_max_seconds", "300", "Longest life of one event stream of a thread."),
+    Setting("task_ttl_seconds", "2592000", "MCP tasks' ttlMs when the request has no deadline."),
     Setting(
         "outbox_retry_seconds",
         "432000",
