@@ -9,9 +9,9 @@ then it waits for the next turn. A client that reconnects with ``Last-Event-ID``
 
 Waiting costs no task of its own: the handler is the connection's task, and it
 waits on the process's one watcher (``intake.waiting``). A comment line goes out
-every ``KEEPALIVE_SECONDS`` so that proxies keep the connection; the stream
-ends after ``HFA_EVENTS_MAX_SECONDS`` (the client reconnects) or when the
-server stops.
+every ``KEEPALIVE_SECONDS`` so that proxies keep the connection, and a client
+that has gone is noticed then; the stream ends after ``HFA_EVENTS_MAX_SECONDS``
+(the client reconnects) or when the server stops.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from starlette.types import Receive, Scope, Send
 from gateway import contract
 from gateway.errors import FieldProblem, InvalidRequest
 from gateway.http.body import bearer_token
+from gateway.http.connections import TRANSPORT
 from gateway.intake import reading, waiting
 from gateway.services import Services
 
@@ -104,11 +105,19 @@ async def thread_events(scope: Scope, receive: Receive, send: Send) -> None:
             number, _moved_past(seen, shown_status), min(KEEPALIVE_SECONDS, left)
         )
         if moved is None:
+            if _client_gone(scope):
+                break
             if not watcher.closed and loop.time() < deadline:
                 await _body(send, b": keep-alive\n\n")
             continue
         status = await _read(services, reference, token)
     await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
+def _client_gone(scope: Scope) -> bool:
+    """Whether the client closed the connection (seen at each keep-alive)."""
+    is_closing = getattr(scope.get(TRANSPORT), "is_closing", None)
+    return callable(is_closing) and bool(is_closing())
 
 
 def _moved_past(turns: int, status: str | None) -> waiting.Changed:

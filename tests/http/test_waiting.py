@@ -194,3 +194,22 @@ async def test_stopping_the_server_ends_the_waits(tmp_path: Path, sink: SmtpSink
     assert response.status_code == 200 and time.monotonic() - started < 5
     await running.http.aclose()
     running.services.close()
+
+
+async def test_a_stream_whose_client_left_ends_at_the_next_keep_alive(
+    running: Running, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from gateway.http import events
+    from gateway.intake.waiting import waiting_for
+
+    monkeypatch.setattr(events, "KEEPALIVE_SECONDS", 0.3)
+    filed = await running.file()
+    url = f"/v1/requests/{filed['reference']}/events"
+    async with running.http.stream("GET", url, headers=bearer(filed), timeout=30) as response:
+        await read_events(response.aiter_lines(), 2)
+        assert waiting_for(running.services).waiting == 1
+    # The client closed its connection: the stream notices it at the next keep-alive.
+    deadline = time.monotonic() + 5
+    while waiting_for(running.services).waiting and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert waiting_for(running.services).waiting == 0
