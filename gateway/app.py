@@ -28,7 +28,7 @@ from gateway.http.connections import guarded_protocol
 from gateway.inbound import challenge
 from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
-from gateway.intake import apikeys
+from gateway.intake import a2h_push, apikeys
 from gateway.intake.waiting import waiting_for
 from gateway.outbound import notices, push
 from gateway.outbound.compose_lane import ComposeLane, worth_a_process
@@ -101,6 +101,7 @@ def deliverers(
     table.update(push.deliverers(services))
     table.update(notices.deliverers(services))
     table.update(challenge.deliverers(services))
+    table.update(a2h_push.deliverers(services))
     return table
 
 
@@ -207,6 +208,9 @@ class Gateway:
             self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
             self._tasks.extend(scheduler.start(self.services, self._stop))
+            self._tasks.append(
+                asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop))
+            )
             self._tasks.append(asyncio.create_task(self._sequencer()))
         await self.services.db.run(self._audit_start)
 

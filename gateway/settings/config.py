@@ -150,6 +150,7 @@ class Config:
     smtp_relay: tuple[str, int] | None
     smtp_relay_username: str
     smtp_relay_password: str = field(repr=False)
+    a2h_signing_key: str = field(repr=False)
     smtp_relay_tls: str
     smtp_relay_ca_file: Path | None
     smtp_tls_cert_file: Path | None
@@ -324,6 +325,7 @@ def load_config(
         smtp_relay=_split_host_port(relay, "HFA_SMTP_RELAY") if relay else None,
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
+        a2h_signing_key=values["a2h_signing_key"],
         smtp_relay_tls=tls,
         **mail_auth_fields(values, mail_from),
         lawyers=lawyers,
@@ -387,8 +389,6 @@ def _check_timing(config: Config) -> None:
         "heartbeat_seconds",
         "ready_role_seconds",
         "outbox_retry_seconds",
-        "events_max_seconds",
-        "task_ttl_seconds",
     ):
         if getattr(config, name) <= 0:
             raise ConfigError(f"{_BY_NAME[name].env}: expected a number above 0")

@@ -365,6 +365,9 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
     Setting(
+        "a2h_signing_key", "", "A2H RESPONSE signing key (ed25519:<base64 seed>).", secret=True
+    ),
+    Setting(
         "audit_signing_key",
         "",
         "Ed25519 keys that sign the audit log's checkpoints (ed25519:<base64 seed>), "
