@@ -210,9 +210,24 @@ class TaskParams(types.RequestParams):
     model_config = ConfigDict(extra="allow")
 
 
+def _check_routing_header(ctx: ServerRequestContext) -> None:
+    """Over HTTP a tasks/* request names its task in ``Mcp-Name`` (SEP-2663), for load
+    balancers to route on; a header that is not the body's task id is refused (-32020)."""
+    headers = getattr(ctx.request, "headers", None)
+    if headers is None:
+        return  # stdio: no header layer
+    task_id = (ctx.params or {}).get("taskId")
+    if headers.get("mcp-name") != task_id:
+        raise MCPError(
+            code=types.HEADER_MISMATCH,
+            message="Header mismatch: the Mcp-Name header must be the request's taskId",
+        )
+
+
 def _task_handler(calls: ToolCalls, method: str) -> Any:
     async def handle(ctx: ServerRequestContext, params: TaskParams) -> dict[str, Any]:
         _key, filer = _caller(ctx)
+        _check_routing_header(ctx)
         try:
             return await calls.task_call(method, dict(ctx.params or {}), filer=filer)
         except ApiError as exc:

@@ -12,6 +12,7 @@ answers the lawyer's question as ``add_to_request``; ``tasks/cancel`` withdraws.
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -38,7 +39,7 @@ from tests.conftest import (
     stop_running,
 )
 from tests.mailkit import reply_to, send
-from tests.mcpwire import TASKS, HttpWire, tool_data
+from tests.mcpwire import MODERN, TASKS, HttpWire, headers_for, meta, request, tool_data
 
 ROOT = Path(__file__).resolve().parents[2]
 WINDOW_SECONDS = 4
@@ -265,3 +266,48 @@ async def test_cancel_withdraws_and_the_task_id_alone_opens_nothing(running: Run
     assert thread["status"] == "closed" and thread["turns"][-2]["kind"] == "withdrawal"
     # Cancelling again is acknowledged: cancellation is cooperative.
     assert "error" not in await task_call(wire, "tasks/cancel", handle)
+
+
+async def test_the_task_id_must_be_the_routing_header_too(running: Running) -> None:
+    wire = wire_of(running)
+    handle = await file_task(wire)
+    token = handle["_meta"][tasks.REQUEST_META]["access_token"]
+    message = request(
+        "tasks/get",
+        {
+            "taskId": handle["taskId"],
+            "_meta": meta(extensions=DECLARED, extra={tasks.TOKEN_META: token}),
+        },
+    )
+    headers = {**headers_for(message, MODERN), "Mcp-Name": "task_someone-else"}
+    answer = await running.http.post("/mcp", content=json.dumps(message), headers=headers)
+    assert answer.status_code == 400 and answer.json()["error"]["code"] == -32020
+    del headers["Mcp-Name"]
+    answer = await running.http.post("/mcp", content=json.dumps(message), headers=headers)
+    assert answer.json()["error"]["code"] == -32020
+
+
+async def test_tasks_over_stdio(running: Running) -> None:
+    if not running.services.db.is_sqlite:
+        pytest.skip("stdio differs only in transport; run on SQLite to keep the suite fast")
+    from tests.test_mcp_eras import stdio_server
+
+    async with stdio_server(running) as wire:
+        answer = await wire.call(
+            "tools/call",
+            {
+                "name": contract.REQUEST_TOOL,
+                "arguments": {"category": "legal_review", "request": "Q?"},
+            },
+            extensions=DECLARED,
+        )
+        handle = answer["result"]
+        assert handle["resultType"] == "task"
+        token = handle["_meta"][tasks.REQUEST_META]["access_token"]
+        got = await wire.call(
+            "tasks/get",
+            {"taskId": handle["taskId"]},
+            extensions=DECLARED,
+            extra_meta={tasks.TOKEN_META: token},
+        )
+        assert got["result"]["status"] == "working"
