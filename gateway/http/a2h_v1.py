@@ -12,6 +12,7 @@ for every filing interface. Errors have A2H's shape (``{"error": "ERR.*",
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -19,10 +20,11 @@ from starlette.requests import Request as HttpRequest
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from gateway import contract
 from gateway.errors import ApiError, StorageError
 from gateway.http.access import admit_filing
 from gateway.http.body import read_json
-from gateway.intake import a2h_v1
+from gateway.intake import a2h_v1, waiting
 from gateway.intake.jws import signer_for
 from gateway.services import Services
 
@@ -146,10 +148,42 @@ async def _status(services: Services, interaction_id: str, api_key_name: str | N
 
 
 async def status(http: HttpRequest) -> JSONResponse:
+    """The state; with ``?wait=`` (seconds, at most HFA_WAIT_MAX_SECONDS) held while it is
+    ``WAITING_INPUT``, as the agent API's long-poll is (``intake.waiting``)."""
     services = _services(http)
     api_key_name: str | None = getattr(http.state, "api_key_name", None)
-    found = await _status(services, http.path_params["interaction_id"], api_key_name)
-    return JSONResponse(found)
+    interaction_id = http.path_params["interaction_id"]
+    wait = waiting.wait_seconds(http.query_params.get("wait"), services.config.wait_max_seconds)
+    if not wait:
+        return JSONResponse(await _status(services, interaction_id, api_key_name))
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + wait
+    while True:
+        # The mark first, then the state: a change between the two wakes the wait at once.
+        baseline = await _mark_of(services, interaction_id, api_key_name)
+        found = await _status(services, interaction_id, api_key_name)
+        left = deadline - loop.time()
+        if found["state"] != "WAITING_INPUT" or left <= 0:
+            return JSONResponse(found)
+        number = contract.number_from_reference(found["reference"])
+        assert number is not None
+        if await waiting.waiting_for(services).until(number, _differs(baseline), left) is None:
+            return JSONResponse(found)
+
+
+def _differs(baseline: waiting.Mark | None) -> waiting.Changed:
+    return lambda mark: mark != baseline
+
+
+async def _mark_of(
+    services: Services, interaction_id: str, api_key_name: str | None
+) -> waiting.Mark | None:
+    def read() -> waiting.Mark | None:
+        with services.db.reading() as session:
+            row = a2h_v1.find(session, interaction_id, api_key_name)
+            return waiting.read_marks(session.connection(), [row.request_id]).get(row.request_id)
+
+    return await services.db.run(read)
 
 
 async def cancel(http: HttpRequest) -> JSONResponse:

@@ -150,13 +150,22 @@ async def test_collect_inform_result_and_cancel(gateway: Running) -> None:
     assert "duplicate" not in first.json()
     assert (await post(running, "/v1/intent", note)).json()["duplicate"] is True
     email = (await running.sink.wait_for(1))[0]
+    # A long-poll, held while the interaction waits for its answer, answered once it has one.
+    held = asyncio.create_task(
+        running.http.get(
+            f"/v1/status/{opened['interaction_id']}",
+            params={"wait": "30"},
+            headers={"X-A2H-API-Key": KEY},
+            timeout=60,
+        )
+    )
+    await asyncio.sleep(1.0)
+    assert not held.done()
     await send(reply_to(email, "English law, please."), running.smtp_port)
-    for _ in range(200):
-        found = await status(running, opened["interaction_id"])
-        if found["state"] == "ANSWERED":
-            break
-        await asyncio.sleep(0.05)
-    assert found["state"] == "ANSWERED"
+    started = asyncio.get_running_loop().time()
+    found = (await held).json()
+    assert found["state"] == "ANSWERED", found
+    assert asyncio.get_running_loop().time() - started < 10
     assert found["response"]["data"]["law"].startswith("English law")
     assert "decision" not in found["response"]
     result = intent(
