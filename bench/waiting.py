@@ -1,6 +1,6 @@
 """What 2,000 agents waiting on long-polls cost one gateway process.
 
-``PYTHONPATH=$PWD python -m bench.waiting [--waiters 2000] [--wait 120]``
+``PYTHONPATH=$PWD python -m bench.waiting [--waiters 2000] [--wait 120] [--events]``
 
 Starts ``python -m gateway serve --role http`` (SQLite, a fresh data directory,
 loopback, the per-client connection caps lifted as in every benchmark), files
@@ -13,6 +13,10 @@ on every one at once over raw sockets, and reads from ``/proc``:
   one watcher looking at the change marker);
 - how long after an agent adds a message its own long-poll answers, for a sample
   of waiters while all the others still wait (median and worst).
+
+With ``--events`` each waiter holds the thread's event stream
+(``GET /v1/requests/{reference}/events``) instead, and the wake is the new
+turn's event arriving.
 
 Every connection is closed and the gateway stopped at the end. This is a
 measurement, not a test: it prints the figures, it asserts only that every
@@ -75,25 +79,46 @@ class Poll:
         self.filed = filed
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
+        self.events = False
 
-    async def open(self, port: int, wait: float) -> None:
+    async def open(self, port: int, wait: float, events: bool = False) -> None:
+        self.events = events
         self.reader, self.writer = await asyncio.open_connection("127.0.0.1", port)
+        reference = self.filed["reference"]
+        path = (
+            f"/v1/requests/{reference}/events"
+            if events
+            else f"/v1/requests/{reference}?wait={wait:g}"
+        )
         self.writer.write(
             (
-                f"GET /v1/requests/{self.filed['reference']}?wait={wait:g} HTTP/1.1\r\n"
+                f"GET {path} HTTP/1.1\r\n"
                 f"Host: 127.0.0.1\r\nAuthorization: Bearer {self.filed['access_token']}\r\n\r\n"
             ).encode()
         )
         await self.writer.drain()
+        if events:
+            # The stream opens with the thread so far: read up to its status event.
+            await self.reader.readuntil(b"event: status")
+            await self.reader.readuntil(b"\n\n")
 
     def answered(self) -> bool:
+        """Whether anything but chunk framing arrived since the wait began."""
         assert self.reader is not None
-        return len(self.reader._buffer) > 0 or self.reader.at_eof()  # type: ignore[attr-defined]
+        buffered = bytes(self.reader._buffer)  # type: ignore[attr-defined]
+        if self.events:
+            return b"event: turn" in buffered or self.reader.at_eof()
+        return len(buffered) > 0 or self.reader.at_eof()
 
     async def answer(self) -> int:
         assert self.reader is not None
         status = await self.reader.readline()
         return int(status.split()[1])
+
+    async def event(self) -> bool:
+        assert self.reader is not None
+        await self.reader.readuntil(b"event: turn")
+        return True
 
     def close(self) -> None:
         if self.writer is not None:
@@ -110,10 +135,13 @@ async def add_message(base: str, filed: dict[str, Any]) -> None:
         response.raise_for_status()
 
 
-async def wake_latency(base: str, poll: Poll) -> float:
+async def wake_latency(base: str, poll: Poll, events: bool) -> float:
     started = time.monotonic()
     await add_message(base, poll.filed)
-    assert await poll.answer() == 200
+    if events:
+        assert await poll.event()
+    else:
+        assert await poll.answer() == 200
     return time.monotonic() - started
 
 
@@ -124,7 +152,9 @@ async def measure(child: procs.Child, port: int, args: argparse.Namespace) -> di
     rss_before, fds_before = child.rss_mb(), open_fds(child.pid)
     polls = [Poll(f) for f in filed]
     for start in range(0, len(polls), 100):
-        await asyncio.gather(*(p.open(port, args.wait) for p in polls[start : start + 100]))
+        await asyncio.gather(
+            *(p.open(port, args.wait, args.events) for p in polls[start : start + 100])
+        )
     await asyncio.sleep(args.settle)
     rss_waiting, fds_waiting = child.rss_mb(), open_fds(child.pid)
     early = sum(p.answered() for p in polls)
@@ -132,10 +162,11 @@ async def measure(child: procs.Child, port: int, args: argparse.Namespace) -> di
     await asyncio.sleep(args.idle)
     idle_cpu = cpu_seconds(child.pid) - cpu_start
     still = sum(not p.answered() for p in polls)
-    latencies = [await wake_latency(base, p) for p in polls[:SAMPLE]]
+    latencies = [await wake_latency(base, p, args.events) for p in polls[:SAMPLE]]
     for p in polls:
         p.close()
     return {
+        "kind": "event streams" if args.events else "long-polls",
         "waiters": args.waiters,
         "answered_early": early,
         "still_waiting_after_idle": still,
@@ -160,6 +191,7 @@ def main() -> None:
     parser.add_argument("--wait", type=float, default=120.0)
     parser.add_argument("--idle", type=float, default=10.0)
     parser.add_argument("--settle", type=float, default=3.0)
+    parser.add_argument("--events", action="store_true", help="hold event streams instead")
     args = parser.parse_args()
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     needed = args.waiters * 2 + 200
@@ -167,7 +199,8 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, needed), hard))
     with tempfile.TemporaryDirectory(prefix="hfa-bench-waiting-") as tmp:
         data = Path(tmp)
-        with procs.gateway(data, roles=("http",), wait_max_seconds=str(args.wait)) as (
+        settings = {"wait_max_seconds": str(args.wait), "events_max_seconds": str(args.wait)}
+        with procs.gateway(data, roles=("http",), **settings) as (
             child,
             ports,
         ):

@@ -75,7 +75,8 @@ def queue_due(services: Services, session: Session, now: datetime) -> int:
         .join(Request, Request.id == A2hInteraction.request_id)
         .where(A2hInteraction.callback_url.is_not(None))
         .where(A2hInteraction.callback_queued_at.is_(None))
-        .where(Request.status.in_(("answered", "declined", "closed")))
+        # Answered or ended, or past its deadline (ttl_sec) with no answer: expired.
+        .where(Request.status.in_(("answered", "declined", "closed")) | (Request.deadline_at < now))
         .limit(BATCH)
     ).all()
     queued = 0
