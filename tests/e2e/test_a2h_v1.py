@@ -25,6 +25,7 @@ from joserfc import jws
 from joserfc.jwk import KeySet
 
 from gateway.intake.jws import b64url, canonical
+from gateway.store.thread import load_turns
 from tests.conftest import LAWYER, Running, SmtpSink, make_config, start_running, stop_running
 from tests.mailkit import reply_to, send
 from tests.outbound.test_push import Receiver, receiver
@@ -208,3 +209,38 @@ async def test_refusals_name_the_field(gateway: Running) -> None:
     assert unknown.status_code == 404
     keyless = await running.http.post("/v1/intent", json=intent("AUTHORIZE", render={"body": "x"}))
     assert keyless.status_code == 401
+
+
+async def test_a_typed_decision_is_waiting_input_through_its_correction_window(
+    tmp_path: Path, sink: SmtpSink
+) -> None:
+    window = 4
+    config = make_config(tmp_path, api_keys=f"agents:{KEY}", correction_window=f"{window}s")
+    running = await start_running(config, sink)
+    try:
+        opened = (
+            await post(
+                running, "/v1/intent", intent("AUTHORIZE", render={"body": "Pay the invoice?"})
+            )
+        ).json()
+        email = (await running.sink.wait_for(1))[0]
+        await send(reply_to(email, "Approved."), running.smtp_port)
+        seen: list[tuple[datetime, str]] = []
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + window + 20
+        while loop.time() < deadline:
+            found = await status(running, opened["interaction_id"])
+            seen.append((datetime.now(UTC), found["state"]))
+            if found["state"] != "WAITING_INPUT":
+                break
+            await asyncio.sleep(0.2)
+        assert found["state"] == "ANSWERED" and found["response"]["decision"] == "APPROVE"
+        number = int(found["reference"].split("-")[1])
+        with running.services.db.reading() as session:
+            turns = {t.kind: t.at for t in load_turns(session, number)}
+        pending, effect = turns["pending_decision"], turns["approval"]
+        assert (effect - pending).total_seconds() >= window - 0.5
+        assert all(state == "WAITING_INPUT" for at, state in seen if at < effect)
+        assert sum(1 for at, _ in seen if pending < at < effect) >= window
+    finally:
+        await stop_running(running)
