@@ -44,8 +44,13 @@ def _since(item: OutboxItem) -> datetime:
     return item.retry_since or item.created_at
 
 
+# The channels delivered over HTTP to an agent's URL (Standard Webhooks pushes, A2H
+# callbacks): each receiver is its URL's origin, never the mail relay.
+HTTP_CHANNELS = ("webhook", "a2h_webhook")
+
+
 def period_seconds(config: Config, item: OutboxItem) -> float:
-    if item.channel == "webhook":
+    if item.channel in HTTP_CHANNELS:
         return config.webhook_retry_seconds
     return config.outbox_retry_seconds
 
@@ -72,7 +77,7 @@ RELAY = "the relay"
 def receiver_of(item: OutboxItem) -> str:
     """Who answers for ``item``: the mail relay, or a webhook URL's origin (scheme, host,
     port), since the URLs of one host fail and recover together."""
-    if item.channel != "webhook":
+    if item.channel not in HTTP_CHANNELS:
         return RELAY
     return _origin(item.target)
 
@@ -101,13 +106,13 @@ def _for_receiver(item: OutboxItem, *also: ColumnElement[bool]) -> tuple[ColumnE
     """Pending deliveries over ``item``'s receiver: every channel of the relay, or the
     webhook URLs that may be on its host (``_same_host`` checks exactly after)."""
     shape = (OutboxItem.state == "pending", *also)
-    if item.channel != "webhook":
-        return (OutboxItem.channel != "webhook", *shape)
+    if item.channel not in HTTP_CHANNELS:
+        return (OutboxItem.channel.not_in(HTTP_CHANNELS), *shape)
     parts = urlsplit(item.target.strip())
     host = (parts.hostname or "").lower()
     prefix = f"{parts.scheme.lower()}://{f'[{host}]' if ':' in host else host}"
     on_host = func.lower(OutboxItem.target).startswith(prefix, autoescape=True)
-    return (OutboxItem.channel == "webhook", on_host, *shape)
+    return (OutboxItem.channel.in_(HTTP_CHANNELS), on_host, *shape)
 
 
 def _same_host(
@@ -138,7 +143,7 @@ def probe_delay(session: Session, item: OutboxItem, now: datetime, delay: float)
         OutboxItem.last_error.is_not(None) & (OutboxItem.next_attempt_at <= soon)
     )
     older = (OutboxItem.id < item.id, trying_soon)
-    if item.channel == "webhook":
+    if item.channel in HTTP_CHANNELS:
         other_probe = bool(_same_host(session, item, *older, failed=False))
     else:
         other_probe = bool(session.scalar(select(exists().where(*_for_receiver(item, *older)))))
