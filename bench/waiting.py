@@ -199,8 +199,12 @@ def main() -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, needed), hard))
     with tempfile.TemporaryDirectory(prefix="hfa-bench-waiting-") as tmp:
         data = Path(tmp)
-        settings = {"wait_max_seconds": str(args.wait), "events_max_seconds": str(args.wait)}
-        with procs.gateway(data, roles=("http",), **settings) as (
+        with procs.gateway(
+            data,
+            roles=("http",),
+            wait_max_seconds=str(args.wait),
+            events_max_seconds=str(args.wait),
+        ) as (
             child,
             ports,
         ):
