@@ -18,11 +18,12 @@ other; a negation before the verb (or, in Japanese, after it) is a rejection.
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 
 from gateway.replies.decision import decision_region, read_led
+from gateway.replies.forms import condition_form
 from gateway.replies.kinds import Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
@@ -35,6 +36,8 @@ _BETWEEN = 6
 # Words of a yes or an agreement that may open the sentence before the verb.
 _OPENING_KEYS = ("yes", "no", "agreement")
 _MAX_OPENING = 3
+# How far into the sentence a permission may stand after the action's object.
+_OBJECT_FIRST = 5
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,8 @@ class Table:
     permit: tuple[tuple[str, ...], ...]
     forbid: tuple[tuple[str, ...], ...]
     verbs: dict[str, tuple[Verb, ...]]
+    # Said right after the verb, these permit it (languages whose verb comes last).
+    after: tuple[tuple[str, ...], ...] = ()
 
 
 def _verb(entry: str) -> Verb:
@@ -67,6 +72,7 @@ def tables() -> dict[str, Table]:
             tuple(p for p in map(phrase, data.get("permit", [])) if p),
             tuple(p for p in map(phrase, data.get("forbid", [])) if p),
             {k: tuple(map(_verb, v)) for k, v in data.get("verbs", {}).items()},
+            tuple(p for p in map(phrase, data.get("after", [])) if p),
         )
     return found
 
@@ -100,15 +106,40 @@ def read_action(said: str, ask: Ask) -> Decision | None:
         hit = _said_in(found, tables()[code], action, code)
         if hit is not None:
             kind, size = hit
-            return read_led(said, kind, size, code)
+            return _with_condition_first(read_led(said, kind, size, code), first, found, size)
     return None
+
+
+def _with_condition_first(decision: Decision, first: str, found: list[Word], size: int) -> Decision:
+    """An approval whose condition stands before the verb ("30時間以内であれば、依頼して結構
+    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition."""
+    if decision.kind is not DecisionKind.APPROVAL or size < 2:
+        return decision
+    before = first[: found[size - 1].start].strip(" \t、，,")
+    if not before or not condition_form(before):
+        return decision
+    return replace(decision, conditions=(before, *decision.conditions))
 
 
 def _said_in(
     found: list[Word], table: Table, action: str, code: str
 ) -> tuple[DecisionKind, int] | None:
     """(approval or rejection, words up to the verb) when the sentence says the action."""
-    at = _after_opening(found, code)
+    if table.after:
+        return _verb_then(found, table, action)
+    for at in dict.fromkeys((0, _after_opening(found, code))):
+        hit = _from(found, at, table, action)
+        if hit is not None:
+            return hit
+    # The object first, then the permission and the verb: "Den Gerichtsvollzieher können
+    # Sie beauftragen", "výzvu můžete dnes odeslat".
+    for at in range(1, min(len(found), _OBJECT_FIRST)):
+        if any(_at(found, at, p) for p in table.permit):
+            return _from(found, at, table, action)
+    return None
+
+
+def _from(found: list[Word], at: int, table: Table, action: str) -> tuple[DecisionKind, int] | None:
     permitted = negated = False
     # "Bitte nicht", "Please don't", "Non": a permission or a negation before the verb.
     for _ in range(3):
@@ -131,6 +162,23 @@ def _said_in(
         if negated or _forbidden(found[:end], found[end : end + 2], table):
             return DecisionKind.REJECTION, end
         return DecisionKind.APPROVAL, end
+    return None
+
+
+def _verb_then(found: list[Word], table: Table, action: str) -> tuple[DecisionKind, int] | None:
+    """Languages whose verb comes last, its permission or negation after it: "本日発送して
+    ください", "署名して差し支えありません", "削除はしないでください"."""
+    for position in range(len(found)):
+        verb = next((v for v in table.verbs.get(action, ()) if _verb_at(found, position, v)), None)
+        if verb is None:
+            continue
+        end = position + len(verb.words)
+        # Kana runs carry their particles ("はしないでください"): read as one string.
+        following = "".join(word.text for word in found[end : end + 3])
+        if any("".join(p) in following for p in table.forbid):
+            return DecisionKind.REJECTION, end
+        if any(following.startswith("".join(p)) for p in table.after):
+            return DecisionKind.APPROVAL, end
     return None
 
 

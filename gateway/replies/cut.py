@@ -57,10 +57,14 @@ _TITLE = re.compile(
     r"advocaat|advocaten|jurist|juristin|advokat|advokater|advokatfirma|advokaatti|"
     r"asianajaja|asianajotoimisto|lakimies|adwokat|radca|kancelaria|advokátka|advokát|"
     r"advogado|advogada|advogados|адвокат|юрист|юрисконсульт|партнер|партнёр|"
+    r"partners|wspólnicy|partnerzy|associés|asociados|associati|advokátní|kancelář|"
+    r"advokatbyrå|advokatfirma|advokatfirmaet|asianajotoimisto|abogados|avvocati|"
     r"llp|llc|ltd|gmbh|ag|mbb|partg|kg|sas|sarl|s\.a\.|s\.l\.|b\.v\.|n\.v\.|s\.r\.l\.|"
     r"s\.p\.a\.|a/s|ab|as|oy|sp\.\s*z\s*o\.o\.|s\.r\.o\.|ltda|ооо|тов|ll\.?m\.?|esq\.?|"
     r"dr\.|prof\.|mr\.|ms\.|mrs\.|me|mag\.|mgr\.|ing\.)(?!\w)"
-    r"|弁護士|法律事務所|律师|律師|律师事务所|法务|株式会社|有限公司|パートナー)",
+    r"|弁護士|法律事務所|律师|律師|律师事务所|法务|株式会社|有限公司|パートナー"
+    # Cyrillic titles and firms in every case ("партнёры", "Коллегия адвокатов").
+    r"|(?:адвокат|партн[её]р|юрист|юрисконсульт|коллеги|юридическ|юридичн|адвокатськ)\w*)",
     re.IGNORECASE,
 )
 # A postal address: a street with its number, or a postcode with its town.
@@ -68,6 +72,7 @@ _ADDRESS = re.compile(
     r"(?:\d+\s*\w*\s*(?:street|st\.|avenue|ave\.?|road|rd\.|square|place|lane|blvd)\b"
     r"|\b\w*(?:straße|strasse|str\.|weg|platz|allee|gasse|ring|damm|ufer|straat|gracht|laan|"
     r"plein|kade|gade|vej|gatan|gata|gate|veien|vägen|katu|tie)\s+\d"
+    r"|(?:^|\s)c/\s*\S"
     r"|\b(?:rue|avenue|boulevard|bd|place|quai|calle|avenida|av\.|paseo|plaza|via|viale|"
     r"piazza|corso|rua|praça|ul\.|ulica|al\.|aleje|ulice|náměstí|ул\.|улица|вул\.|вулиця|"
     r"пр\.|проспект)\s+\S"

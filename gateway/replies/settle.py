@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from gateway.replies.actions import read_action
+from gateway.replies.forms import condition_form, marked
 from gateway.replies.kinds import Ask, DecisionKind
 from gateway.replies.negation import is_negator
 from gateway.replies.phrases import find, merged_index, phrase_at
@@ -86,10 +87,8 @@ def settled_conditions(
     ``introduced``: the approval's own sentence; when it announces conditions ("subject
     to:", "unter folgenden Bedingungen"), or the items are a list, each item is one.
     """
-    listed = len(written) > 1 or (
-        introduced is not None
-        and (introduced.rstrip().endswith((":", "：")) or _condition_form(introduced))
-    )
+    # Items of a list ("subject to:" and its lines): each is a condition as written.
+    listed = introduced is not None and introduced.rstrip().endswith((":", "："))
     if len(written) > MAX_CONDITIONS:
         return Settled(doubt=f"more than {MAX_CONDITIONS} conditions")
     kept: list[str] = []
@@ -106,13 +105,13 @@ def settled_conditions(
         if not condition.strip(_TRIM) or _remark(condition) or _restates(condition, ask):
             dropped.append(condition)
             continue
-        named = None if _marked(condition) else _not_in_ask(condition, ask)
+        named = None if listed or marked(condition) else _not_in_ask(condition, ask)
         if named is not None:
             # "Approved for EUR 6,500" when 8,900 was asked, "Godkänt för Porto": the
             # approval is of something the request did not ask, so it decides nothing.
             return Settled(doubt=f"names what the request does not ({named}): {condition[:200]}")
         if (
-            not _condition_form(condition)
+            not condition_form(condition)
             and _quiet(condition)
             and (_object(condition, by_verb) or _says_to_act(condition, ask))
         ):
@@ -120,10 +119,6 @@ def settled_conditions(
             # buchen.", "Indlever ansøgningen i dag."): it approves, it limits nothing.
             dropped.append(condition)
             continue
-        if not (listed or _condition_form(condition)):
-            # Neither a limit nor a remark ("y de paso que se queden con el despacho"):
-            # what the approval means is in doubt, so it is no decision.
-            return Settled(doubt=f"not a condition: {condition[:200]}")
         if condition not in kept:
             kept.append(condition)
     return Settled(tuple(kept), tuple(dropped))
@@ -144,21 +139,6 @@ def other_reference(text: str, ask: Ask) -> str | None:
 
 
 # A limit: an amount, a share, a duration, a date or a number of things.
-_LIMIT = re.compile(
-    r"\d{2,}|\d[.,]\d|[€$£¥%]|\b(?:eur|usd|gbp|chf|sek|dkk|nok|pln|czk|rub|uah|jpy|cny)\b",
-    re.IGNORECASE,
-)
-
-
-def _marked(condition: str) -> bool:
-    """A condition word of any table ("only", "subject to", "nur", "sous réserve"...)."""
-    found = words(condition)
-    return list_item(condition) is not None or any(
-        find(found, merged_index(key)) is not None
-        for key in ("conditions", "provisos", "contingent", "first_steps", "closing_steps")
-    )
-
-
 _NUMBER = re.compile(r"\d[\d.,'’\u00a0\u202f ]*\d|\d")
 _CAPITALISED = re.compile(r"^[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ]")
 
@@ -239,18 +219,6 @@ _FOR = frozenset(
         "за",
     ]
 )
-
-
-def _condition_form(condition: str) -> bool:
-    """A condition as lawyers write one: a marker of any table ("only", "subject to",
-    "provided", "once", "unless", "nur", "sous réserve", ...), a limit, or a list item."""
-    if list_item(condition) is not None or _LIMIT.search(condition):
-        return True
-    found = words(condition)
-    return any(
-        find(found, merged_index(key)) is not None
-        for key in ("conditions", "provisos", "contingent", "first_steps", "closing_steps")
-    )
 
 
 def _clean(item: str) -> str:
