@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 from gateway.outbound.compose import MailThread, load_threads
 from gateway.outbound.compose_lane import START_BATCH, ComposeLane
 from gateway.outbound.composer import Batch, Composed
-from gateway.outbound.transports import MailTransport, before_data, handed_over
+from gateway.outbound.transports import MailTransport, before_dot, handed_over
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.settings.lawyers import LawyerSettings
@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 # Emails handed to the composing process together: few, so the first go out soon.
 HANDOVER = 4
 
-# The hold before DATA, compiled once: built and compiled by the ORM for each message,
+# The hold before the final dot, compiled once: built and compiled by the ORM for each message,
 # it cost more than the rest of the message's writes.
 _HOLD = Prepared(
     update(OutboxItem)
@@ -91,7 +91,7 @@ class EmailDeliverer:
         if composed is None:
             reply_address = _reply_address(services, thread)
             composed = _batch(services, []).write(services.renderer, item, thread, reply_address)
-        token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
+        token = before_dot.set(partial(_hold_until_the_dot_is_answered, services, item.id))
         kept: list[bytes] = []
         kept_token = handed_over.set(kept)
         try:
@@ -99,7 +99,7 @@ class EmailDeliverer:
                 composed, config.mail_from, [thread.recipient.address]
             )
         finally:
-            before_data.reset(token)
+            before_dot.reset(token)
             handed_over.reset(kept_token)
         # Recorded with the success (gateway.outbound.outcomes); a transport that keeps
         # nothing (none of the gateway's) sends what it was given.
@@ -185,11 +185,13 @@ def _reply_address(services: Services, thread: MailThread) -> str:
 
 
 async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> None:
-    """Before DATA: the item's lease is made to outlast the wait for the dot's answer.
+    """Before the final dot: the item's lease is made to outlast the wait for its answer.
 
     Should this process die once the message may have been sent, no worker takes the
     item again until the relay could no longer be answering (RFC 5321 4.5.3.2.6): a
-    second copy then is an honest retry, never a race with a slow relay.
+    second copy then is an honest retry, never a race with a slow relay. Taken only
+    once the rest of the message is out, so a crash before the dot (the relay cannot
+    have the message) holds nothing: the item goes again once its lease lapses.
     """
     config = services.config
     until = services.clock.now() + timedelta(
