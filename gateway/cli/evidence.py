@@ -42,7 +42,8 @@ def cmd_export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     print(
-        f"check it anywhere: python3 verify.py {done.path.name} (verify.py is inside), or hfa evidence verify"
+        f"check it anywhere: hfa evidence verify {done.path.name}, or unzip it and run "
+        f"python3 verify.py {done.path.name} in that folder (Python and cryptography only)"
     )
     return EXIT_OK
 
