@@ -12,10 +12,11 @@ from functools import partial
 from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
+from gateway.outbound import hold_log
 from gateway.outbound.compose import MailThread, load_threads
 from gateway.outbound.compose_lane import START_BATCH, ComposeLane
 from gateway.outbound.composer import Batch, Composed
-from gateway.outbound.transports import MailTransport, before_dot, handed_over
+from gateway.outbound.transports import MailTransport, after_dot, before_dot, handed_over
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.settings.lawyers import LawyerSettings
@@ -91,7 +92,9 @@ class EmailDeliverer:
         if composed is None:
             reply_address = _reply_address(services, thread)
             composed = _batch(services, []).write(services.renderer, item, thread, reply_address)
+        holds = hold_log.for_process(config.data_dir)
         token = before_dot.set(partial(_hold_until_the_dot_is_answered, services, item.id))
+        dot_token = after_dot.set(partial(holds.dot, item.id))
         kept: list[bytes] = []
         kept_token = handed_over.set(kept)
         try:
@@ -100,7 +103,9 @@ class EmailDeliverer:
             )
         finally:
             before_dot.reset(token)
+            after_dot.reset(dot_token)
             handed_over.reset(kept_token)
+            holds.done(item.id)
         # Recorded with the success (gateway.outbound.outcomes); a transport that keeps
         # nothing (none of the gateway's) sends what it was given.
         item.relayed = kept[0] if kept else composed
@@ -200,6 +205,10 @@ async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> N
 
     def hold(session: Session) -> None:
         _HOLD.execute(connection_of(session), {"item_id": item_id, "until": until})
+
+    # Noted first: should this process die before the dot, the next start finds the
+    # hold noted without its dot, and releases it (gateway.outbound.hold_log).
+    hold_log.for_process(config.data_dir).hold(item_id, until)
 
     # One statement that commits as it ends: the row is marked sent soon after.
     await services.db.write_statement(hold)

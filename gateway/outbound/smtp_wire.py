@@ -55,7 +55,7 @@ async def data(
     """``SMTP.data``, with the message put in its wire form by :func:`wire_form`.
 
     The message goes out up to its final dot; ``before_dot`` is awaited then, and only
-    then the dot (``dot_sent`` is called as it is written). A relay takes no message
+    then the dot (``dot_sent`` is called once it is written). A relay takes no message
     before its dot: until then, whatever happens to this process, it cannot have it.
     """
     wire = wire_form(message)
@@ -68,11 +68,11 @@ async def data(
         if before_dot is not None:
             await before_dot()
         protocol = _protocol(client)
-        if dot_sent is not None:
-            dot_sent()
         # No await between the write and the wait for the answer: nothing can arrive
         # before the protocol expects it.
         protocol.write(dot)
+        if dot_sent is not None:
+            dot_sent()
         response = await protocol.read_response(timeout=timeout)
     except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError):
         # As SMTP.data does: the connection is out of step, and is not used again.

@@ -40,6 +40,9 @@ RELAY_CONNECTIONS = 32
 before_dot: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
     "before_dot", default=None
 )
+# Set by the deliverer around one message's send: called as soon as its final dot is
+# written (handed to the kernel), with no await between.
+after_dot: ContextVar[Callable[[], None] | None] = ContextVar("after_dot", default=None)
 
 # Set by the deliverer around one message's send: the last transport in the chain (the
 # relay or the Maildir) puts here the bytes it was handed, DKIM signature included, so
@@ -62,6 +65,9 @@ class _Attempt:
 
     def dot_sent(self) -> None:
         self.dot_sent_at = time.monotonic()
+        hook = after_dot.get()
+        if hook is not None:
+            hook()
 
     def wait_left(self, dot_timeout: float) -> float | None:
         """Seconds until the dot's answer could no longer come, once the dot was sent."""
