@@ -39,24 +39,30 @@ class HoldLog:
     """This process's note of its holds and dots (see the module docstring)."""
 
     def __init__(self, folder: Path) -> None:
-        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.folder = folder
         self.pid = os.getpid()
         self.path = folder / f"{self.pid}.log"
-        self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        # Opened with the first hold: a gateway writing to a Maildir never holds.
+        self._fd: int | None = None
         self._open: set[int] = set()
 
     def hold(self, item_id: int, until: datetime) -> None:
+        if self._fd is None:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
         self._open.add(item_id)
         os.write(self._fd, f"H {item_id} {until.isoformat()}\n".encode())
 
     def dot(self, item_id: int) -> None:
-        os.write(self._fd, f"D {item_id}\n".encode())
+        if self._fd is not None:
+            os.write(self._fd, f"D {item_id}\n".encode())
 
     def done(self, item_id: int) -> None:
         """The delivery is over: once none is open, a large note starts again empty."""
         self._open.discard(item_id)
-        if not self._open and os.fstat(self._fd).st_size > TRUNCATE_BYTES:
-            os.ftruncate(self._fd, 0)
+        fd = self._fd
+        if fd is not None and not self._open and os.fstat(fd).st_size > TRUNCATE_BYTES:
+            os.ftruncate(fd, 0)
 
 
 _logs: dict[Path, HoldLog] = {}
