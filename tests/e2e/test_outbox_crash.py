@@ -131,8 +131,8 @@ async def until_up(http: httpx.AsyncClient) -> None:
     raise AssertionError("the gateway did not start")
 
 
-def request_emails(database: Path) -> set[str]:
-    engine = create_engine(f"sqlite:///{database}")
+def request_emails(database_url: str) -> set[str]:
+    engine = create_engine(database_url)
     try:
         with engine.connect() as connection:
             query = text(
@@ -144,10 +144,10 @@ def request_emails(database: Path) -> set[str]:
 
 
 async def test_kills_during_a_burst_strand_no_email_and_double_none(
-    tmp_path: Path, relay: Relay
+    tmp_path: Path, database_url: str, relay: Relay
 ) -> None:
     data_dir = tmp_path / "var"
-    config = make_config(data_dir, smtp_relay=f"127.0.0.1:{relay.port}")
+    config = make_config(data_dir, database_url=database_url, smtp_relay=f"127.0.0.1:{relay.port}")
     http_port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
     env |= {f"HFA_{k.upper()}": v for k, v in config.raw.items() if v}
@@ -185,7 +185,7 @@ async def test_kills_during_a_burst_strand_no_email_and_double_none(
                 gateway.start()
                 started = time.monotonic()
                 await until_up(http)
-                wanted = request_emails(data_dir / "gateway.db")
+                wanted = request_emails(config.database_url)
                 while time.monotonic() - started < DRAIN_SECONDS:
                     if wanted <= set(relay.message_ids):
                         break

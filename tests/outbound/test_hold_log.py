@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -17,6 +19,7 @@ from gateway.outbound import hold_log
 from gateway.services import Services, build_services
 from gateway.settings.config import Config
 from gateway.store.models import OutboxItem
+from tests.conftest import SmtpSink
 
 UNTIL = datetime(2026, 12, 7, 12, 10, 0, 123456, tzinfo=UTC)
 
@@ -90,3 +93,49 @@ def test_this_process_notes_its_holds_and_dots(tmp_path: Path) -> None:
     note.done(8)
     assert hold_log.unsent_holds(note.path.read_text()) == {7: UNTIL}
     assert oct(note.path.stat().st_mode & 0o777) == oct(0o600)
+
+
+async def test_a_delivery_stopped_between_its_hold_and_its_dot_is_released_and_sent_once(
+    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hold committed, then the process stops dead before the dot (the turn of the
+    loop a kill can land in): the relay has nothing, the row is held for the dot's wait,
+    and the note says so; a start after it releases the row, and it goes out once."""
+    from gateway.outbound import lawyer_mail
+    from gateway.outbound.outbox import OutboxWorker, email_deliverer
+    from gateway.outbound.transports import SmtpRelay
+
+    with services.db.transaction() as session:
+        file_request(services, session, {"category": "legal_review", "request": "Sign?"})
+    held = asyncio.Event()
+    hold = lawyer_mail._hold_until_the_dot_is_answered
+
+    async def hold_then_stall(services: Services, item_id: int) -> None:
+        await hold(services, item_id)
+        held.set()
+        await asyncio.Event().wait()  # as if the process had died here
+
+    monkeypatch.setattr(lawyer_mail, "_hold_until_the_dot_is_answered", hold_then_stall)
+    relay = SmtpRelay("127.0.0.1", sink.port)
+    worker = OutboxWorker(services, {"email": email_deliverer(relay)})
+    stalled = asyncio.create_task(worker.run_once())
+    await asyncio.wait_for(held.wait(), timeout=10)
+    stalled.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await stalled
+    await relay.close()
+    (row,) = leases(services).values()
+    assert row is not None and row > datetime.now(UTC) + timedelta(minutes=5)
+    assert sink.received == []
+    # The note of that process, as a later start finds it (the process is gone).
+    note = hold_log.for_process(services.config.data_dir).path
+    note.rename(note.with_name(f"{dead_pid()}.log"))
+    assert hold_log.release_unsent(services.db, services.config.data_dir) == 1
+
+    monkeypatch.setattr(lawyer_mail, "_hold_until_the_dot_is_answered", hold)
+    relay = SmtpRelay("127.0.0.1", sink.port)
+    try:
+        assert await OutboxWorker(services, {"email": email_deliverer(relay)}).run_once() == 1
+    finally:
+        await relay.close()
+    assert len(sink.received) == 1
