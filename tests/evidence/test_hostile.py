@@ -1,9 +1,10 @@
-"""Hostile zips against every verifier: refused in one sentence, within 200 MB and 5 s.
+"""Hostile zips against every verifier: refused in one sentence, within 200 MB and 5 CPU s.
 
 The verifiers: ``hfa evidence verify`` (the installed one), the ``verify.py`` of a real
 bundle unzipped beside its ``hfa_verify/``, and that ``verify.py`` alone in a folder
 beside the zip. Each runs in a child whose peak memory (``ru_maxrss``) and time are
-measured; none may run code from the zip it checks.
+measured (peak memory, and CPU time so that a busy machine does not count); none may run
+code from the zip it checks.
 """
 
 from __future__ import annotations
@@ -25,16 +26,21 @@ from tests.evidence.kit import all_sent, answered, export_of
 
 MIB = 1024 * 1024
 MEMORY_MB = 200
+# CPU seconds (user and system) of the verifier's process: what a zip costs it, whatever
+# else the machine runs; the wall clock is only kept from hanging.
 SECONDS = 5.0
+WALL_SECONDS = 30.0
 # The child reports its own child's peak RSS and time, as the review's probe did.
 MEASURE = """
 import json, resource, subprocess, sys, time
 started = time.monotonic()
 done = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=60)
+used = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({
     "rc": done.returncode,
     "seconds": time.monotonic() - started,
-    "mb": resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024,
+    "cpu": used.ru_utime + used.ru_stime,
+    "mb": used.ru_maxrss / 1024,
     "out": done.stdout + done.stderr,
 }))
 """
@@ -185,7 +191,7 @@ async def test_hostile_zips_are_refused_by_every_verifier_in_one_sentence_within
     for label, (hostile_zip, words) in cases.items():
         for mode, command in verifiers.items():
             run = await asyncio.to_thread(measured, [*command, str(hostile_zip)], tmp_path)
-            figures[label, mode] = (round(run["mb"]), round(run["seconds"], 2))
+            figures[label, mode] = (round(run["mb"]), round(run["cpu"], 2))
             lines = run["out"].strip().splitlines()
             assert run["rc"] != 0 and not marker.exists(), (label, mode, run)
             assert "Traceback" not in run["out"] and "OK" not in run["out"], (label, mode, run)
@@ -195,7 +201,8 @@ async def test_hostile_zips_are_refused_by_every_verifier_in_one_sentence_within
             else:
                 failed = [line for line in lines if line.startswith("FAILED")]
                 assert len(failed) == 1 and words in failed[0], (label, mode, lines)
-            assert run["mb"] < MEMORY_MB and run["seconds"] < SECONDS, (label, mode, run)
+            assert run["mb"] < MEMORY_MB and run["cpu"] < SECONDS, (label, mode, run)
+            assert run["seconds"] < WALL_SECONDS, (label, mode, run)
     # Within the bounds, a changed email of 250 MiB and a JSON bomb: refused, cheaply.
     email = json.loads((unzipped / "messages.json").read_bytes())[0]["path"]
     heavy = {
@@ -208,9 +215,10 @@ async def test_hostile_zips_are_refused_by_every_verifier_in_one_sentence_within
         )
         for mode in ("hfa", "unzipped"):
             run = await asyncio.to_thread(measured, [*verifiers[mode], str(hostile_zip)], tmp_path)
-            figures[name, mode] = (round(run["mb"]), round(run["seconds"], 2))
+            figures[name, mode] = (round(run["mb"]), round(run["cpu"], 2))
             assert run["rc"] == 1 and f"FAILED {name}: its SHA-256" in run["out"], run
-            assert run["mb"] < MEMORY_MB and run["seconds"] < SECONDS, (name, mode, run)
+            assert run["mb"] < MEMORY_MB and run["cpu"] < SECONDS, (name, mode, run)
+            assert run["seconds"] < WALL_SECONDS, (name, mode, run)
     # The manifest is parsed only once its signature vouches for its hash: a manifest
     # that is not JSON at all is named for that, not parsed.
     files = verifier.read_zip(str(real))
