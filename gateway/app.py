@@ -25,6 +25,7 @@ from gateway.errors import ConfigError
 from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.http.connections import guarded_protocol
+from gateway.http.head_limits import MAX_HEAD
 from gateway.inbound import challenge
 from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
@@ -186,6 +187,8 @@ class Gateway:
                     lifespan="on",
                     access_log=False,
                     http=guarded_protocol(guard, config.listeners.http.timeout_seconds),
+                    # Used only where httptools is missing; head_limits bounds it otherwise.
+                    h11_max_incomplete_event_size=MAX_HEAD,
                     # No route speaks WebSocket: "auto" would load a WebSocket library
                     # (about 20 modules) into the listeners' process for nothing.
                     ws="none",

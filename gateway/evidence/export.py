@@ -98,5 +98,7 @@ def _collected(
     raise AssertionError("unreachable")
 
 
-def verify(path: Path, keys: list[str] | None = None) -> check.Verdict:
-    return check.verify_zip(str(path), keys)
+def verify(
+    path: Path, keys: list[str] | None = None, max_bytes: int = check.MAX_BYTES
+) -> check.Verdict:
+    return check.verify_zip(str(path), keys, max_bytes)

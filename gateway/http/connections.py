@@ -8,6 +8,10 @@
   a client trickling a header line every few seconds (slowloris) gets ``408``
   and is closed. Time spent answering is not limited here; idle keep-alive
   connections are closed by uvicorn's own keep-alive timeout.
+- A request's head is bounded (``head_limits``): a header field of more than
+  8 KiB, more than 100 of them or 64 KiB in all get ``431`` (a request line
+  over 8 KiB ``414``) and the close. Over h11 (no httptools), h11's own bound
+  on an incomplete head (64 KiB) answers ``400``.
 
 The limits are the same over either of uvicorn's HTTP/1.1 parsers: httptools
 (llhttp, in C) where it is installed, as it is with the gateway, else h11.
@@ -33,6 +37,7 @@ try:
 except ImportError:  # httptools is not installed: h11 only
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
+from gateway.http.head_limits import LimitedHead
 from gateway.store.prepared import Arrivals
 from gateway.throttle import ConnectionGuard
 
@@ -231,8 +236,9 @@ class GuardedH11(_Guarded, H11Protocol):  # type: ignore[misc]
 
 if HttpToolsProtocol is not None:
 
-    class GuardedHttpTools(_Guarded, HttpToolsProtocol):  # type: ignore[misc]
-        """httptools' protocol with the limits: the same checks, a parser in C."""
+    class GuardedHttpTools(_Guarded, LimitedHead, HttpToolsProtocol):  # type: ignore[misc]
+        """httptools' protocol with the limits: the same checks, a parser in C, and the
+        bounds on a request's head that llhttp lacks."""
 
     GUARDED: type[asyncio.Protocol] = GuardedHttpTools
 else:

@@ -101,8 +101,8 @@ SETTINGS: tuple[Setting, ...] = (
         "smtp_relay_dot_timeout_seconds",
         "600",
         "How long to wait for the relay's answer to the end of a message (RFC 5321 "
-        "4.5.3.2.6: 10 minutes). The message is not sent again before this wait is over, "
-        "even after a restart.",
+        "4.5.3.2.6: 10 minutes). Once its final dot is sent, the message is not sent again "
+        "before this wait is over, even after a restart.",
     ),
     Setting("smtp_relay_password", "", "Password for the relay (optional).", secret=True),
     Setting(

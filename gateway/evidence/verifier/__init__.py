@@ -19,10 +19,13 @@ What it checks, and what each check proves:
    from the emails, ``request-email.html`` and ``.txt`` from the request email
    as relayed, ``senders.json`` from ``thread.json``.
 
-Every problem names the file it is in and what it breaks.
+Every problem names the file it is in and what it breaks. A zip is checked within
+bounds (``archive``): members in all, their number, what is parsed; one that is past
+them is refused in one sentence before it costs memory or time.
 """
 
-from .checks import read_zip, verify_files, verify_zip
+from .archive import InMemory, Refused, Zipped
+from .checks import read_zip, verify_files, verify_members, verify_zip
 from .cli import main, print_verdict
 from .derived import json_bytes, lawyer_view, mbox_of, senders_of
 from .layout import (
@@ -31,6 +34,7 @@ from .layout import (
     FORMAT,
     KEYS,
     MANIFEST,
+    MAX_BYTES,
     MBOX,
     MESSAGES,
     REQUEST_HTML,
@@ -51,6 +55,7 @@ __all__ = [
     "FORMAT",
     "KEYS",
     "MANIFEST",
+    "MAX_BYTES",
     "MBOX",
     "MESSAGES",
     "REQUEST_HTML",
@@ -59,9 +64,12 @@ __all__ = [
     "SIGNATURE",
     "THREAD",
     "TIMESTAMP",
+    "InMemory",
     "Problem",
+    "Refused",
     "Stamp",
     "Verdict",
+    "Zipped",
     "check_timestamp",
     "checkpoint_of",
     "json_bytes",
@@ -72,5 +80,6 @@ __all__ = [
     "read_zip",
     "senders_of",
     "verify_files",
+    "verify_members",
     "verify_zip",
 ]
