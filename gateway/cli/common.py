@@ -33,7 +33,10 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry)
 
 
-def setup_logging(fmt: str) -> None:
+def setup_logging(fmt: str, *, serving: bool = True) -> None:
+    """Log lines on stderr. A command that is not a running gateway (``serving`` False)
+    logs only warnings: its result is what it prints, and each audit entry it writes
+    (``api_key.created``) is in the audit log, not a line before that result."""
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
@@ -44,7 +47,7 @@ def setup_logging(fmt: str) -> None:
     handler.addFilter(RepeatFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(logging.INFO)
+    root.setLevel(logging.INFO if serving else logging.WARNING)
     # Library chatter (each SMTP command, each HTTP line) is not an event worth a line.
     for noisy in ("mail.log", "aiosmtpd", "uvicorn.access", "mailparser", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

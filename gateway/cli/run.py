@@ -180,13 +180,19 @@ async def _demo(data_dir: Path) -> int:
                 return 1
             print(json.dumps(thread, indent=2, ensure_ascii=False))
     services.close()
-    print(f"\nDone. The data of this demo is in {data_dir}.")
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="hfa-demo-"))
-    return asyncio.run(_demo(data_dir))
+    if args.data_dir:
+        code = asyncio.run(_demo(Path(args.data_dir)))
+        print(f"\nDone. The data of this demo is in {args.data_dir}.")
+        return code
+    # Without --data-dir, nothing of the demo is left behind.
+    with tempfile.TemporaryDirectory(prefix="hfa-demo-") as data_dir:
+        code = asyncio.run(_demo(Path(data_dir)))
+    print("\nDone. The demo's data was removed (--data-dir DIR keeps it).")
+    return code
 
 
 def register(sub: Any) -> None:
@@ -205,5 +211,7 @@ def register(sub: Any) -> None:
     )
     p.set_defaults(handler=cmd_serve)
     d = sub.add_parser("demo", help="run a full round trip locally and show each step")
-    d.add_argument("--data-dir", help="where to keep the demo's data (default: a temp dir)")
+    d.add_argument(
+        "--data-dir", help="where to keep the demo's data (default: a temporary directory, removed)"
+    )
     d.set_defaults(handler=cmd_demo)

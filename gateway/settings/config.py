@@ -8,6 +8,7 @@ that cannot be read is refused with the setting's name and what was expected.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -32,8 +33,23 @@ def _split_host_port(value: str, setting: str) -> tuple[str, int]:
     return host.strip("[]"), int(port)
 
 
+_ADDRESS = re.compile(
+    r"[^@\s<>()\[\],;:\"]+@[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)*"
+)
+
+
 def _primary(entry: str) -> str:
-    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases."""
+    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases.
+
+    Every address of the entry must be one (``name@domain``): a lawyer who cannot be
+    written to would only show up when the first request to them bounced.
+    """
+    for address in (a.strip() for a in entry.split("|")):
+        if address and not _ADDRESS.fullmatch(address):
+            raise ConfigError(
+                f"HFA_LAWYERS: {address!r} is not an email address (expected name@domain, "
+                "several separated by commas)"
+            )
     return entry.split("|", 1)[0].strip()
 
 

@@ -141,7 +141,8 @@ SETTINGS: tuple[Setting, ...] = (
         "Comma-separated addresses that receive requests. Per category: "
         "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'. A lawyer's other "
         "addresses follow theirs after '|' ('a@x|a.home@y'): replies from them are "
-        "recorded as the lawyer's; requests go to the first address only.",
+        "recorded as the lawyer's; requests go to the first address only. Anything "
+        "that is not an address (name@domain) is refused at start.",
     ),
     Setting(
         "policies",

@@ -173,3 +173,14 @@ def test_the_units_retry_temporary_failures_with_backoff_and_not_configuration_e
     assert lines["StartLimitIntervalSec"] == "0"
     backoff = (ROOT / "deploy" / "systemd" / "restart-backoff.conf").read_text()
     assert "RestartSteps=10" in backoff and "RestartMaxDelaySec=60" in backoff
+
+
+def test_a_lawyer_address_that_is_not_one_is_refused_in_one_sentence(tmp_path: Path) -> None:
+    env = gateway_env(tmp_path / "data", free_port(), free_port()) | {"HFA_LAWYERS": "notanemail"}
+    code, said = refused(env)
+    assert code == EXIT_CONFIG, said
+    assert said == (
+        "hfa: configuration error: HFA_LAWYERS: 'notanemail' is not an email address "
+        "(expected name@domain, several separated by commas)"
+    )
+    assert not (tmp_path / "data").exists()
