@@ -217,3 +217,18 @@ def test_the_quick_start_says_how_the_postgresql_half_runs() -> None:
     assert "skips the PostgreSQL half" in quick_start
     conftest = (ROOT / "tests" / "conftest.py").read_text(encoding="utf-8")
     assert "PostgreSQL tests skipped: run them with" in conftest
+
+
+def test_every_audit_event_the_code_writes_is_in_the_readmes_audit_table() -> None:
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    table = readme[readme.index("| event | when | details |") :]
+    listed = set(re.findall(r"`([a-z_]+\.[a-z_]+)`", table[: table.index("\n\n")]))
+    written = {
+        match.group(1)
+        for path in (ROOT / "gateway").rglob("*.py")
+        for match in re.finditer(
+            r'append\(\s*\w+,\s*"([a-z_]+\.[a-z_]+)"', path.read_text(encoding="utf-8")
+        )
+    }
+    assert len(written) > 20
+    assert written - listed == set()
