@@ -18,7 +18,6 @@ import sys
 from collections.abc import Sequence
 
 from gateway import __version__
-from gateway.cli.preflight import database_refusal, from_the_database, is_connection_failure
 from gateway.cli.terminal import escaped_output, silence_stdout
 from gateway.errors import ConfigError, GatewayError, NotFound
 
@@ -117,13 +116,13 @@ def _run(parser: argparse.ArgumentParser, words: list[str]) -> int:
         return 3
     except GatewayError as exc:
         cause = exc.__cause__
-        said = _database_sentence(cause) if cause and from_the_database(cause) else str(exc)
+        said = _database_sentence(cause) if cause and _from_the_database(cause) else str(exc)
         print(f"hfa: {said}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     except Exception as exc:
-        if not from_the_database(exc):
+        if not _from_the_database(exc):
             raise
         print(f"hfa: {_database_sentence(exc)}", file=sys.stderr)
         return 1
@@ -132,10 +131,19 @@ def _run(parser: argparse.ArgumentParser, words: list[str]) -> int:
     return code
 
 
+def _from_the_database(exc: BaseException) -> bool:
+    return any(
+        klass.__module__.startswith(("sqlalchemy.", "psycopg")) for klass in type(exc).__mro__
+    )
+
+
 def _database_sentence(exc: BaseException) -> str:
-    """One sentence for a database that does not hold what this release expects."""
-    if is_connection_failure(exc):
-        return str(database_refusal(exc))
+    """One sentence for a database that cannot be reached, or does not hold what this
+    release expects."""
+    # Loaded for this sentence only: ``hfa --help`` and the health check never need it.
+    preflight = importlib.import_module("gateway.cli.preflight")
+    if preflight.is_connection_failure(exc):
+        return str(preflight.database_refusal(exc))
     cause = getattr(exc, "orig", None) or exc
     first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
     return (

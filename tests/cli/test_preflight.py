@@ -184,3 +184,21 @@ def test_a_lawyer_address_that_is_not_one_is_refused_in_one_sentence(tmp_path: P
         "(expected name@domain, several separated by commas)"
     )
     assert not (tmp_path / "data").exists()
+
+
+def test_other_commands_also_say_the_database_is_unreachable_not_corrupt(tmp_path: Path) -> None:
+    env = gateway_env(tmp_path / "data", free_port(), free_port()) | {
+        "HFA_DATABASE_URL": f"postgresql+psycopg://postgres@127.0.0.1:{free_port()}/x",
+        "PYTHONPATH": str(ROOT),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway", "db", "upgrade"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 1
+    assert done.stderr.startswith("hfa: cannot reach the database (Connection refused)")
+    assert "pg_restore" not in done.stderr
