@@ -324,3 +324,43 @@ def awaited(session: Session, request_id: int) -> frozenset[str] | None:
     waiting = {str(a) for a in row[2].get("waiting_for", ())}
     delegates = {str(d) for d, person in row[3].items() if person in waiting}
     return frozenset(waiting | delegates)
+
+
+def replace_approver(
+    session: Session, request_id: int, old: str, new: str, at: datetime
+) -> rules.Policy | None:
+    """Put ``new`` in ``old``'s place in the request's policy, wherever ``old`` stands;
+    None (nothing changed) unless the policy is pending and still waits for ``old``."""
+    rule, outcome, state, _delegates, decided_at, step_due_at = locked_policy(
+        session, request_id, at
+    )
+    if outcome != rules.PENDING or old not in state.get("waiting_for", ()):
+        return None
+    before = rules.from_json(rule)
+    policy = rules.Policy(
+        tuple(
+            rules.Step(
+                tuple(
+                    rules.Group(tuple(new if m == old else m for m in g.members), g.need, g.name)
+                    for g in step.groups
+                ),
+                step.within,
+            )
+            for step in before.steps
+        ),
+        before.veto,
+    )
+    evaluation = rules.evaluate(policy, vote_log(session, request_id))
+    _UPDATE_POLICY.execute(
+        connection_of(session),
+        {
+            "request_id": request_id,
+            "rule": rules.to_json(policy) | {k: v for k, v in rule.items() if k == "default"},
+            "outcome": evaluation.outcome,
+            "state": rules.as_object(policy, evaluation),
+            "decided_at": decided_at,
+            "step_due_at": step_due_at,
+            "updated_at": at,
+        },
+    )
+    return policy
