@@ -33,7 +33,6 @@ from gateway.contract import AWAITING_ANSWER, iso
 from gateway.errors import StorageError
 from gateway.inbound import pending
 from gateway.inbound.approvals import expire, expire_overdue_steps
-from gateway.intake.reassign import REASSIGNED
 from gateway.outbound import outbox, push
 from gateway.outbound.tell import tell_thread
 from gateway.services import Services
@@ -99,13 +98,8 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         ):
             ran.escalations += 1
         number = sent + 1
-        # Under an approval policy with votes in, only those not yet answered are reminded;
-        # a lawyer whose part went to another (hfa requests reassign) never is.
-        recipients = [
-            r
-            for r in recipients
-            if r.role != REASSIGNED and (awaiting is None or r.address in awaiting)
-        ]
+        # Under an approval policy with votes in, only those not yet answered are reminded.
+        recipients = [r for r in recipients if awaiting is None or r.address in awaiting]
         for recipient in recipients:
             outbox.enqueue_lawyer_email(
                 services,

@@ -23,7 +23,8 @@ from gateway.store.models import Recipient, Request
 from gateway.store.thread import add_turn
 from gateway.store.votes import replace_approver, waiting_for
 
-# The role of a recipient whose part went to another lawyer: told once, never reminded.
+# The role of a recipient whose part went to another lawyer (reminders go to those the
+# policy awaits once a lawyer was replaced: ``votes.awaited``).
 REASSIGNED = "reassigned"
 
 

@@ -313,13 +313,14 @@ def votes_awaited() -> ColumnElement[bool]:
 
 
 def awaited(session: Session, request_id: int) -> frozenset[str] | None:
-    """Who is still awaited when votes are in and the policy pending (their delegates
-    included); None when a reminder goes to the whole thread as before."""
+    """Who is still awaited when votes are in (or a lawyer was replaced) and the policy
+    pending, their delegates included; None when a reminder goes to the whole thread."""
     row = _POLICY.first(connection_of(session), {"request_id": request_id})
     if row is None or row[1] != rules.PENDING:
         return None
     voted = session.scalars(select(Vote.id).where(Vote.request_id == request_id).limit(1)).first()
-    if voted is None:
+    # After a reassignment too: the lawyer replaced is no longer reminded.
+    if voted is None and not row[0].get("reassigned"):
         return None
     waiting = {str(a) for a in row[2].get("waiting_for", ())}
     delegates = {str(d) for d, person in row[3].items() if person in waiting}
@@ -355,7 +356,8 @@ def replace_approver(
         connection_of(session),
         {
             "request_id": request_id,
-            "rule": rules.to_json(policy) | {k: v for k, v in rule.items() if k == "default"},
+            "rule": rules.to_json(policy)
+            | {"default": rule.get("default", False), "reassigned": True},
             "outcome": evaluation.outcome,
             "state": rules.as_object(policy, evaluation),
             "decided_at": decided_at,
