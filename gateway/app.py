@@ -28,7 +28,8 @@ from gateway.http.connections import guarded_protocol
 from gateway.inbound import challenge
 from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
-from gateway.intake import apikeys
+from gateway.intake import a2h_push, apikeys
+from gateway.intake.waiting import waiting_for
 from gateway.outbound import notices, push
 from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
@@ -100,6 +101,7 @@ def deliverers(
     table.update(push.deliverers(services))
     table.update(notices.deliverers(services))
     table.update(challenge.deliverers(services))
+    table.update(a2h_push.deliverers(services))
     return table
 
 
@@ -215,6 +217,9 @@ class Gateway:
             self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
             self._tasks.extend(scheduler.start(self.services, self._stop))
+            self._tasks.append(
+                asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop))
+            )
             self._tasks.append(asyncio.create_task(self._sequencer()))
         await self.services.db.run(self._audit_start)
 
@@ -328,6 +333,8 @@ class Gateway:
         self.services.outbox_ready.set()
         self.services.inbound_ready.set()
         if self._http is not None:
+            # Long-polls and event streams end now, not at their bound: uvicorn waits for them.
+            waiting_for(self.services).close()
             self._http.should_exit = True
         if self._smtp is not None:
             self._smtp.close()

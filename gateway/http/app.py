@@ -18,6 +18,7 @@ from gateway.http.access_log import AccessLog
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.audit_log import ROUTES as AUDIT_ROUTES
 from gateway.http.errors import EXCEPTION_HANDLERS
+from gateway.http.events import ROUTES as EVENT_ROUTES
 from gateway.http.forwarded import ForwardedFor
 from gateway.http.hot import HotRoutes, KeptStatusReads
 from gateway.http.openapi import build_openapi
@@ -73,6 +74,7 @@ def build_app(
         Route("/healthz", healthz, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         *AGENT_ROUTES,
+        *EVENT_ROUTES,
         *OPS_ROUTES,
         *AUDIT_ROUTES,
         *(extra_routes or []),

@@ -42,6 +42,9 @@ log = logging.getLogger(__name__)
 # The scope key of a request whose arrival was counted (``Arrivals``): its kept status
 # may be answered from the commit count asked since.
 ARRIVALS = "gateway.arrivals"
+# The scope key of the connection's transport, for a response that runs long (an event
+# stream) to see that its client has gone: uvicorn drops what is sent then, silently.
+TRANSPORT = "gateway.transport"
 
 
 def _answer(status: str, message: str, extra: str = "") -> bytes:
@@ -190,6 +193,7 @@ class _Guarded(_Protocol):
             # marked: it is served after that one, maybe after its commit, and then
             # must ask for the commit count itself.
             cycle.scope[ARRIVALS] = self.arrivals  # type: ignore[literal-required]
+            cycle.scope[TRANSPORT] = self.transport  # type: ignore[literal-required]
         if self._request_read():
             self._disarm()
 

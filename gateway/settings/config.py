@@ -163,6 +163,7 @@ class Config:
     smtp_relay: tuple[str, int] | None
     smtp_relay_username: str
     smtp_relay_password: str = field(repr=False)
+    a2h_signing_key: str = field(repr=False)
     smtp_relay_tls: str
     smtp_relay_ca_file: Path | None
     smtp_tls_cert_file: Path | None
@@ -200,6 +201,9 @@ class Config:
     escalate_after: int
     deadline_closes: bool
     scheduler_seconds: float
+    wait_max_seconds: float
+    events_max_seconds: float
+    task_ttl_seconds: float
     ready_outbox_seconds: float
     api_keys: tuple[tuple[str, str], ...] = field(repr=False)
     rate_limit_per_minute: int
@@ -319,6 +323,7 @@ def load_config(
         smtp_relay=_split_host_port(relay, "HFA_SMTP_RELAY") if relay else None,
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
+        a2h_signing_key=values["a2h_signing_key"],
         smtp_relay_tls=tls,
         **mail_auth_fields(values, mail_from),
         lawyers=lawyers,
@@ -362,6 +367,9 @@ _TIMING = (
     "heartbeat_seconds",
     "ready_role_seconds",
     "worker_poll_seconds",
+    "wait_max_seconds",
+    "events_max_seconds",
+    "task_ttl_seconds",
 )
 
 

@@ -201,6 +201,9 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("http_max_connections", "1000", "HTTP connections open at once; 503 above."),
     Setting("http_max_connections_per_client", "100", "HTTP connections per client address."),
+    Setting("wait_max_seconds", "60", "Longest wait of a status long-poll (?wait=)."),
+    Setting("events_max_seconds", "300", "Longest life of one event stream of a thread."),
+    Setting("task_ttl_seconds", "2592000", "MCP tasks' ttlMs when the request has no deadline."),
     Setting(
         "outbox_retry_seconds",
         "432000",
@@ -348,6 +351,9 @@ SETTINGS: tuple[Setting, ...] = (
         "How long a failing webhook is retried before it is dead.",
     ),
     Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
+    Setting(
+        "a2h_signing_key", "", "A2H RESPONSE signing key (ed25519:<base64 seed>).", secret=True
+    ),
     Setting(
         "audit_signing_key",
         "",
