@@ -107,12 +107,32 @@ def _is_stamp(node: ast.AST) -> bool:
     )
 
 
-def _stamp_difference(node: ast.AST) -> bool:
+_READ_MOMENT = ("now", "utcnow", "fromisoformat")
+
+
+def _moments(func: ast.AST) -> set[str]:
+    """Names a test assigns a moment to: ``returned = datetime.now(UTC)``,
+    ``took_effect = datetime.fromisoformat(turn["at"])``."""
+    return {
+        name
+        for node in ast.walk(func)
+        if isinstance(node, ast.Assign)
+        and isinstance(node.value, ast.Call)
+        and isinstance(node.value.func, ast.Attribute)
+        and node.value.func.attr in _READ_MOMENT
+        for target in node.targets
+        for name in _names(target)
+    }
+
+
+def _stamp_difference(node: ast.AST, moments: frozenset[str] = frozenset()) -> bool:
     """Whether ``node`` holds the time between two moments (``b.done_at - a.received_at``)."""
+
+    def stamp(side: ast.AST) -> bool:
+        return _is_stamp(side) or (isinstance(side, ast.Name) and side.id in moments)
+
     return any(
-        isinstance(n, ast.BinOp)
-        and isinstance(n.op, ast.Sub)
-        and (_is_stamp(n.left) or _is_stamp(n.right))
+        isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and (stamp(n.left) or stamp(n.right))
         for n in ast.walk(node)
     )
 
@@ -147,14 +167,17 @@ def _stamp_difference_asserts(tree: ast.AST) -> list[str]:
     for func in ast.walk(tree):
         if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or _fake_clock(func):
             continue
+        moments = frozenset(_moments(func))
         durations: set[str] = set()
         for node in ast.walk(func):
-            if isinstance(node, ast.Assign) and _stamp_difference(node.value):
+            if isinstance(node, ast.Assign) and _stamp_difference(node.value, moments):
                 for target in node.targets:
                     durations |= _names(target)
 
-        def measured(side: ast.AST, durations: set[str] = durations) -> bool:
-            return _stamp_difference(side) or bool(_names(side) & durations)
+        def measured(
+            side: ast.AST, durations: set[str] = durations, moments: frozenset[str] = moments
+        ) -> bool:
+            return _stamp_difference(side, moments) or bool(_names(side) & durations)
 
         if any(
             isinstance(node, ast.Assert) and _bounded_above(node.test, measured)
@@ -183,6 +206,11 @@ def test_a(row):
 def test_b(row):
     took = row.done_at - row.received_at
     assert timedelta(seconds=5) > took
+
+def test_e(turn):
+    returned = datetime.now(UTC)
+    took_effect = datetime.fromisoformat(turn["at"])
+    assert (returned - took_effect).total_seconds() < 1.0
 """
     allowed = """
 def test_c(row, clock):
@@ -193,7 +221,7 @@ def test_d(row, clock):
     clock.advance(timedelta(seconds=60))
     assert (row.next_attempt_at - clock.now()).total_seconds() <= 60
 """
-    assert _stamp_difference_asserts(ast.parse(caught)) == ["test_a", "test_b"]
+    assert _stamp_difference_asserts(ast.parse(caught)) == ["test_a", "test_b", "test_e"]
     assert _stamp_difference_asserts(ast.parse(allowed)) == []
 
 
