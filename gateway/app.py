@@ -186,7 +186,16 @@ class Gateway:
                     log_level="warning",
                     lifespan="on",
                     access_log=False,
-                    http=guarded_protocol(guard, config.listeners.http.timeout_seconds),
+                    # X-Forwarded-For is read by the app, from HFA_TRUSTED_PROXIES only;
+                    # uvicorn's own reading would believe any caller on 127.0.0.1.
+                    proxy_headers=False,
+                    http=guarded_protocol(
+                        guard,
+                        config.listeners.http.timeout_seconds,
+                        config.listeners.is_trusted_proxy
+                        if config.listeners.trusted_proxies
+                        else None,
+                    ),
                     # Used only where httptools is missing; head_limits bounds it otherwise.
                     h11_max_incomplete_event_size=MAX_HEAD,
                     # No route speaks WebSocket: "auto" would load a WebSocket library

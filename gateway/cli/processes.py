@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from sqlalchemy.orm import configure_mappers
 
 from gateway.app import Gateway
+from gateway.cli.preflight import EXIT_CONFIG
 from gateway.errors import ConfigError, GatewayError
 from gateway.outbound.dkim import load_signer
 from gateway.outbound.webhooks import load_or_create_secrets
@@ -47,7 +48,6 @@ LISTENER_ROLES = ("http", "smtp")
 WORKER_ROLES = ("worker",)
 # The worker finishes the batch it holds; past this it is killed (its leases expire).
 WORKER_STOP_SECONDS = 20.0
-EXIT_CONFIG = 2  # the CLI's exit code for a setting that cannot be used
 _INBOUND, _OUTBOX = b"i", b"o"
 
 

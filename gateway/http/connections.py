@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -140,6 +141,8 @@ class _Guarded(_Protocol):
     guard: ConnectionGuard
     timeout: float
     arrivals: Arrivals
+    # HFA_TRUSTED_PROXIES: their connections are not capped per client.
+    proxies: Callable[[str], bool] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -161,6 +164,9 @@ class _Guarded(_Protocol):
         # writes through the cork; uvicorn's flow control keeps the transport itself.
         self.transport = CorkedWrites(transport, self.loop)  # type: ignore[assignment]
         self._key = self.client[0] if self.client else "unknown"
+        if self.proxies is not None and self.proxies(self._key):
+            # A trusted proxy carries many clients: only the total cap counts it.
+            self._key = f"{self._key} (proxy connection {id(self):x})"
         self._admitted = self.guard.admit(self._key)
         if not self._admitted:
             log.warning("HTTP connection from %s refused: too many connections", self._key)
@@ -245,8 +251,11 @@ else:
     GUARDED = GuardedH11
 
 
-def guarded_protocol(guard: ConnectionGuard, timeout: float) -> type[asyncio.Protocol]:
+def guarded_protocol(
+    guard: ConnectionGuard, timeout: float, proxies: Callable[[str], bool] | None = None
+) -> type[asyncio.Protocol]:
     """A protocol class for ``uvicorn.Config(http=...)`` sharing one guard, and one
-    count of arrivals for the requests it marks."""
-    attributes = {"guard": guard, "timeout": timeout, "arrivals": Arrivals()}
+    count of arrivals for the requests it marks; connections from ``proxies`` count
+    towards the total only."""
+    attributes = {"guard": guard, "timeout": timeout, "arrivals": Arrivals(), "proxies": proxies}
     return type("GatewayHttp", (GUARDED,), attributes)

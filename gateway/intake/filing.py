@@ -186,7 +186,6 @@ def file_request(
     lawyers = policy.steps[0].members
     default = not extra and not approval.has_policy(arguments["category"])
     open_policy(session, number, policy, now, default=default)
-    _queue_request_emails(services, session, number, reference, lawyers, now)
     services.audit.append(
         session,
         "request.recorded",
@@ -203,6 +202,8 @@ def file_request(
             "reply_to": outbox.shown_target(reply_to) if reply_to else None,
         },
     )
+    # After request.recorded: the log tells the request before the emails it caused.
+    _queue_request_emails(services, session, number, reference, lawyers, now)
     filed = _filed_result(
         config.public_url, number, arguments["category"], now, reply_to, access_token, capability
     )

@@ -6,9 +6,9 @@ missing from the README); ``gateway.settings.config`` reads and checks the value
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from gateway.errors import ConfigError
+from gateway.settings.http_table import HTTP_SETTINGS
+from gateway.settings.setting import Setting
 
 CATEGORIES = ("legal_review", "human_confirmation", "physical_action", "operator_escalation")
 
@@ -34,20 +34,6 @@ def by_category(
             )
         out.append((key, text))
     return out
-
-
-@dataclass(frozen=True)
-class Setting:
-    """One row of the settings table."""
-
-    name: str
-    default: str
-    help: str
-    secret: bool = False
-
-    @property
-    def env(self) -> str:
-        return "HFA_" + self.name.upper()
 
 
 SETTINGS: tuple[Setting, ...] = (
@@ -141,7 +127,8 @@ SETTINGS: tuple[Setting, ...] = (
         "Comma-separated addresses that receive requests. Per category: "
         "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'. A lawyer's other "
         "addresses follow theirs after '|' ('a@x|a.home@y'): replies from them are "
-        "recorded as the lawyer's; requests go to the first address only.",
+        "recorded as the lawyer's; requests go to the first address only. Anything "
+        "that is not an address (name@domain) is refused at start.",
     ),
     Setting(
         "policies",
@@ -393,4 +380,5 @@ SETTINGS: tuple[Setting, ...] = (
         "An RFC 3161 time-stamping authority (http(s) URL): 'hfa evidence export' has it "
         "timestamp the bundle's checkpoint. Empty: bundles carry no trusted time.",
     ),
+    *HTTP_SETTINGS,
 )

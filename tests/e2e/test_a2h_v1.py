@@ -163,10 +163,9 @@ async def test_collect_inform_result_and_cancel(gateway: Running) -> None:
     await asyncio.sleep(1.0)
     assert not held.done()
     await send(reply_to(email, "English law, please."), running.smtp_port)
-    started = asyncio.get_running_loop().time()
-    found = (await held).json()
+    # Answered by the reply, before its own 30 s wait ends: a bounded wait, not a timing.
+    found = (await asyncio.wait_for(held, 25)).json()
     assert found["state"] == "ANSWERED", found
-    assert asyncio.get_running_loop().time() - started < 10
     assert found["response"]["data"]["law"].startswith("English law")
     assert "decision" not in found["response"]
     result = intent(
