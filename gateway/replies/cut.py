@@ -27,6 +27,7 @@ from gateway.replies.words import words
 # A block of contact details is a few lines; a longer run is text.
 _MAX_BLOCK = 10
 _MAX_LINE = 120
+_MAX_WORDS = 8
 
 _PHONE = re.compile(r"\+?\(?\d[\d ()./-]{6,}\d")
 _EMAIL = re.compile(r"\S+@\S+\.\w+")
@@ -152,6 +153,18 @@ def _without_block(text: str) -> tuple[str, tuple[str, ...]]:
     return kept, tuple(block)
 
 
+def is_signature_line(line: str) -> bool:
+    """A line of a signature block (a name, a title, a firm, a phone, an address) that says
+    nothing about the request: never a condition, wherever the reader found it."""
+    stripped = line.strip()
+    return (
+        bool(stripped)
+        and not _OBJECT.match(stripped)
+        and _signature_line(stripped)
+        and (_says_nothing(stripped))
+    )
+
+
 def _signature_line(line: str) -> bool:
     stripped = line.strip()
     if len(stripped) > _MAX_LINE:
@@ -163,6 +176,9 @@ def _signature_line(line: str) -> bool:
         return True
     if "|" in stripped:
         return all(_signature_line(part) for part in stripped.split("|") if part.strip())
+    if len(stripped.split()) > _MAX_WORDS:
+        # A sentence that names a director or a street is text, not a signature's line.
+        return False
     return bool(
         _TITLE.search(stripped)
         or _ADDRESS.search(stripped)

@@ -17,6 +17,7 @@ import unicodedata
 from dataclasses import dataclass
 
 from gateway.replies.actions import read_action
+from gateway.replies.cut import is_signature_line
 from gateway.replies.forms import condition_form, marked
 from gateway.replies.kinds import Ask, DecisionKind
 from gateway.replies.negation import is_negator
@@ -102,7 +103,12 @@ def settled_conditions(
         other = other_reference(condition, ask)
         if other is not None:
             return Settled(doubt=f"names another request or document ({other}): {condition[:200]}")
-        if not condition.strip(_TRIM) or _remark(condition) or _restates(condition, ask):
+        if (
+            not condition.strip(_TRIM)
+            or _remark(condition)
+            or _restates(condition, ask)
+            or is_signature_line(condition)
+        ):
             dropped.append(condition)
             continue
         named = None if listed or marked(condition) else _not_in_ask(condition, ask)
