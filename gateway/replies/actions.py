@@ -134,7 +134,7 @@ def _said_in(
     # The object first, then the permission and the verb: "Den Gerichtsvollzieher können
     # Sie beauftragen", "výzvu můžete dnes odeslat".
     for at in range(1, min(len(found), _OBJECT_FIRST)):
-        if any(_at(found, at, p) for p in table.permit):
+        if _first(found, at, table.permit) is not None:
             return _from(found, at, table, action)
     return None
 
@@ -143,8 +143,8 @@ def _from(found: list[Word], at: int, table: Table, action: str) -> tuple[Decisi
     permitted = negated = False
     # "Bitte nicht", "Please don't", "Non": a permission or a negation before the verb.
     for _ in range(3):
-        forbid = next((p for p in table.forbid if _at(found, at, p)), None)
-        permit = next((p for p in table.permit if _at(found, at, p)), None)
+        forbid = _first(found, at, table.forbid)
+        permit = _first(found, at, table.permit)
         if forbid is not None:
             negated, at = True, at + len(forbid)
         elif permit is not None:
@@ -194,7 +194,8 @@ def _after_opening(found: list[Word], code: str) -> int:
     (or the words that permit or forbid it) may stand."""
     at = 0
     for _ in range(_MAX_OPENING):
-        size = next((len(p) for p in _openings(code) if _at(found, at, p)), 0)
+        opening = _first(found, at, _openings(code))
+        size = len(opening) if opening is not None else 0
         if not size:
             break
         at += size
@@ -203,11 +204,35 @@ def _after_opening(found: list[Word], code: str) -> int:
 
 def _forbidden(before: list[Word], after: list[Word], table: Table) -> bool:
     for at in range(len(before)):
-        if any(_at(before, at, p) for p in table.forbid):
+        if _first(before, at, table.forbid) is not None:
             return True
         if is_negator(before[at].text, everywhere=True):
             return True
-    return any(_at(after, at, p) for at in range(len(after)) for p in table.forbid)
+    return any(_first(after, at, table.forbid) is not None for at in range(len(after)))
+
+
+Phrases = tuple[tuple[str, ...], ...]
+
+
+@cache
+def _by_first(phrases: Phrases) -> dict[str, Phrases]:
+    """The phrases by their first word, longest first; kana words under "" (they match
+    the start of a word, so they are tried at every word)."""
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for wanted in sorted(phrases, key=len, reverse=True):
+        found.setdefault("" if _kana(wanted[0]) else wanted[0], []).append(wanted)
+    return {k: tuple(v) for k, v in found.items()}
+
+
+def _first(found: list[Word], at: int, phrases: Phrases) -> tuple[str, ...] | None:
+    """The longest of ``phrases`` that stands at word ``at``, or None."""
+    if at >= len(found):
+        return None
+    index = _by_first(phrases)
+    for wanted in (*index.get(found[at].text, ()), *index.get("", ())):
+        if _at(found, at, wanted):
+            return wanted
+    return None
 
 
 def _at(found: list[Word], at: int, wanted: tuple[str, ...]) -> bool:
