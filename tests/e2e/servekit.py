@@ -74,12 +74,17 @@ def serving(tmp_path: Path, soft: int, hard: int, **extra: str) -> Iterator[tupl
         wait_until("the gateway", lambda: http_up(base), time.monotonic() + 60)
         yield base, smtp_port, log
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
+
+
+def stop(proc: subprocess.Popen[bytes]) -> None:
+    """Stop ``hfa serve`` as a service manager does: SIGTERM, then SIGKILL after 30 s."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
 
 
 def file_request(base: str, data_dir: Path) -> tuple[dict[str, Any], EmailMessage]:

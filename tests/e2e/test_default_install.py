@@ -23,7 +23,7 @@ import pytest
 
 from bench.roles import HFA, ROOT, free_port, http_up, wait_until
 from gateway.outbound.transports import read_maildir
-from tests.e2e.servekit import send_reply
+from tests.e2e.servekit import send_reply, stop
 from tests.mailkit import reply_to
 
 # The Quick start's lawyer (``HFA_LAWYERS``' default).
@@ -50,12 +50,7 @@ def quick_start(tmp_path: Path) -> Iterator[tuple[str, int, Path]]:
         wait_until("the gateway", lambda: http_up(base), time.monotonic() + 60)
         yield base, smtp_port, tmp_path / "var"
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait(timeout=10)
+        stop(proc)
     assert "Traceback" not in log.read_text(errors="replace")
 
 
