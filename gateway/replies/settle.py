@@ -90,8 +90,9 @@ def settled_conditions(
     """
     # Items of a list ("subject to:" and its lines): each is a condition as written.
     listed = introduced is not None and introduced.rstrip().endswith((":", "："))
-    if len(written) > MAX_CONDITIONS:
-        return Settled(doubt=f"more than {MAX_CONDITIONS} conditions")
+    if len(written) >= MAX_CONDITIONS:
+        # The reader keeps at most this many: reaching it means more were written.
+        return Settled(doubt=f"{MAX_CONDITIONS} conditions or more")
     kept: list[str] = []
     dropped: list[str] = []
     for item in written:
@@ -261,9 +262,12 @@ def _restates(condition: str, ask: Ask) -> bool:
 # action's own verb, its object ("the invoice today"), rather than something in doubt.
 _REMARK_WORDS = 3
 _OBJECT_WORDS = 5
+_REMARK_CHARS = 60
 
 
 def _object(condition: str, by_verb: bool) -> bool:
+    if len(condition) > _REMARK_CHARS:
+        return False
     return len(words(condition)) <= (_OBJECT_WORDS if by_verb else _REMARK_WORDS)
 
 
