@@ -36,7 +36,7 @@ from gateway.outbound.transports import MailTransport, close_transport, mail_tra
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
 from gateway.settings.config import Config
-from gateway.store import heartbeats, signing
+from gateway.store import audit_origin, heartbeats, signing
 from gateway.store.sequencer import Sequencer, run_sequencer
 from gateway.throttle import ConnectionGuard
 
@@ -141,11 +141,16 @@ class Gateway:
     smtp_guard: ConnectionGuard | None = None
     http_guard: ConnectionGuard | None = None
     _sequencer_of_worker: Sequencer | None = None
+    _log_keys: signing.LogKeys | None = None
 
     async def start(self) -> None:
         config = self.services.config
         ensure_open_files(config, self.roles)
         self._stop.clear()
+        if "worker" in self.roles:
+            # Before anything is written: a worker whose audit key did not sign the log
+            # would sign checkpoints that the log's published keys do not verify.
+            self._log_keys = await self.services.db.run(self._audit_keys)
         # Before anything is served: a process whose keys the others cannot verify
         # must not issue a single reply address.
         await self.services.db.run(self._register)
@@ -215,11 +220,16 @@ class Gateway:
         The keys and the interval are read here, so a bad setting stops the start.
         """
         services = self.services
-        keys = signing.load_keys(services.config.raw, services.config.data_dir)
+        assert self._log_keys is not None
         poll = signing.integrate_seconds(services.config.raw)
-        sequencer = Sequencer(services.db, keys, services.audit.mirror)
+        sequencer = Sequencer(services.db, self._log_keys, services.audit.mirror)
         self._sequencer_of_worker = sequencer
         return run_sequencer(sequencer, services.clock.now, self._stop, poll)
+
+    def _audit_keys(self) -> signing.LogKeys:
+        config = self.services.config
+        with self.services.db.reading() as session:
+            return audit_origin.log_keys(session, config.raw, config.data_dir)
 
     def _last_batch(self, sequencer: Sequencer) -> None:
         try:

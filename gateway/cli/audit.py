@@ -21,11 +21,13 @@ from gateway.cli.output import (
     EXIT_USAGE,
     fail,
     open_database,
+    open_reading,
     parse_since,
     when,
 )
+from gateway.errors import ConfigError
 from gateway.evidence.verifier import CHECKPOINT as BUNDLE_CHECKPOINT
-from gateway.store import audit, audit_check, audit_proof, mirror, signing
+from gateway.store import audit, audit_check, audit_origin, audit_proof, mirror, signing
 from gateway.store import checkpoint as notes
 from gateway.store.audit_check import Verdict
 from gateway.store.models import AuditEntry
@@ -222,13 +224,27 @@ def cmd_key(args: argparse.Namespace) -> int:
             f"added a signing key: {count} keys, the newest signs (restart the workers)",
             file=sys.stderr,
         )
-    keys = signing.load_keys(config.raw, config.data_dir, create=False)
+    keys = _named_as_the_log(args, signing.load_keys(config.raw, config.data_dir, create=False))
     verifier = keys.verifier_keys()
     print(verifier[-1])
     if args.all:
         for older in verifier[:-1]:
             print(older)
     return EXIT_OK
+
+
+def _named_as_the_log(args: argparse.Namespace, keys: signing.LogKeys) -> signing.LogKeys:
+    """The keys under the log's own name (its newest checkpoint's, or the setting); with no
+    database yet, the name its first checkpoint will carry."""
+    try:
+        reading = open_reading(args)
+    except ConfigError:
+        return keys
+    try:
+        with reading.db.reading() as session:
+            return audit_origin.resolve(keys, audit_origin.newest_note(session))
+    finally:
+        reading.close()
 
 
 def cmd_mirror(args: argparse.Namespace) -> int:

@@ -14,7 +14,7 @@ from gateway.evidence import verifier as check
 from gateway.evidence.bundle import Bundle, build
 from gateway.evidence.timestamps import stamp_checkpoint
 from gateway.settings.config import Config
-from gateway.store import signing
+from gateway.store import audit_origin, signing
 from gateway.store.audit import AuditLog
 from gateway.store.db import Database
 
@@ -49,8 +49,12 @@ def export(
     if number is None:
         raise NotFound(f"not a reference (HFA-00042 is one): {reference!r}")
     reference = contract.reference_for(number)
-    keys = signing.load_keys(config.raw, config.data_dir, create=False)
+    with db.reading() as session:
+        # Named as the log is, whatever the HTTP settings say; refused if not the log's key.
+        keys = audit_origin.log_keys(session, config.raw, config.data_dir, create=False)
     collected = _collected(db, keys, config, reference, clock)
+    # keys.txt and manifest.sig name the key as the bundle's checkpoint does.
+    keys = keys.named(audit_origin.origin_of(collected.checkpoint))
     extra = stamp_checkpoint(config, collected.checkpoint)
     bundle = build(
         collected,

@@ -1,8 +1,10 @@
-"""GET /audit/checkpoint: the audit log's newest signed checkpoint, for witnesses.
+"""GET /audit/checkpoint and /audit/key: the newest signed checkpoint, and the key to check it.
 
-The body is the C2SP signed note itself (text/plain), so a witness or an
+The checkpoint is the C2SP signed note itself (text/plain), so a witness or an
 auditor fetches it, checks it with the key ``hfa audit key`` prints, and keeps
-it (or cosigns it). It discloses no entry: only the log's size and root.
+it (or cosigns it). It discloses no entry: only the log's size and root. The key
+is the log's note verifier key (``name+id+key``), newest first, one a line, as the
+sequencer last published it; compare it with the one the operator hands out.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from starlette.routing import Route
 
 from gateway.http.errors import error_response
 from gateway.services import Services
+from gateway.store import audit_origin
 from gateway.store.models import AuditCheckpoint
 
 NOTE_TYPE = "text/plain; charset=utf-8"
@@ -40,4 +43,27 @@ async def checkpoint(request: Request) -> Response:
     return PlainTextResponse(note, media_type=NOTE_TYPE, headers={"Cache-Control": "no-store"})
 
 
-ROUTES = [Route("/audit/checkpoint", checkpoint, methods=["GET"])]
+def _keys(services: Services) -> list[str]:
+    with services.db.reading() as session:
+        return audit_origin.published_verifier_keys(session)
+
+
+async def key(request: Request) -> Response:
+    services: Services = request.app.state.services
+    keys = await services.db.run(_keys, services)
+    if not keys:
+        return error_response(
+            404,
+            "no_key",
+            "the audit log has not published its key yet: its sequencer does when it "
+            "signs its first checkpoint",
+        )
+    return PlainTextResponse(
+        "\n".join(keys) + "\n", media_type=NOTE_TYPE, headers={"Cache-Control": "no-cache"}
+    )
+
+
+ROUTES = [
+    Route("/audit/checkpoint", checkpoint, methods=["GET"]),
+    Route("/audit/key", key, methods=["GET"]),
+]

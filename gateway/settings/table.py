@@ -372,8 +372,10 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "audit_log_origin",
         "",
-        "The audit log's name in its checkpoints and key. Empty: the public URL's host "
-        "and path followed by /audit.",
+        "The audit log's name: its checkpoints' origin and its key's name (no spaces or "
+        "'+'; a schema-less URL such as example.com/hfa-audit). Empty: the name the log's "
+        "newest checkpoint carries, or for a new log hfa-gateway/audit/<id of its first key>; "
+        "never taken from HFA_PUBLIC_URL or HFA_HTTP_BIND. Changing it renames the log.",
     ),
     Setting(
         "audit_integrate_seconds",

@@ -83,7 +83,7 @@ def _check_notes(rows: list[AuditCheckpoint], keys: Keys) -> Problem | None:
     for row in rows:
         where = f"checkpoint {row.tree_size}"
         try:
-            signed = notes.verify(row.note, keys)
+            signed = notes.verify_log(row.note, keys)
         except notes.CheckpointError as exc:
             return Problem("checkpoint", where, "altered", str(exc))
         if signed.size != row.tree_size or signed.root.hex() != row.root_hash:
@@ -103,7 +103,7 @@ class _Saved:
 
 def _parse_saved(note: str, keys: Keys) -> tuple[_Saved | None, Problem | None]:
     try:
-        return _Saved(notes.verify(note, keys)), None
+        return _Saved(notes.verify_log(note, keys)), None
     except notes.CheckpointError as exc:
         return None, Problem("saved checkpoint", "the file", "unsigned", str(exc))
 
