@@ -16,6 +16,7 @@ from gateway import __version__
 from gateway.http.access import AgentAccess
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.audit_log import ROUTES as AUDIT_ROUTES
+from gateway.http.audit_tiles import public_of
 from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.hot import HotRoutes, KeptStatusReads
 from gateway.http.openapi import build_openapi
@@ -58,6 +59,7 @@ def build_app(
     lifespan_parts: list[LifespanPart] | None = None,
 ) -> Starlette:
     parts = list(lifespan_parts or [])
+    public_of(services.config.raw)  # a bad HFA_AUDIT_PUBLIC stops the start, not a reader
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

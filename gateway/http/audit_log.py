@@ -14,6 +14,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from gateway.http.audit_tiles import ROUTES as TILE_ROUTES
+from gateway.http.audit_tiles import denied
 from gateway.http.errors import error_response
 from gateway.services import Services
 from gateway.store import audit_origin
@@ -30,6 +32,9 @@ def _newest(services: Services) -> str | None:
 
 
 async def checkpoint(request: Request) -> Response:
+    refused = denied(request, "checkpoint")
+    if refused is not None:
+        return refused
     services: Services = request.app.state.services
     note = await services.db.run(_newest, services)
     if note is None:
@@ -49,6 +54,9 @@ def _keys(services: Services) -> list[str]:
 
 
 async def key(request: Request) -> Response:
+    refused = denied(request, "checkpoint")
+    if refused is not None:
+        return refused
     services: Services = request.app.state.services
     keys = await services.db.run(_keys, services)
     if not keys:
@@ -66,4 +74,5 @@ async def key(request: Request) -> Response:
 ROUTES = [
     Route("/audit/checkpoint", checkpoint, methods=["GET"]),
     Route("/audit/key", key, methods=["GET"]),
+    *TILE_ROUTES,
 ]

@@ -378,6 +378,20 @@ SETTINGS: tuple[Setting, ...] = (
         "never taken from HFA_PUBLIC_URL or HFA_HTTP_BIND. Changing it renames the log.",
     ),
     Setting(
+        "audit_public",
+        "tiles",
+        "What of /audit is served without a credential: tiles (the checkpoint, the key and "
+        "the hash tiles: hashes and the log's size only), all (the entry bundles too: the "
+        "entries name lawyers' and clients' addresses and references) or none.",
+    ),
+    Setting(
+        "audit_read_token",
+        "",
+        "Bearer tokens (comma-separated) that read what HFA_AUDIT_PUBLIC does not serve "
+        "openly (Authorization: Bearer TOKEN). Empty: nobody reads it over HTTP.",
+        secret=True,
+    ),
+    Setting(
         "audit_integrate_seconds",
         "0.25",
         "How often the sequencer integrates newly committed audit entries and signs a "
