@@ -143,7 +143,10 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
 
 
 def _saved_checkpoint(path: Path) -> str:
-    """A checkpoint saved by 'hfa audit anchor', or the one an evidence bundle carries."""
+    """A checkpoint saved by 'hfa audit anchor', or the one an evidence bundle carries
+    (zipped or unzipped)."""
+    if path.is_dir():
+        return (path / BUNDLE_CHECKPOINT).read_text(encoding="utf-8")
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as bundle:
             return bundle.read(BUNDLE_CHECKPOINT).decode("utf-8")
@@ -278,7 +281,7 @@ def register(sub: Any) -> None:
     verify.add_argument(
         "--checkpoint",
         help="a checkpoint the log must still contain: saved by 'hfa audit anchor', "
-        "or an evidence bundle (.zip)",
+        "or an evidence bundle (.zip, or its unzipped folder)",
     )
     verify.add_argument(
         "--key", action="append", help="another verifier key (name+hash+key) to accept; repeatable"

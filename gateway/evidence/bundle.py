@@ -31,11 +31,12 @@ from gateway.store.signing import LogKeys
 SCRIPT = "verify.py"
 # The verifier's modules go in the bundle under this package name, beside verify.py.
 PACKAGE = "hfa_verify"
-LAUNCHER = f'''"""Check this evidence bundle offline: python3 verify.py BUNDLE.zip [--key KEY].
+LAUNCHER = f'''"""Check this evidence bundle offline: python3 verify.py [BUNDLE.zip] [--key KEY].
 
 Needs Python 3.11 or later and the cryptography package; no database, no network.
 The checks are the modules of {PACKAGE}/, beside this file once the bundle is
-unzipped (or, with this file alone, read from the bundle itself).
+unzipped (or, with this file alone, read from the bundle itself). Run in the
+unzipped bundle with no argument, it checks that folder.
 """
 
 import sys
@@ -43,12 +44,13 @@ from pathlib import Path
 
 here = Path(__file__).resolve().parent
 sys.path.insert(0, str(here))
-if not (here / "{PACKAGE}").is_dir():
+unzipped = (here / "{PACKAGE}").is_dir()
+if not unzipped:
     sys.path.insert(0, next((a for a in sys.argv[1:] if not a.startswith("-")), ""))
 
 from {PACKAGE}.cli import main  # noqa: E402
 
-sys.exit(main())
+sys.exit(main(here=str(here) if unzipped else None))
 '''
 # A bundle's members all carry the export's time, so one export is one set of bytes.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)

@@ -103,4 +103,4 @@ def _collected(
 
 
 def verify(path: Path, keys: list[str] | None = None) -> check.Verdict:
-    return check.verify_zip(str(path), keys)
+    return check.verify_path(str(path), keys)

@@ -84,7 +84,7 @@ def _log_of(services: Services, count: int) -> list[bytes]:
         sequencer.let_go()
     with services.db.reading() as session:
         rows = session.query(AuditEntry.leaf_hash).order_by(AuditEntry.leaf_index).all()
-    return [bytes.fromhex(h) for (h,) in rows]
+    return [bytes.fromhex(h or "") for (h,) in rows]
 
 
 def test_each_level_holds_the_tree_hashes_of_the_tiles_below(

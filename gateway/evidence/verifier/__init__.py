@@ -25,6 +25,7 @@ Every problem names the file it is in and what it breaks.
 from .checks import read_zip, verify_files, verify_zip
 from .cli import main, print_verdict
 from .derived import json_bytes, lawyer_view, mbox_of, senders_of
+from .folder import read_folder, verify_folder, verify_path
 from .layout import (
     CHECKPOINT,
     ENTRIES,
@@ -69,8 +70,11 @@ __all__ = [
     "main",
     "mbox_of",
     "print_verdict",
+    "read_folder",
     "read_zip",
     "senders_of",
     "verify_files",
+    "verify_folder",
+    "verify_path",
     "verify_zip",
 ]
