@@ -26,6 +26,7 @@ from gateway.clock import iso
 from gateway.evidence import verifier as check
 from gateway.evidence.collect import Collected, Email
 from gateway.store import checkpoint as notes
+from gateway.store.audit import leaf_data
 from gateway.store.signing import LogKeys
 
 SCRIPT = "verify.py"
@@ -175,6 +176,14 @@ def build(
         check.json_bytes(_proofs(collected)),
         "the thread's audit entries with inclusion proofs",
     )
+    for proved in collected.entries:
+        bundle.add(
+            check.proof_path(proved.leaf_index),
+            check.tlog_proof(
+                leaf_data(proved.entry), proved.leaf_index, proved.path, collected.checkpoint
+            ).encode(),
+            "an audit entry's C2SP tlog-proof",
+        )
     index = _messages(bundle, collected.emails)
     bundle.add(check.MESSAGES, check.json_bytes(index), "the index of the thread's emails")
     bundle.add(

@@ -4,16 +4,19 @@
 (``/usr/share/gocode``, GOPATH mode, offline) with Debian's Go, both installed by
 ``.ci/run``. It fetches the checkpoint over HTTP and checks its signature with the
 note verifier key, recomputes the tree hash from the tiles, proves an entry read from
-its entry bundle, and proves an older checkpoint consistent with the served one. The
+its entry bundle, and proves an older checkpoint consistent with the served one; and it
+checks each ``.tlog-proof`` of an evidence bundle offline. The
 test says why when it cannot run (no Go, no x/mod sources).
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import os
 import shutil
 import subprocess
+import zipfile
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from pathlib import Path
@@ -25,6 +28,7 @@ from gateway.settings.config import Config
 from gateway.store import checkpoint as notes
 from tests import auditkit
 from tests.conftest import Running, SmtpSink, start_running, stop_running
+from tests.evidence.kit import export_of
 
 GOCODE = Path("/usr/share/gocode")
 SOURCE = Path(__file__).parent / "c2spcheck"
@@ -118,3 +122,25 @@ async def test_go_checks_the_checkpoint_tiles_and_proofs(
     assert code == 1 and out.startswith("FAILED checkpoint signature"), out
     code, out = await _check(checker, *args[:-1], "wrong-token", "-index", "1")
     assert code == 1 and "401" in out, out
+
+
+async def test_go_checks_each_tlog_proof_of_an_evidence_bundle(
+    served: Running, checker: Path, tmp_path: Path
+) -> None:
+    filed = await served.file(request="May we sign the NDA?")
+    out = tmp_path / "bundle.zip"
+    await asyncio.to_thread(export_of, served, filed["reference"], out)
+    folder = tmp_path / "bundle"
+    with zipfile.ZipFile(out) as bundle:
+        bundle.extractall(folder)
+    vkey = (folder / "keys.txt").read_text().split()[-1]
+    proofs = sorted(str(p) for p in (folder / "audit" / "proofs").glob("*.tlog-proof"))
+    assert len(proofs) >= 2
+    code, out_text = await _check(checker, "-vkey", vkey, "-proof", *proofs)
+    assert code == 0 and out_text.startswith(f"OK {len(proofs)} tlog-proofs"), out_text
+    forged = Path(proofs[0])
+    lines = forged.read_text().split("\n")
+    lines[1] = "extra " + base64.b64encode(b'{"forged":true}').decode()
+    forged.write_text("\n".join(lines))
+    code, out_text = await _check(checker, "-vkey", vkey, "-proof", *proofs)
+    assert code == 1 and "is not in the tree" in out_text, out_text

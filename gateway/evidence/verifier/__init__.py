@@ -45,6 +45,7 @@ from .layout import (
 )
 from .proofs import checkpoint_of
 from .stamps import Stamp, check_timestamp
+from .tlogproof import proof_path, tlog_proof
 
 __all__ = [
     "CHECKPOINT",
@@ -70,9 +71,11 @@ __all__ = [
     "main",
     "mbox_of",
     "print_verdict",
+    "proof_path",
     "read_folder",
     "read_zip",
     "senders_of",
+    "tlog_proof",
     "verify_files",
     "verify_folder",
     "verify_path",

@@ -38,6 +38,7 @@ from .proofs import (
     verify_note,
 )
 from .stamps import check_timestamp
+from .tlogproof import check_proofs
 
 
 def _check_timestamp(files: dict[str, bytes], verdict: Verdict) -> None:
@@ -295,6 +296,7 @@ def verify_files(files: dict[str, bytes], pinned: list[str] | None = None) -> Ve
         entries.extend(_check_entries(files, tree, inbound, verdict))
 
     _guarded(verdict, ENTRIES, proofs)
+    _guarded(verdict, ENTRIES, lambda: check_proofs(files, keys, verdict))
     _guarded(verdict, MESSAGES, lambda: _check_messages(files, messages, entries, verdict))
     thread = _json(files, THREAD, verdict)
 

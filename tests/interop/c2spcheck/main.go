@@ -7,6 +7,10 @@
 //   - an older checkpoint, saved earlier, is a prefix of it (a consistency proof).
 //
 // Usage: c2spcheck -prefix URL -vkey VKEY -old FILE -index N [-token T]
+//
+//	c2spcheck -vkey VKEY -proof FILE.tlog-proof...  (an evidence bundle's C2SP tlog-proofs:
+//	the checkpoint's signature, and the extra bytes' record hash proved at the index)
+//
 // It prints one line starting with "OK" and exits 0, or names what failed and exits 1.
 package main
 
@@ -124,16 +128,65 @@ func entry(prefix, token string, tree tlog.Tree, index int64) ([]byte, error) {
 	return nil, fmt.Errorf("entry bundle %s: no entry %d", path, index)
 }
 
+// proof checks one C2SP tlog-proof file; it returns the proved index.
+func proof(path string, verifier note.Verifier) (int64, error) {
+	text, err := os.ReadFile(path)
+	if err != nil {
+		return 0, err
+	}
+	head, signed, found := strings.Cut(string(text), "\n\n")
+	lines := strings.Split(head, "\n")
+	if !found || len(lines) < 3 || lines[0] != "c2sp.org/tlog-proof@v1" {
+		return 0, fmt.Errorf("%s: not a c2sp.org/tlog-proof@v1", path)
+	}
+	extra, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(lines[1], "extra "))
+	if err != nil || !strings.HasPrefix(lines[1], "extra ") {
+		return 0, fmt.Errorf("%s: no extra line with the entry", path)
+	}
+	index, err := strconv.ParseInt(strings.TrimPrefix(lines[2], "index "), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%s: no index line", path)
+	}
+	var record tlog.RecordProof
+	for _, line := range lines[3:] {
+		raw, err := base64.StdEncoding.DecodeString(line)
+		if err != nil || len(raw) != tlog.HashSize {
+			return 0, fmt.Errorf("%s: an inclusion path line is not a hash", path)
+		}
+		var hash tlog.Hash
+		copy(hash[:], raw)
+		record = append(record, hash)
+	}
+	_, tree, err := checkpoint([]byte(signed), verifier)
+	if err != nil {
+		return 0, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := tlog.CheckRecord(record, tree.N, tree.Hash, index, tlog.RecordHash(extra)); err != nil {
+		return 0, fmt.Errorf("%s: entry %d is not in the tree: %w", path, index, err)
+	}
+	return index, nil
+}
+
 func run() error {
 	prefix := flag.String("prefix", "", "the log's URL prefix (…/audit)")
 	vkey := flag.String("vkey", "", "the log's note verifier key")
 	oldFile := flag.String("old", "", "a checkpoint saved earlier")
 	index := flag.Int64("index", 0, "the entry to prove")
 	token := flag.String("token", "", "a bearer token for the entry bundles")
+	proofs := flag.Bool("proof", false, "check the tlog-proof files named after the flags")
 	flag.Parse()
 	verifier, err := note.NewVerifier(*vkey)
 	if err != nil {
 		return fmt.Errorf("verifier key: %w", err)
+	}
+	if *proofs {
+		for _, path := range flag.Args() {
+			if _, err := proof(path, verifier); err != nil {
+				return err
+			}
+		}
+		fmt.Printf("OK %d tlog-proofs\n", len(flag.Args()))
+		return nil
 	}
 	served, err := fetch(*prefix+"/checkpoint", "")
 	if err != nil {
