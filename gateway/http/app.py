@@ -16,12 +16,13 @@ from gateway import __version__
 from gateway.http.access import AgentAccess
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.audit_log import ROUTES as AUDIT_ROUTES
-from gateway.http.audit_tiles import public_of
+from gateway.http.audit_tiles import KeptTiles, public_of
 from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.hot import HotRoutes, KeptStatusReads
 from gateway.http.openapi import build_openapi
 from gateway.http.ops import ROUTES as OPS_ROUTES
 from gateway.services import Services
+from gateway.store.tiles import TileCache
 
 LifespanPart = Callable[[Starlette], AbstractAsyncContextManager[None]]
 
@@ -85,10 +86,12 @@ def build_app(
         # A status poll answered from the kept answer needs nothing else; then the access
         # checks, for every other call; then the hot calls skip the router.
         middleware=[
+            Middleware(KeptTiles),
             Middleware(KeptStatusReads, services=services),
             Middleware(AgentAccess, services=services),
             Middleware(HotRoutes),
         ],
     )
     app.state.services = services
+    app.state.audit_tile_cache = TileCache()
     return app

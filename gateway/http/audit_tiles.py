@@ -22,6 +22,7 @@ from sqlalchemy import func, select
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from gateway.errors import ConfigError
 from gateway.http.errors import error_response
@@ -45,23 +46,29 @@ def read_tokens(raw: Mapping[str, str]) -> list[bytes]:
     return [t.strip().encode() for t in raw.get("audit_read_token", "").split(",") if t.strip()]
 
 
-def denied(request: Request, part: str) -> Response | None:
-    """None when the caller may read ``part`` (checkpoint, tiles or entries); else a 401."""
-    raw = request.app.state.services.config.raw
+def allowed(raw: Mapping[str, str], authorization: str, part: str) -> bool:
+    """Whether a caller with this Authorization header may read ``part`` (checkpoint,
+    tiles or entries)."""
     public = public_of(raw)
     if public == "all" or (public == "tiles" and part != "entries"):
-        return None
-    scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        return True
+    scheme, _, given = authorization.partition(" ")
     offered = given.strip().encode()
     # Every token is compared, in constant time: how many match tells nothing.
     matched = [hmac.compare_digest(offered, token) for token in read_tokens(raw)]
-    if scheme.lower() == "bearer" and offered and any(matched):
+    return scheme.lower() == "bearer" and bool(offered) and any(matched)
+
+
+def denied(request: Request, part: str) -> Response | None:
+    """None when the caller may read ``part``; else a 401 that says what to send."""
+    raw = request.app.state.services.config.raw
+    if allowed(raw, request.headers.get("authorization", ""), part):
         return None
     what = "the audit log's entries" if part == "entries" else "the audit log"
     return error_response(
         401,
         "audit_read_token_required",
-        f"{what} need a read token here (HFA_AUDIT_PUBLIC={public}): send "
+        f"{what} need a read token here (HFA_AUDIT_PUBLIC={public_of(raw)}): send "
         "'Authorization: Bearer <HFA_AUDIT_READ_TOKEN>'",
         [{"field": "Authorization", "message": "Bearer and one of HFA_AUDIT_READ_TOKEN"}],
         headers={"WWW-Authenticate": 'Bearer realm="audit"'},
@@ -69,11 +76,8 @@ def denied(request: Request, part: str) -> Response | None:
 
 
 def _cache(request: Request) -> tiles.TileCache:
-    """This app's tiles: they never change once the tree reaches them."""
-    state = request.app.state
-    cache: tiles.TileCache | None = getattr(state, "audit_tile_cache", None)
-    if cache is None:
-        cache = state.audit_tile_cache = tiles.TileCache()
+    """This app's tiles (``build_app`` makes the cache): they never change once read."""
+    cache: tiles.TileCache = request.app.state.audit_tile_cache
     return cache
 
 
@@ -118,3 +122,51 @@ async def tile(request: Request) -> Response:
 
 
 ROUTES = [Route("/audit/tile/{rest:path}", tile, methods=["GET"])]
+
+
+_PREFIX = "/audit/tile/"
+
+
+class KeptTiles:
+    """A tile read before, answered before the rest of the app: the access checks, the
+    router and a thread for the database are for tiles not read yet. A gzip-asking
+    reader of an entry bundle, and any caller this would refuse, goes on to the route."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] == "http"
+            and scope["method"] == "GET"
+            and scope["path"].startswith(_PREFIX)
+            and await self._kept(scope, send)
+        ):
+            return
+        await self.app(scope, receive, send)
+
+    async def _kept(self, scope: Scope, send: Send) -> bool:
+        state = scope["app"].state
+        try:
+            address = tiles.parse_path(scope["path"][len(_PREFIX) :])
+        except tiles.NoSuchTile:
+            return False
+        data = state.audit_tile_cache.get(address)
+        if data is None:
+            return False
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        part = "entries" if address.level is None else "tiles"
+        if not allowed(state.services.config.raw, headers.get("authorization", ""), part):
+            return False
+        if part == "entries" and "gzip" in headers.get("accept-encoding", "").lower():
+            return False
+        head = [
+            (b"content-type", OCTETS.encode()),
+            (b"content-length", str(len(data)).encode()),
+            (b"cache-control", IMMUTABLE.encode()),
+        ]
+        if part == "entries":
+            head.append((b"vary", b"Accept-Encoding"))
+        await send({"type": "http.response.start", "status": 200, "headers": head})
+        await send({"type": "http.response.body", "body": data})
+        return True

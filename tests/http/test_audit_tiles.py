@@ -162,3 +162,25 @@ async def test_entries_need_the_read_token_unless_the_operator_opens_them(
     for path in ("/audit/checkpoint", "/audit/key", f"/audit/tile/0/000.p/{size}", bundle):
         assert (await http.get(path)).status_code == 401, path
         assert (await http.get(path, headers=READER)).status_code == 200, path
+
+
+async def test_a_tile_read_again_comes_from_memory_with_the_same_answer(served: Running) -> None:
+    http = served.http
+    await _grow(served, 3)
+    size = int((await _get(http, "/audit/checkpoint")).text.split("\n")[1])
+    plain = {"Accept-Encoding": "identity"}
+    for path, headers in (
+        (f"/audit/tile/0/000.p/{size}", plain),
+        (f"/audit/tile/entries/000.p/{size}", READER | plain),
+    ):
+        first, again = (
+            await _get(http, path, headers=headers),
+            await _get(http, path, headers=headers),
+        )
+        assert first.content == again.content and len(again.content) > 0
+        for name in ("content-type", "cache-control", "content-length"):
+            assert first.headers[name] == again.headers[name], name
+    # Kept or not, entries are still refused without the token, and misspelt paths are 404.
+    refused = await http.get(f"/audit/tile/entries/000.p/{size}", headers=plain)
+    assert refused.status_code == 401
+    assert (await http.get("/audit/tile/0/00", headers=plain)).status_code == 404
