@@ -29,7 +29,7 @@ from gateway.inbound import challenge
 from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import apikeys
-from gateway.outbound import notices, push
+from gateway.outbound import notices, push, witnesses
 from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
@@ -142,6 +142,7 @@ class Gateway:
     http_guard: ConnectionGuard | None = None
     _sequencer_of_worker: Sequencer | None = None
     _log_keys: signing.LogKeys | None = None
+    _witnessing: witnesses.Policy = field(default_factory=lambda: witnesses.Policy((), 0, 5.0))
 
     async def start(self) -> None:
         config = self.services.config
@@ -151,6 +152,7 @@ class Gateway:
             # Before anything is written: a worker whose audit key did not sign the log
             # would sign checkpoints that the log's published keys do not verify.
             self._log_keys = await self.services.db.run(self._audit_keys)
+            self._witnessing = witnesses.policy_of(config.raw)
         # Before anything is served: a process whose keys the others cannot verify
         # must not issue a single reply address.
         await self.services.db.run(self._register)
@@ -212,6 +214,14 @@ class Gateway:
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
             self._tasks.extend(scheduler.start(self.services, self._stop))
             self._tasks.append(asyncio.create_task(self._sequencer()))
+            if self._witnessing.targets:
+                self._tasks.append(
+                    asyncio.create_task(
+                        witnesses.run_witnesses(
+                            self.services, self._witnessing, self._leading, self._stop
+                        )
+                    )
+                )
         await self.services.db.run(self._audit_start)
 
     def _sequencer(self) -> Coroutine[Any, Any, None]:
@@ -230,6 +240,9 @@ class Gateway:
         config = self.services.config
         with self.services.db.reading() as session:
             return audit_origin.log_keys(session, config.raw, config.data_dir)
+
+    def _leading(self) -> bool:
+        return self._sequencer_of_worker is not None and self._sequencer_of_worker.leading
 
     def _last_batch(self, sequencer: Sequencer) -> None:
         try:

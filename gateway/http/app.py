@@ -21,6 +21,7 @@ from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.hot import HotRoutes, KeptStatusReads
 from gateway.http.openapi import build_openapi
 from gateway.http.ops import ROUTES as OPS_ROUTES
+from gateway.outbound import witnesses
 from gateway.services import Services
 from gateway.store.tiles import TileCache
 
@@ -94,4 +95,5 @@ def build_app(
     )
     app.state.services = services
     app.state.audit_tile_cache = TileCache()
+    app.state.witness_policy = witnesses.policy_of(services.config.raw)
     return app

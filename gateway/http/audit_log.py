@@ -17,18 +17,26 @@ from starlette.routing import Route
 from gateway.http.audit_tiles import ROUTES as TILE_ROUTES
 from gateway.http.audit_tiles import denied
 from gateway.http.errors import error_response
+from gateway.outbound import witnesses
 from gateway.services import Services
-from gateway.store import audit_origin
+from gateway.store import audit_origin, state
 from gateway.store.models import AuditCheckpoint
 
 NOTE_TYPE = "text/plain; charset=utf-8"
 
 
-def _newest(services: Services) -> str | None:
+def _newest(services: Services, witnessed: bool) -> str | None:
+    """The newest checkpoint; where witnesses are configured, the newest one a quorum of
+    them cosigned, with their cosignatures (the newest plain one until there is one)."""
     with services.db.reading() as session:
-        return session.scalar(
+        newest = session.scalar(
             select(AuditCheckpoint.note).order_by(AuditCheckpoint.tree_size.desc()).limit(1)
         )
+        if witnessed:
+            kept = state.get(session, witnesses.COSIGNED)
+            if kept is not None:
+                return str(kept["note"])
+        return newest
 
 
 async def checkpoint(request: Request) -> Response:
@@ -36,7 +44,8 @@ async def checkpoint(request: Request) -> Response:
     if refused is not None:
         return refused
     services: Services = request.app.state.services
-    note = await services.db.run(_newest, services)
+    witnessed = bool(request.app.state.witness_policy.targets)
+    note = await services.db.run(_newest, services, witnessed)
     if note is None:
         return error_response(
             404,

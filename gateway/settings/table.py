@@ -392,6 +392,40 @@ SETTINGS: tuple[Setting, ...] = (
         secret=True,
     ),
     Setting(
+        "audit_witnesses",
+        "",
+        "Witnesses that cosign the audit log's checkpoints (C2SP tlog-witness), "
+        "comma-separated, each '<cosignature vkey> <submission URL prefix>' ('hfa witness "
+        "key' prints a witness's vkey). Empty: no witness.",
+    ),
+    Setting(
+        "audit_witness_quorum",
+        "0",
+        "How many witnesses must cosign a checkpoint before GET /audit/checkpoint serves it "
+        "(0: every witness named).",
+    ),
+    Setting(
+        "audit_witness_seconds",
+        "5",
+        "How often the leading sequencer sends the newest checkpoint to the witnesses.",
+    ),
+    Setting(
+        "witness_bind",
+        "127.0.0.1:8090",
+        "host:port of 'hfa witness', the witness role (POST /add-checkpoint).",
+    ),
+    Setting(
+        "witness_name",
+        "",
+        "The witness role's key name. Empty: hfa-witness/<16 hex digits of its public key>.",
+    ),
+    Setting(
+        "witness_logs",
+        "",
+        "The logs the witness role cosigns: their verifier keys ('hfa audit key'), "
+        "comma-separated.",
+    ),
+    Setting(
         "audit_integrate_seconds",
         "0.25",
         "How often the sequencer integrates newly committed audit entries and signs a "
