@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, undefer
 from gateway import contract
 from gateway.errors import NotFound
 from gateway.intake.reading import status_of
-from gateway.store import blobs, merkle
+from gateway.store import blobs, merkle, state, witness_report
 from gateway.store.audit import fields_of
 from gateway.store.db import Database
 from gateway.store.models import (
@@ -175,15 +175,27 @@ def _prove(session: Session, entries: list[AuditEntry]) -> tuple[list[Proved], s
     ]
     if newest is None or late:
         raise NotProvable(f"audit entries {late[:5]} are in no signed checkpoint yet")
-    subtree = shared_subtrees(_leaf_hashes(session, newest.tree_size))
+    note, size = _witnessed(session, entries) or (newest.note, newest.tree_size)
+    subtree = shared_subtrees(_leaf_hashes(session, size))
     proved = []
     for entry in entries:
         assert entry.leaf_index is not None
-        ranges = merkle.inclusion_ranges(entry.leaf_index, newest.tree_size)
+        ranges = merkle.inclusion_ranges(entry.leaf_index, size)
         proved.append(
             Proved(fields_of(entry), entry.leaf_index, merkle.hash_ranges(ranges, subtree))
         )
-    return proved, newest.note, newest.tree_size
+    return proved, note, size
+
+
+def _witnessed(session: Session, entries: list[AuditEntry]) -> tuple[str, int] | None:
+    """The checkpoint the witnesses cosigned (with their cosignatures), where it covers
+    every entry: the bundle then proves them against a checkpoint others have checked."""
+    kept = state.get(session, witness_report.COSIGNED)
+    if not kept or not all(
+        e.leaf_index is not None and e.leaf_index < int(kept["size"]) for e in entries
+    ):
+        return None
+    return str(kept["note"]), int(kept["size"])
 
 
 _LEAVES = cast(Table, AuditEntry.__table__).c

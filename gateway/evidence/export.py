@@ -13,6 +13,8 @@ from gateway.evidence import collect, report
 from gateway.evidence import verifier as check
 from gateway.evidence.bundle import Bundle, build
 from gateway.evidence.timestamps import stamp_checkpoint
+from gateway.evidence.verifier.witnessed import POLICY
+from gateway.outbound import witnesses
 from gateway.settings.config import Config
 from gateway.store import audit_origin, signing
 from gateway.store.audit import AuditLog
@@ -55,7 +57,9 @@ def export(
     collected = _collected(db, keys, config, reference, clock)
     # keys.txt and manifest.sig name the key as the bundle's checkpoint does.
     keys = keys.named(audit_origin.origin_of(collected.checkpoint))
-    extra = stamp_checkpoint(config, collected.checkpoint)
+    stamps = stamp_checkpoint(config, collected.checkpoint)
+    policy = policy_text(keys, witnesses.policy_of(config.raw))
+    extra = [*stamps, (POLICY, policy, "the witness policy (tlog-policy)")]
     bundle = build(
         collected,
         keys,
@@ -78,10 +82,24 @@ def export(
             details={
                 "manifest_sha256": hashlib.sha256(bundle.files[check.MANIFEST]).hexdigest(),
                 "files": len(bundle.files),
-                "timestamped": bool(extra),
+                "timestamped": bool(stamps),
             },
         )
     return Exported(out, bundle, len(collected.entries), len(collected.emails), collected.unsent)
+
+
+def policy_text(keys: signing.LogKeys, policy: witnesses.Policy) -> bytes:
+    """The C2SP tlog-policy a bundle's checkpoint is judged witnessed by: the log's keys,
+    the witnesses named, and how many of them must cosign."""
+    lines = [f"log {vkey}" for vkey in keys.verifier_keys()]
+    for target in policy.targets:
+        lines.append(f"witness {target.cosigner.name} {target.cosigner.vkey()} {target.url}")
+    if policy.targets:
+        names = " ".join(t.cosigner.name for t in policy.targets)
+        lines += [f"group witnesses {policy.quorum} {names}", "quorum witnesses"]
+    else:
+        lines.append("quorum none")
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _collected(

@@ -35,8 +35,7 @@ log = logging.getLogger(__name__)
 
 # {witness name: {"size", "at", "ok_at", "error"}}: what each witness cosigned last.
 WITNESSES = witness_report.WITNESSES
-# {"size", "note"}: the newest checkpoint a quorum of witnesses cosigned, with their lines.
-COSIGNED = "audit_cosigned"
+COSIGNED = witness_report.COSIGNED
 TIMEOUT_SECONDS = 5.0
 
 

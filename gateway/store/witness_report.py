@@ -15,6 +15,8 @@ from typing import Any
 from gateway.store import direct
 
 WITNESSES = "audit_witnesses"
+# {"size", "note"}: the newest checkpoint a quorum of witnesses cosigned, with their lines.
+COSIGNED = "audit_cosigned"
 _SELECT = (
     "SELECT (SELECT value FROM gateway_state WHERE name = 'audit_witnesses'), "
     "(SELECT max(tree_size) FROM audit_checkpoints)"

@@ -18,18 +18,22 @@ from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import httpx
 import pytest
 import uvicorn
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from gateway.evidence import verifier
 from gateway.http.witness import witness_app
 from gateway.outbound import witnesses as client
+from gateway.services import Services
 from gateway.settings.config import Config
-from gateway.store import audit_check, cosign, signing, state
+from gateway.store import audit_check, audit_origin, cosign, signing
 from gateway.store import checkpoint as notes
 from gateway.store.witness import Answer, Witness
 from tests.clienv import run, use_settings
 from tests.conftest import Running, SmtpSink, start_running, stop_running
+from tests.evidence.kit import all_sent, export_of
 
 
 @dataclass
@@ -123,7 +127,7 @@ async def _cosigned(
 
 
 async def test_witnesses_cosign_as_the_log_grows_and_a_409_is_proved_again(
-    witnessed: tuple[Running, list[Served]],
+    witnessed: tuple[Running, list[Served]], tmp_path: Path
 ) -> None:
     running, served = witnessed
     await running.file()
@@ -137,17 +141,32 @@ async def test_witnesses_cosign_as_the_log_grows_and_a_409_is_proved_again(
         assert (200, "old 0") in s.answers
         assert any(status == 200 and old not in ("old 0",) for status, old in s.answers), s.answers
         assert all(status in (200, 409) for status, _old in s.answers), s.answers
-    # The gateway forgets what one witness cosigned: it sends 'old 0', gets 409 with the
-    # witness's size, and proves again from there.
-    services = running.services
-    with services.db.transaction() as session:
-        known = state.get(session, client.WITNESSES) or {}
-        known[served[0].witness.name]["size"] = 0
-        state.put(session, client.WITNESSES, known, services.clock.now())
-    await running.file()
-    await _cosigned(running, served, second.size + 1)
-    statuses = [status for status, old in served[0].answers if old == "old 0"]
-    assert statuses[-1] == 409 and served[0].answers[-1][0] == 200, served[0].answers
+    # A witness ahead of what the gateway last heard from it answers 409 with its size,
+    # and the gateway proves again from there (a third witness, fed here only).
+    third = await _serve(tmp_path, "w3", (await running.http.get("/audit/key")).text.split()[0])
+    target = client.Target(cosign.parse_vkey(third.vkey), f"http://127.0.0.1:{third.port}")
+
+    try:
+        async with httpx.AsyncClient(timeout=10) as http:
+            services = running.services
+            first_note = await services.db.run(_newest_note, services)
+            size, line, error = await client.submit(services, http, target, first_note, 0)
+            assert line is not None and error is None
+            await running.file()
+            await _cosigned(running, served, size + 1)
+            later = await services.db.run(_newest_note, services)
+            newer, line, error = await client.submit(services, http, target, later, 0)
+            assert line is not None and error is None and newer > size
+    finally:
+        await third.stop()
+    assert third.answers == [(200, "old 0"), (409, "old 0"), (200, f"old {size}")]
+
+
+def _newest_note(services: Services) -> str:
+    with services.db.reading() as session:
+        note = audit_origin.newest_note(session)
+    assert note is not None
+    return note
 
 
 async def _until_metrics(running: Running, line: str) -> str:
@@ -273,3 +292,44 @@ async def test_hfa_witness_runs_on_its_own_and_cosigns_the_gateway(
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+async def test_a_bundle_carries_the_cosigned_checkpoint_and_its_policy(
+    witnessed: tuple[Running, list[Served]], tmp_path: Path
+) -> None:
+    running, served = witnessed
+    filed = await running.file()
+    await all_sent(running)
+    cosigners = [cosign.parse_vkey(s.vkey) for s in served]
+    out = tmp_path / "bundle.zip"
+    # The export proves against the cosigned checkpoint once it covers the thread: wait
+    # for the witnesses to catch up with the log (an entry may land meanwhile).
+    for _ in range(20):
+        for _ in range(300):
+            with running.services.db.reading() as session:
+                newest = audit_check.tree_size(session)
+            if (await _cosigned(running, served, 1)).size == newest:
+                break
+            await asyncio.sleep(0.05)
+        done = await asyncio.to_thread(export_of, running, filed["reference"], out)
+        files = dict(done.bundle.files)
+        checkpoint = files["checkpoint.txt"].decode()
+        if len(cosign.cosignatures(checkpoint, cosigners)) == 2:
+            break
+    assert len(cosign.cosignatures(checkpoint, cosigners)) == 2
+    names = sorted(s.witness.name for s in served)
+    policy = files["audit/policy.txt"].decode()
+    assert f"group witnesses 2 {names[0]} {names[1]}" in policy and "quorum witnesses" in policy
+    proof = next(v for k, v in files.items() if k.endswith(".tlog-proof")).decode()
+    assert proof.endswith(checkpoint)
+    verdict = verifier.verify_files(files)
+    assert verdict.ok, verdict.problems
+    assert f"witnessed: cosigned by {', '.join(names)} (witnesses)" in verdict.notes
+    # A cosignature changed in the bundle is named; one removed leaves it unwitnessed.
+    body, _, lines = checkpoint.partition("\n\n")
+    log_line, first, second = lines.splitlines()
+    forged = first[:-6] + ("AAAAA=" if not first.endswith("AAAAA=") else "BBBBB=")
+    files["checkpoint.txt"] = f"{body}\n\n{log_line}\n{forged}\n{second}\n".encode()
+    assert any(p.path == "audit/policy.txt" for p in verifier.verify_files(files).problems)
+    files["checkpoint.txt"] = f"{body}\n\n{log_line}\n{second}\n".encode()
+    assert any(n.startswith("NOT witnessed") for n in verifier.verify_files(files).notes)

@@ -39,6 +39,7 @@ from .proofs import (
 )
 from .stamps import check_timestamp
 from .tlogproof import check_proofs
+from .witnessed import check_witnesses
 
 
 def _check_timestamp(files: dict[str, bytes], verdict: Verdict) -> None:
@@ -297,6 +298,7 @@ def verify_files(files: dict[str, bytes], pinned: list[str] | None = None) -> Ve
 
     _guarded(verdict, ENTRIES, proofs)
     _guarded(verdict, ENTRIES, lambda: check_proofs(files, keys, verdict))
+    check_witnesses(files, verdict)
     _guarded(verdict, MESSAGES, lambda: _check_messages(files, messages, entries, verdict))
     thread = _json(files, THREAD, verdict)
 
