@@ -164,7 +164,9 @@ def _mine(entry: AuditEntry, reference: str, inbound_ids: set[int]) -> bool:
     return (entry.details or {}).get("inbound_id") in inbound_ids
 
 
-def _prove(session: Session, entries: list[AuditEntry]) -> tuple[list[Proved], str, int]:
+def _prove(
+    session: Session, entries: list[AuditEntry], witnessed: bool
+) -> tuple[list[Proved], str, int]:
     newest = session.scalars(
         select(AuditCheckpoint).order_by(AuditCheckpoint.tree_size.desc()).limit(1)
     ).first()
@@ -175,7 +177,8 @@ def _prove(session: Session, entries: list[AuditEntry]) -> tuple[list[Proved], s
     ]
     if newest is None or late:
         raise NotProvable(f"audit entries {late[:5]} are in no signed checkpoint yet")
-    note, size = _witnessed(session, entries) or (newest.note, newest.tree_size)
+    cosigned = _witnessed(session, entries) if witnessed else None
+    note, size = cosigned or (newest.note, newest.tree_size)
     subtree = shared_subtrees(_leaf_hashes(session, size))
     proved = []
     for entry in entries:
@@ -230,8 +233,11 @@ def _key_party(session: Session, request: Request) -> dict[str, str]:
     return {k: v for k, v in (("client", key.client), ("matter", key.matter)) if v}
 
 
-def collect(session: Session, reference: str, sender: str) -> Collected:
-    """Everything of one thread the bundle holds; NotProvable while entries await a checkpoint."""
+def collect(session: Session, reference: str, sender: str, *, witnessed: bool = False) -> Collected:
+    """Everything of one thread the bundle holds; NotProvable while entries await a checkpoint.
+
+    ``witnessed``: witnesses are configured, so the checkpoint they cosigned is proved
+    against where it covers the thread."""
     request = _request(session, reference)
     reference = request.reference
     emails, unsent = _emails(session, request.id, sender)
@@ -241,7 +247,7 @@ def collect(session: Session, reference: str, sender: str) -> Collected:
         for e in _entries(session, reference, list(inbound.values()))
         if _mine(e, reference, set(inbound))
     ]
-    proved, note, size = _prove(session, entries)
+    proved, note, size = _prove(session, entries, witnessed)
     return Collected(
         reference,
         request,

@@ -109,11 +109,12 @@ def _collected(
     arriving during the export) is waited for too. The gateway's emails left with its
     MAIL FROM as their envelope sender."""
     mirror, sender = config.data_dir / "audit.jsonl", config.mail_from
+    witnessed = bool(witnesses.policy_of(config.raw).targets)
     for attempt in range(ATTEMPTS):
         collect.settle(db, keys, mirror, reference, clock.now)
         try:
             with db.reading() as session:
-                return collect.collect(session, reference, sender)
+                return collect.collect(session, reference, sender, witnessed=witnessed)
         except collect.NotProvable:
             if attempt == ATTEMPTS - 1:
                 raise

@@ -55,9 +55,9 @@ async def test_verify_py_checks_the_folder_it_was_unzipped_into(
     (folder / "extra.txt").write_text("added later")
     assert "extra.txt" in " ".join(p.describe() for p in verify(folder).problems)
     (folder / "extra.txt").unlink()
-    (folder / "request-email.txt").unlink()
+    (folder / "messages.json").unlink()
     missing = verify(folder)
-    assert not missing.ok and "request-email.txt" in str(missing.problems)
+    assert not missing.ok and "messages.json" in str(missing.problems)
 
 
 def test_a_link_in_the_folder_is_not_followed(tmp_path: Path) -> None:
