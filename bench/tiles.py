@@ -2,7 +2,8 @@
 
 1. a checkpoint's cost: the sequencer's batch (leaves, checkpoint, commit) after 1 and
    after 100 new entries, its SQL statements (counted on the engine) and its wall time,
-   and the Ed25519 signature alone;
+   and the Ed25519 signature alone; then the round that has it cosigned by two witnesses
+   (``hfa witness``'s app on loopback, in this process): statements and wall time;
 2. serving: requests per second over keep-alive connections from this process to an
    ``hfa serve --role http`` process, for a full level-0 tile (kept in memory after its
    first read), a full entry bundle, the checkpoint, and, beside them, the status read
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import socket
 import statistics
 import tempfile
 import time
@@ -23,17 +25,21 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from sqlalchemy import event
 
 from bench import loadgen, procs
 from bench.http_paths import thread_of_ten
 from gateway.clock import Clock
 from gateway.evidence.export import export
+from gateway.http.witness import witness_app
+from gateway.outbound import witnesses
 from gateway.services import Services, build_services
 from gateway.settings.config import load_config
+from gateway.store import audit_origin, cosign, signing
 from gateway.store import checkpoint as notes
-from gateway.store import signing
 from gateway.store.sequencer import Sequencer
+from gateway.store.witness import Witness
 
 NOW = datetime(2026, 12, 7, 9, 0, tzinfo=UTC)
 ROUNDS = 30
@@ -132,6 +138,73 @@ def bundle_proofs(services: Services, data_dir: Path) -> None:
     )
 
 
+async def _witness_rounds(services: Services, tmp: Path) -> None:
+    import httpx
+    import uvicorn
+
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
+    with services.db.reading() as session:
+        keys = audit_origin.resolve(keys, audit_origin.newest_note(session))
+    log_name, public = notes.parse_verifier_key(keys.verifier_keys()[-1])
+    servers, targets = [], []
+    for name in ("w1", "w2"):
+        witness = Witness(
+            f"bench/{name}",
+            Ed25519PrivateKey.generate(),
+            {log_name: [public]},
+            tmp / f"{name}.json",
+        )
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        server = uvicorn.Server(
+            uvicorn.Config(witness_app(witness), log_level="warning", lifespan="off")
+        )
+        servers.append((server, asyncio.create_task(server.serve(sockets=[sock]))))
+        targets.append(
+            witnesses.Target(
+                cosign.parse_vkey(witness.vkey()), f"http://127.0.0.1:{sock.getsockname()[1]}"
+            )
+        )
+    while not all(server.started for server, _ in servers):
+        await asyncio.sleep(0.01)
+    policy = witnesses.Policy(tuple(targets), 2, 1.0)
+    sequencer = Sequencer(services.db, keys, None)
+    assert sequencer.lead()
+    seconds, counts, total = [], [], []
+    statements = 0
+
+    def count(*_args: Any) -> None:
+        nonlocal statements
+        statements += 1
+
+    try:
+        async with httpx.AsyncClient(timeout=5) as client:
+            for _ in range(ROUNDS):
+                _append(services, 1)
+                started = time.perf_counter()
+                sequencer.step(NOW)
+                event.listen(services.db.engine, "before_cursor_execute", count)
+                statements = 0
+                witnessed = time.perf_counter()
+                _size, cosigned = await witnesses.witness_round(services, policy, client)
+                done = time.perf_counter()
+                event.remove(services.db.engine, "before_cursor_execute", count)
+                assert cosigned == 2, cosigned
+                seconds.append(done - witnessed)
+                total.append(done - started)
+                counts.append(statements)
+    finally:
+        sequencer.let_go()
+        for server, task in servers:
+            server.should_exit = True
+            await task
+    print(
+        f"cosigned by two witnesses: the round median {statistics.median(seconds) * 1000:.1f} ms "
+        f"({statistics.median(counts):.0f} statements), checkpoint + round median "
+        f"{statistics.median(total) * 1000:.1f} ms ({ROUNDS} rounds)"
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--database-url", default="", help="PostgreSQL to measure on")
@@ -141,6 +214,7 @@ def main() -> None:
         services = _services(data_dir, args.database_url)
         try:
             checkpoint_cost(services)
+            asyncio.run(_witness_rounds(services, data_dir))
             _append(services, 600)
             sequencer = Sequencer(
                 services.db, signing.load_keys(services.config.raw, data_dir), None

@@ -109,6 +109,7 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
                 "root": verdict.root.hex(),
                 "mirror_lines": verdict.mirror_lines,
                 "mirror_behind": verdict.mirror_behind,
+                "mirror_start": verdict.mirror_start,
                 "seconds": round(seconds, 3),
                 "problems": [
                     {
@@ -125,6 +126,12 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
         return
     for problem in verdict.problems:
         print(f"FAILED {problem.describe()}")
+    if verdict.mirror_start:
+        print(
+            f"note: the mirror starts at leaf {verdict.mirror_start} (the lines before were "
+            "rotated away)",
+            file=sys.stderr,
+        )
     if verdict.mirror_behind:
         print(
             f"note: the mirror lacks the last {verdict.mirror_behind} leaves "

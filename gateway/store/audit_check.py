@@ -76,6 +76,7 @@ class Verdict:
     root: bytes = merkle.EMPTY_ROOT
     mirror_lines: int | None = None
     mirror_behind: int = 0
+    mirror_start: int = 0
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -195,6 +196,7 @@ def verify(
     if cursor is not None:
         cursor.finish(complete=problem is None)
         verdict.mirror_lines, verdict.mirror_behind = cursor.line_no, cursor.behind
+        verdict.mirror_start = cursor.start
         if cursor.problem is not None:
             verdict.problems.append(cursor.problem)
     return verdict

@@ -8,6 +8,10 @@ another host), the missing leaves are copied from the database first, so the
 file never goes out of order. ``complete`` does the same on demand (``hfa audit
 mirror``); nothing that verifies ever writes here.
 
+Rotation: an empty file (renamed away and created anew, or copied and truncated)
+starts with the next batch, not with leaf 0; a mirror whose first line holds leaf k
+verifies as the log from leaf k on.
+
 Lines written by releases before the Merkle tree carry no ``leaf_index``: their
 entry ``seq`` n is leaf n - 1.
 """
@@ -30,6 +34,7 @@ from gateway.store.audit import entry_fields
 from gateway.store.models import AuditEntry
 
 _TAIL_BYTES = 65536
+EMPTY = -1
 
 
 @contextmanager
@@ -77,10 +82,11 @@ def leaf_index_of(line: Any) -> int | None:
 
 
 def _next_leaf(fh: IO[bytes]) -> int | None:
-    """The leaf the file's next line should hold: 0 for an empty file; None if unreadable."""
+    """The leaf the file's next line should hold: -1 for an empty file (new, or rotated:
+    it starts with the next batch); None if its last line is unreadable."""
     line = _last_line(fh)
     if not line:
-        return 0
+        return EMPTY
     try:
         index = leaf_index_of(json.loads(line))
     except ValueError:
@@ -135,6 +141,10 @@ def append_batch(path: Path, engine: Engine, start: int, lines: list[dict[str, A
             # The last line is not an entry (edited by hand?): verify reports it, and
             # nothing is written after it until someone looks.
             raise ValueError(f"{path}: its last line is not an audit entry")
+        if expected == EMPTY:
+            # A new file, or one rotated away (renamed, or copied and truncated): it
+            # starts with this batch, not with leaf 0, so rotating frees the space.
+            expected = start
         end = start + len(lines)
         if expected >= end:
             return 0
@@ -143,10 +153,15 @@ def append_batch(path: Path, engine: Engine, start: int, lines: list[dict[str, A
         return copied
 
 
-def complete(path: Path, engine: Engine) -> int:
-    """Bring the mirror up to the tree's last leaf (``hfa audit mirror``); lines copied."""
+def complete(path: Path, engine: Engine, first: int | None = 0) -> int:
+    """Bring the mirror up to the tree's last leaf (``hfa audit mirror``); lines copied.
+    An empty file is filled from leaf ``first``, or left for the next batch (None)."""
     with _locked(path) as fh:
         expected = _next_leaf(fh)
         if expected is None:
             raise ValueError(f"{path}: its last line is not an audit entry")
+        if expected == EMPTY:
+            if first is None:
+                return 0
+            expected = first
         return _copy(fh, engine, expected, None)

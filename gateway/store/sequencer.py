@@ -308,7 +308,8 @@ class Sequencer:
             return
         try:
             if batch is None:
-                mirror.complete(self.mirror_path, self.db.engine)
+                # An empty file was rotated (or is new): it starts with the next batch.
+                mirror.complete(self.mirror_path, self.db.engine, first=None)
             else:
                 mirror.append_batch(self.mirror_path, self.db.engine, batch.start, batch.lines)
         except Exception:
