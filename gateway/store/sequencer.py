@@ -308,8 +308,7 @@ class Sequencer:
             return
         try:
             if batch is None:
-                # An empty file was rotated (or is new): it starts with the next batch.
-                mirror.complete(self.mirror_path, self.db.engine, first=None)
+                mirror.complete(self.mirror_path, self.db.engine)
             else:
                 mirror.append_batch(self.mirror_path, self.db.engine, batch.start, batch.lines)
         except Exception:
