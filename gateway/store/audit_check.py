@@ -85,6 +85,14 @@ def _check_notes(rows: list[AuditCheckpoint], keys: Keys) -> Problem | None:
         where = f"checkpoint {row.tree_size}"
         try:
             signed = notes.verify_log(row.note, keys)
+        except notes.UnknownKey as exc:
+            return Problem(
+                "checkpoint",
+                where,
+                "signed by an unknown key",
+                f"{exc} (this shell's HFA_AUDIT_SIGNING_KEY or DATA_DIR is not the log's: "
+                "give it the log's, or its vkey with --key)",
+            )
         except notes.CheckpointError as exc:
             return Problem("checkpoint", where, "altered", str(exc))
         if signed.size != row.tree_size or signed.root.hex() != row.root_hash:

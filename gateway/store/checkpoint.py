@@ -36,6 +36,10 @@ class CheckpointError(ValueError):
     """A note that is not a well-formed checkpoint, or a verifier key that cannot be read."""
 
 
+class UnknownKey(CheckpointError):
+    """A well-formed note signed by none of the keys given (not a bad signature)."""
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     origin: str
@@ -146,7 +150,7 @@ def verify(note: str, keys: Sequence[tuple[str, Ed25519PublicKey]]) -> Checkpoin
                 ) from exc
             return checkpoint
     named = ", ".join(f"{s.name}+{s.key_hash.hex()}" for s in signatures)
-    raise CheckpointError(f"signed by {named}: not a key this log holds")
+    raise UnknownKey(f"signed by {named}: not a key this log holds")
 
 
 def verify_log(note: str, keys: Sequence[tuple[str, Ed25519PublicKey]]) -> Checkpoint:

@@ -229,3 +229,16 @@ def test_the_install_guide_and_the_container_secrets_give_every_worker_the_audit
     # The generated value is one the gateway reads.
     seed = "ed25519:" + base64.b64encode(bytes(32)).decode()
     signing.decode_key(seed, "HFA_AUDIT_SIGNING_KEY")
+
+
+def test_verify_with_another_key_says_so_rather_than_altered(
+    services: Services, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = services.config
+    _sign_entries(services, signing.load_keys(config.raw, config.data_dir), 2)
+    other = signing.encode_key(Ed25519PrivateKey.generate())
+    use_settings(monkeypatch, _base(config) | {"audit_signing_key": other})
+    code, out, _ = run(capsys, "audit", "verify", "--no-mirror", "--json")
+    verdict = json.loads(out)
+    assert code == 1 and verdict["problems"][0]["kind"] == "signed by an unknown key", out
+    assert "not the log's" in verdict["problems"][0]["detail"]
