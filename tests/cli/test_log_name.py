@@ -242,3 +242,21 @@ def test_verify_with_another_key_says_so_rather_than_altered(
     verdict = json.loads(out)
     assert code == 1 and verdict["problems"][0]["kind"] == "signed by an unknown key", out
     assert "not the log's" in verdict["problems"][0]["detail"]
+
+
+async def test_export_with_another_key_refuses_and_writes_no_bundle(
+    running: Running,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    filed = await running.file()
+    auditkit.settle(running.services)
+    other = signing.encode_key(Ed25519PrivateKey.generate())
+    use_settings(monkeypatch, _base(running.services.config) | {"audit_signing_key": other})
+    bundle = tmp_path / "bundle.zip"
+    code, _out, err = run(
+        capsys, "evidence", "export", filed["reference"], "-o", str(bundle), "--no-pdf"
+    )
+    assert code == 2 and "does not hold the key that signed" in err, err
+    assert not bundle.exists()
