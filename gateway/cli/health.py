@@ -31,7 +31,10 @@ def cmd_health(args: argparse.Namespace) -> int:
         else:
             print(f"unavailable: {exc}")
         return EXIT_NO_DATABASE
-    witnesses = witness_report.read_reports(config.database_url, config.data_dir)
+    try:
+        witnesses = witness_report.read_reports(config.database_url, config.data_dir)
+    except ConfigError:
+        witnesses = []  # a schema of an earlier release: the roles still answer
     roles = liveness.roles_health_of(rows, now, config.ready_role_seconds, here_only=args.here)
     if args.here:
         rows = [p for p in rows if p.host == socket.gethostname()]
