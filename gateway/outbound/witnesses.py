@@ -96,15 +96,32 @@ def _proof(services: Services, old: int, size: int) -> list[bytes]:
         return audit_proof.consistency(session, old, size)
 
 
+Proofs = dict[int, "asyncio.Future[list[bytes]]"]
+
+
+async def _proved(services: Services, proofs: Proofs, old: int, size: int) -> list[bytes]:
+    """The proof from ``old`` to ``size``, computed once for the witnesses that hold ``old``
+    (it reads every leaf hash up to ``size``)."""
+    if old not in proofs:
+        proofs[old] = asyncio.ensure_future(services.db.run(_proof, services, old, size))
+    return await proofs[old]
+
+
 async def submit(
-    services: Services, client: Any, target: Target, note: str, old: int
+    services: Services,
+    client: Any,
+    target: Target,
+    note: str,
+    old: int,
+    proofs: Proofs | None = None,
 ) -> tuple[int, str | None, str | None]:
     """(the witness's size now, its cosignature line or None, an error or None)."""
     checkpoint, _ = notes.parse(note)
+    shared: Proofs = {} if proofs is None else proofs
     for attempt in (1, 2):
         if old > checkpoint.size:
             return old, None, f"the witness holds size {old}, past this log's {checkpoint.size}"
-        proof = await services.db.run(_proof, services, old, checkpoint.size)
+        proof = await _proved(services, shared, old, checkpoint.size)
         try:
             response = await client.post(
                 f"{target.url}/add-checkpoint", content=_request_body(old, proof, note).encode()
@@ -133,6 +150,11 @@ def _newest(services: Services) -> tuple[str | None, dict[str, Any]]:
         return audit_origin.newest_note(session), state.get(session, WITNESSES) or {}
 
 
+def _held(known: dict[str, Any], target: Target) -> int:
+    """The size the witness cosigned last, as this log heard it (0 the first time)."""
+    return int(known.get(target.cosigner.name, {}).get("size", 0))
+
+
 def _record(services: Services, report: dict[str, Any], cosigned: dict[str, Any] | None) -> None:
     now = services.clock.now()
     with services.db.transaction() as session:
@@ -146,11 +168,9 @@ async def witness_round(services: Services, policy: Policy, client: Any) -> tupl
     note, known = await services.db.run(_newest, services)
     if note is None:
         return 0, 0
+    proofs: Proofs = {}
     results = await asyncio.gather(
-        *(
-            submit(services, client, t, note, int(known.get(t.cosigner.name, {}).get("size", 0)))
-            for t in policy.targets
-        )
+        *(submit(services, client, t, note, _held(known, t), proofs) for t in policy.targets)
     )
     at = iso(services.clock.now())
     report: dict[str, Any] = {}
