@@ -9,7 +9,7 @@
    first read), a full entry bundle, the checkpoint, and, beside them, the status read
    of a ten-turn thread (``GET /v1/requests/{ref}``);
 3. an evidence bundle's proofs: the bytes of ``audit/entries.json`` (entries and paths),
-   of ``checkpoint.txt`` and of the ``.tlog-proof`` files, for a thread filed and read.
+   of ``checkpoint.txt`` and of the ``.tlog-proof`` files, for the ten-turn thread.
 """
 
 from __future__ import annotations
@@ -97,7 +97,8 @@ def checkpoint_cost(services: Services) -> None:
     print(f"Ed25519 signed note alone: {(time.perf_counter() - started):.3f} ms each (1000)")
 
 
-async def serving(data_dir: Path) -> None:
+async def serving(data_dir: Path) -> str:
+    """The loads above; the reference of the ten-turn thread they read."""
     with procs.gateway(data_dir, roles=("http",), name="http", audit_public="all") as (_gw, ports):
         reference, token = thread_of_ten(ports.http)
         reads = {
@@ -120,11 +121,11 @@ async def serving(data_dir: Path) -> None:
                 f"{label:<24} {load.rate:>8,.0f} req/s  p50 {p50 or 0:.1f} ms  "
                 f"p99 {p99 or 0:.1f} ms  errors {load.errors}"
             )
+    return reference
 
 
-def bundle_proofs(services: Services, data_dir: Path) -> None:
-    with procs.gateway(data_dir, name="all") as (_gw, ports):
-        reference, _token = thread_of_ten(ports.http)
+def bundle_proofs(services: Services, data_dir: Path, reference: str) -> None:
+    """The ten-turn thread's bundle (no worker ran: its emails are queued, not sent)."""
     out = data_dir / "bundle.zip"
     export(services.config, services.db, Clock(), reference, out, pdf=False)
     with zipfile.ZipFile(out) as bundle:
@@ -223,8 +224,8 @@ def main() -> None:
             sequencer.step(NOW)
             sequencer.let_go()
             if not args.database_url:
-                asyncio.run(serving(data_dir))
-                bundle_proofs(services, data_dir)
+                reference = asyncio.run(serving(data_dir))
+                bundle_proofs(services, data_dir, reference)
         finally:
             services.close()
 
