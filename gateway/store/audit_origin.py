@@ -104,13 +104,16 @@ PUBLISHED = "audit_keys"
 
 def publish(session: Session, keys: LogKeys, now: datetime) -> None:
     """Keep the leader's public keys in the database, for ``GET /audit/key`` on processes
-    that hold no signing key (an http role on its own host)."""
+    that hold no signing key (an http role on its own host). Keys published before stay
+    (older first): they verify the checkpoints they signed; the leader's signer is last."""
     raw = [
         base64.b64encode(k.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)).decode()
         for k in keys.keys
     ]
-    if (state.get(session, PUBLISHED) or {}).get("public_keys") != raw:
-        state.put(session, PUBLISHED, {"public_keys": raw}, now)
+    stored = (state.get(session, PUBLISHED) or {}).get("public_keys") or []
+    merged = [k for k in stored if k not in raw] + raw
+    if stored != merged:
+        state.put(session, PUBLISHED, {"public_keys": merged}, now)
 
 
 def published_verifier_keys(session: Session) -> list[str]:

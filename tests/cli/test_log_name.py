@@ -260,3 +260,21 @@ async def test_export_with_another_key_refuses_and_writes_no_bundle(
     )
     assert code == 2 and "does not hold the key that signed" in err, err
     assert not bundle.exists()
+
+
+def test_the_published_keys_keep_the_older_ones_and_the_signer_comes_first(
+    services: Services,
+) -> None:
+    config = services.config
+    first = signing.load_keys(config.raw, config.data_dir)
+    _sign_entries(services, first, 1)
+    newer = signing.LogKeys(first.origin, (*first.keys, Ed25519PrivateKey.generate()))
+    _sign_entries(services, newer, 1)
+    with services.db.reading() as session:
+        published = audit_origin.published_verifier_keys(session)
+    assert published == list(reversed(newer.named(_origins(services)[-1]).verifier_keys()))
+    # A process that holds only the older key (and signed last) drops none of them.
+    _sign_entries(services, first, 1)
+    with services.db.reading() as session:
+        again = audit_origin.published_verifier_keys(session)
+    assert sorted(again) == sorted(published) and again[0] == published[1]
