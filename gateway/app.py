@@ -25,10 +25,12 @@ from gateway.errors import ConfigError
 from gateway.http import mounts
 from gateway.http.app import build_app
 from gateway.http.connections import guarded_protocol
+from gateway.http.head_limits import MAX_HEAD
 from gateway.inbound import challenge
 from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
-from gateway.intake import apikeys
+from gateway.intake import a2h_push, apikeys
+from gateway.intake.waiting import waiting_for
 from gateway.outbound import notices, push, witnesses
 from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
@@ -100,6 +102,7 @@ def deliverers(
     table.update(push.deliverers(services))
     table.update(notices.deliverers(services))
     table.update(challenge.deliverers(services))
+    table.update(a2h_push.deliverers(services))
     return table
 
 
@@ -190,7 +193,18 @@ class Gateway:
                     log_level="warning",
                     lifespan="on",
                     access_log=False,
-                    http=guarded_protocol(guard, config.listeners.http.timeout_seconds),
+                    # X-Forwarded-For is read by the app, from HFA_TRUSTED_PROXIES only;
+                    # uvicorn's own reading would believe any caller on 127.0.0.1.
+                    proxy_headers=False,
+                    http=guarded_protocol(
+                        guard,
+                        config.listeners.http.timeout_seconds,
+                        config.listeners.is_trusted_proxy
+                        if config.listeners.trusted_proxies
+                        else None,
+                    ),
+                    # Used only where httptools is missing; head_limits bounds it otherwise.
+                    h11_max_incomplete_event_size=MAX_HEAD,
                     # No route speaks WebSocket: "auto" would load a WebSocket library
                     # (about 20 modules) into the listeners' process for nothing.
                     ws="none",
@@ -213,6 +227,9 @@ class Gateway:
             self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
             self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
             self._tasks.extend(scheduler.start(self.services, self._stop))
+            self._tasks.append(
+                asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop))
+            )
             self._tasks.append(asyncio.create_task(self._sequencer()))
             if self._witnessing.targets:
                 self._tasks.append(
@@ -342,6 +359,8 @@ class Gateway:
         self.services.outbox_ready.set()
         self.services.inbound_ready.set()
         if self._http is not None:
+            # Long-polls and event streams end now, not at their bound: uvicorn waits for them.
+            waiting_for(self.services).close()
             self._http.should_exit = True
         if self._smtp is not None:
             self._smtp.close()

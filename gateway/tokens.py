@@ -56,6 +56,10 @@ class ReplyTokens:
     def __init__(self, secret_keys: tuple[str, ...]) -> None:
         if not secret_keys:
             raise ConfigError("HFA_SECRET_KEYS: at least one secret key is required")
+        # The keys in force (configured, or generated into the data directory): every other
+        # signer of the gateway (sender challenges) derives its keys from these, never from
+        # the settings alone, which are empty on an install that generated its keys.
+        self.secret_keys = tuple(secret_keys)
         signer = Signer(
             list(secret_keys),
             salt="hfa.reply-token",

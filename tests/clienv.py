@@ -38,7 +38,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
     try:
         code = main(list(argv))
     finally:
-        root.handlers[:], root.level = handlers, level
+        root.handlers[:] = handlers
+        # setLevel, not the attribute: it also forgets each logger's cached answer to
+        # isEnabledFor, which the command's own level would otherwise leave behind.
+        root.setLevel(level)
     captured = capsys.readouterr()
     return code, captured.out, captured.err
 

@@ -377,3 +377,19 @@ async def running(config: Config, sink: SmtpSink) -> AsyncIterator[Running]:
     r = await start_running(config, sink)
     yield r
     await stop_running(r)
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    """Say how to run the PostgreSQL half when it was skipped: a green run of half the suite
+    should not pass for a run of all of it."""
+    skipped = [
+        r
+        for r in terminalreporter.stats.get("skipped", [])
+        if "HFA_TEST_POSTGRES_URL" in str(getattr(r, "longrepr", ""))
+    ]
+    if skipped and not POSTGRES_URL:
+        terminalreporter.write_line(
+            f"{len(skipped)} PostgreSQL tests skipped: run them with "
+            "HFA_TEST_POSTGRES_URL=postgresql+psycopg://postgres@127.0.0.1:5432/postgres pytest "
+            "(a server where this user may create databases; README, Quick start)"
+        )

@@ -1,5 +1,9 @@
 from __future__ import annotations
 
+import logging
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -8,7 +12,8 @@ from gateway.errors import ConfigError
 from gateway.settings.config import load_config, read_config_file
 from gateway.settings.table import SETTINGS
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
 
 
 def test_every_setting_is_documented_in_the_readme() -> None:
@@ -42,7 +47,6 @@ def test_lawyers_per_category() -> None:
         ({"HFA_SMTP_RELAY": "relay.example"}, "HFA_SMTP_RELAY"),
         ({"HFA_LAWYERS": "legal_reveiw=a@x"}, "HFA_LAWYERS"),
         ({"HFA_MAX_MESSAGE_BYTES": "lots"}, "HFA_MAX_MESSAGE_BYTES"),
-        ({"HFA_REPLYDOMAIN": "x"}, "HFA_REPLYDOMAIN"),
         ({"HFA_SMTP_RELAY_TLS": "maybe"}, "HFA_SMTP_RELAY_TLS"),
         ({"HFA_DISPLAY_TIMEZONE": "Mars/Olympus"}, "HFA_DISPLAY_TIMEZONE"),
         ({"HFA_REMINDER_CAP": "many"}, "HFA_REMINDER_CAP"),
@@ -63,11 +67,45 @@ def test_toml_file_and_environment_precedence(tmp_path: Path) -> None:
     assert config.http_port == 9000
 
 
-def test_unknown_key_in_file_is_an_error(tmp_path: Path) -> None:
+def test_an_unknown_key_in_the_file_is_ignored_with_a_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """A later release's settings do not stop this one (a rollback); a typo is named."""
     path = tmp_path / "hfa.toml"
-    path.write_text('reply_domian = "x"\n')
-    with pytest.raises(ConfigError, match="reply_domian"):
-        read_config_file(path)
+    path.write_text('reply_domian = "x"\nretention = "raw=90d"\nreply_domain = "y.example"\n')
+    with caplog.at_level(logging.WARNING, logger="gateway.settings"):
+        values = read_config_file(path)
+    assert values == {"reply_domain": "y.example"}
+    said = [r.getMessage() for r in caplog.records]
+    assert f"{path}: 'reply_domian' is not a setting of hfa-gateway" in said[0]
+    assert said[0].endswith("ignored; did you mean HFA_REPLY_DOMAIN?")
+    assert "'retention' is not a setting" in said[1]
+
+
+def test_an_unknown_variable_is_ignored_with_a_warning(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.WARNING, logger="gateway.settings"):
+        config = load_config(env={"HFA_REPLYDOMAIN": "x", "HFA_RETENTION": "raw=90d"})
+    assert config.reply_domain == "localhost"
+    said = sorted(r.getMessage() for r in caplog.records)
+    assert said[0].startswith("HFA_REPLYDOMAIN is not a setting of hfa-gateway ")
+    assert said[0].endswith("did you mean HFA_REPLY_DOMAIN?")
+    assert said[1].startswith("HFA_RETENTION is not a setting")
+
+
+def test_a_newer_releases_setting_does_not_stop_a_command(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
+    env |= {"HFA_DATA_DIR": str(tmp_path), "HFA_RETENTION": "raw=90d", "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "gateway", "settings"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "HFA_RETENTION is not a setting of hfa-gateway" in done.stderr
+    assert "HFA_REPLY_DOMAIN = localhost" in done.stdout
 
 
 def test_public_settings_hide_secrets() -> None:

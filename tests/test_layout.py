@@ -70,6 +70,7 @@ LAZY_IMPORTS = {
     ("gateway/replies/__init__.py", "gateway.replies.decision"),
     ("gateway/replies/__init__.py", "gateway.replies.empty"),
     ("gateway/replies/__init__.py", "gateway.replies.language"),
+    ("gateway/replies/__init__.py", "gateway.replies.reading"),
 }
 
 

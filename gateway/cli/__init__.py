@@ -42,6 +42,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "bench": ("bench", "measure each hot path beside its limit (127.0.0.1 only, bounded)"),
     "settings": ("common", "every setting: its effective value and where it came from"),
 }
+# Commands that run the gateway and log what it does (the others print their result only).
+SERVING = {"serve", "mcp"}
 # Commands whose stdout is a protocol, not text for a person: written as it is.
 PROTOCOL_STDOUT = {"mcp"}
 # Top-level options that take a value (the command is the first word after them).
@@ -101,7 +103,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(parser: argparse.ArgumentParser, words: list[str]) -> int:
     args = parser.parse_args(words)
-    importlib.import_module("gateway.cli.common").setup_logging(args.log_format)
+    importlib.import_module("gateway.cli.common").setup_logging(
+        args.log_format, serving=args.command in SERVING
+    )
     try:
         code: int = args.handler(args)
         sys.stdout.flush()
@@ -135,7 +139,12 @@ def _from_the_database(exc: BaseException) -> bool:
 
 
 def _database_sentence(exc: BaseException) -> str:
-    """One sentence for a database that does not hold what this release expects."""
+    """One sentence for a database that cannot be reached, or does not hold what this
+    release expects."""
+    # Loaded for this sentence only: ``hfa --help`` and the health check never need it.
+    preflight = importlib.import_module("gateway.cli.preflight")
+    if preflight.is_connection_failure(exc):
+        return str(preflight.database_refusal(exc))
     cause = getattr(exc, "orig", None) or exc
     first = (str(cause).strip().splitlines() or [type(cause).__name__])[0]
     return (

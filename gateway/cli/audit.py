@@ -17,6 +17,7 @@ from typing import Any
 from gateway.cli.common import config_from, print_json
 from gateway.cli.output import (
     EXIT_FAILED,
+    EXIT_NOT_FOUND,
     EXIT_OK,
     EXIT_USAGE,
     fail,
@@ -33,6 +34,8 @@ from gateway.store.audit_check import Verdict
 from gateway.store.models import AuditEntry
 
 SUMMARY_CHARS = 110
+
+EXIT_INTERRUPTED = 130  # stopped with Ctrl-C, as the README's table says
 
 
 def summary(details: dict[str, Any]) -> str:
@@ -84,7 +87,8 @@ def cmd_tail(args: argparse.Namespace) -> int:
             if fresh:
                 last_seq = fresh[-1].seq
     except KeyboardInterrupt:
-        return EXIT_OK
+        # Ctrl-C is how a follow ends: the CLI's status for it, as for every command.
+        return EXIT_INTERRUPTED
     finally:
         services.close()
 
@@ -191,6 +195,8 @@ def cmd_proof(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
         with services.db.reading() as session:
+            if session.get(AuditEntry, args.entry) is None:
+                return fail(f"no audit entry {args.entry}", EXIT_NOT_FOUND)
             proof = audit_proof.inclusion(session, args.entry, args.size)
     except audit_proof.ProofUnavailable as exc:
         return fail(f"no proof: {exc}", EXIT_FAILED)

@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +17,25 @@ from gateway.settings.table import SETTINGS
 from gateway.throttle import RepeatFilter
 
 
+def rfc3339(created: float) -> str:
+    """A log record's moment as RFC 3339, UTC, to the millisecond: 2026-12-07T10:14:34.512Z."""
+    return datetime.fromtimestamp(created, UTC).isoformat(timespec="milliseconds")[:-6] + "Z"
+
+
+class TextFormatter(logging.Formatter):
+    """Lines for a person, stamped with the same moment as the JSON lines."""
+
+    def formatTime(self, record: logging.LogRecord, datefmt: str | None = None) -> str:
+        return rfc3339(record.created)
+
+
 class JsonFormatter(logging.Formatter):
     def format(self, record: logging.LogRecord) -> str:
         entry = {
-            "at": self.formatTime(record, "%Y-%m-%dT%H:%M:%S"),
+            "at": rfc3339(record.created),
             "level": record.levelname.lower(),
             "logger": record.name,
+            "pid": os.getpid(),
             "message": record.getMessage(),
         }
         # Structured fields a caller passed as extra={"fields": {...}} (audit events do).
@@ -33,18 +47,23 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(entry)
 
 
-def setup_logging(fmt: str) -> None:
+def setup_logging(fmt: str, *, serving: bool = True) -> None:
+    """Log lines on stderr. A command that is not a running gateway (``serving`` False)
+    logs only warnings: its result is what it prints, and each audit entry it writes
+    (``api_key.created``) is in the audit log, not a line before that result."""
     handler = logging.StreamHandler(sys.stderr)
     if fmt == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
     # A condition that repeats on every connection (no descriptor left, a flood) is one
     # line per interval with a count, not tens of thousands.
     handler.addFilter(RepeatFilter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
-    root.setLevel(logging.INFO)
+    # JSON lines are for a collector, which wants every event; a person at a terminal
+    # wants a command's result.
+    root.setLevel(logging.INFO if serving or fmt == "json" else logging.WARNING)
     # Library chatter (each SMTP command, each HTTP line) is not an event worth a line.
     for noisy in ("mail.log", "aiosmtpd", "uvicorn.access", "mailparser", "httpx", "alembic"):
         logging.getLogger(noisy).setLevel(logging.WARNING)

@@ -10,7 +10,8 @@ from typing import Any
 from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading, operator
 from gateway.evidence.collect import NotProvable
 from gateway.evidence.export import export, verify
-from gateway.evidence.verifier import print_verdict
+from gateway.evidence.verifier import MAX_BYTES, print_verdict
+from gateway.evidence.verifier.cli import size as verifier_size
 
 
 def cmd_export(args: argparse.Namespace) -> int:
@@ -41,13 +42,14 @@ def cmd_export(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     print(
-        f"check it anywhere: python3 verify.py {done.path.name} (verify.py is inside), or hfa evidence verify"
+        f"check it anywhere: hfa evidence verify {done.path.name}, or unzip it and run "
+        f"python3 verify.py {done.path.name} in that folder (Python and cryptography only)"
     )
     return EXIT_OK
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
-    verdict = verify(Path(args.bundle), args.key)
+    verdict = verify(Path(args.bundle), args.key, args.max_bytes)
     print_verdict(verdict)
     return EXIT_OK if verdict.ok else EXIT_FAILED
 
@@ -64,5 +66,11 @@ def register(sub: Any) -> None:
     check.add_argument("bundle", help="the bundle (FILE.zip), or the folder it was unzipped into")
     check.add_argument(
         "--key", action="append", help="the log's verifier key to trust instead of the bundle's"
+    )
+    check.add_argument(
+        "--max-bytes",
+        type=verifier_size,
+        default=MAX_BYTES,
+        help=f"the most the bundle's members may hold uncompressed (default {MAX_BYTES})",
     )
     check.set_defaults(handler=cmd_verify)

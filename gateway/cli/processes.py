@@ -10,7 +10,8 @@ keys created), so the user still runs one command.
 The two are tied by a pipe: the listeners write a byte whenever they commit
 new work, which wakes the worker at once (no polling delay); when the pipe
 closes because the parent died, the worker stops too. SIGTERM or SIGINT to
-the parent stops the listeners first, then the worker (SIGTERM, waited for);
+the parent stops the listeners first, then the worker (SIGTERM, waited for),
+then integrates into the audit log what either left un-integrated;
 a worker that dies on its own takes the gateway down with an error, for the
 supervisor to restart, rather than leave a gateway that accepts replies and
 never records them.
@@ -32,11 +33,14 @@ from dataclasses import dataclass
 from sqlalchemy.orm import configure_mappers
 
 from gateway.app import Gateway
+from gateway.cli.preflight import EXIT_CONFIG
 from gateway.errors import ConfigError, GatewayError
 from gateway.outbound.dkim import load_signer
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services, build_services
 from gateway.settings.config import Config
+from gateway.store import signing
+from gateway.store.sequencer import Sequencer
 
 log = logging.getLogger("gateway")
 
@@ -44,7 +48,6 @@ LISTENER_ROLES = ("http", "smtp")
 WORKER_ROLES = ("worker",)
 # The worker finishes the batch it holds; past this it is killed (its leases expire).
 WORKER_STOP_SECONDS = 20.0
-EXIT_CONFIG = 2  # the CLI's exit code for a setting that cannot be used
 _INBOUND, _OUTBOX = b"i", b"o"
 
 
@@ -249,9 +252,26 @@ async def _listeners(services: Services, write_end: int, worker: int) -> int:
         await gateway.stop()
     finally:
         watcher.cancel()
-        services.close()
-        await _stop_worker(worker)
+        try:
+            await _stop_worker(worker)
+            # The worker's last batch may have come before this process's last entries
+            # (it stopped first, or faster): integrated here, nothing is left unsigned.
+            with contextlib.suppress(Exception):
+                await asyncio.to_thread(_last_batch, services)
+        finally:
+            services.close()
     return stop.worker_code if stop.worker_died else 0
+
+
+def _last_batch(services: Services) -> None:
+    """Integrate what is committed into the audit log, unless another process leads."""
+    keys = signing.load_keys(services.config.raw, services.config.data_dir)
+    sequencer = Sequencer(services.db, keys, services.audit.mirror)
+    try:
+        if sequencer.lead():
+            sequencer.step(services.clock.now())
+    finally:
+        sequencer.let_go()
 
 
 def _exited(pid: int) -> int | None:

@@ -78,8 +78,14 @@ def _close(args: argparse.Namespace) -> int:
     return requests_thread.cmd_close(args)
 
 
+def _reassign(args: argparse.Namespace) -> int:
+    from gateway.cli import requests_reassign
+
+    return requests_reassign.cmd_reassign(args)
+
+
 def register(sub: Any) -> None:
-    p = sub.add_parser("requests", help="list, show and close requests")
+    p = sub.add_parser("requests", help="list, show, close and reassign requests")
     s = p.add_subparsers(dest="requests_command", required=True, metavar="ACTION")
     ls = s.add_parser("list", help="requests, newest last")
     ls.add_argument("--status", choices=tuple(contract_statuses()))
@@ -97,6 +103,15 @@ def register(sub: Any) -> None:
     close.add_argument("--reason", required=True, help="why; recorded in the thread")
     close.add_argument("--by", help="who decided (default: $USER)")
     close.set_defaults(handler=_close)
+    move = s.add_parser("reassign", help="move a request to another lawyer (audited)")
+    move.add_argument("reference")
+    move.add_argument("--to", required=True, help="the lawyer who answers from now on")
+    move.add_argument(
+        "--from", dest="earlier", help="the lawyer replaced (default: the one awaited)"
+    )
+    move.add_argument("--reason", required=True, help="why; recorded in the thread")
+    move.add_argument("--by", help="who decided (default: $USER)")
+    move.set_defaults(handler=_reassign)
 
 
 def contract_statuses() -> tuple[str, ...]:

@@ -34,7 +34,7 @@ from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
 from gateway.store.thread import change_status, load_turns, turn_as_json
 
 
-def _find(session: Session, reference: str) -> Request | None:
+def find_request(session: Session, reference: str) -> Request | None:
     number = contract.number_from_reference(reference)
     return session.get(Request, number) if number is not None else None
 
@@ -162,7 +162,7 @@ def cmd_show(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
         with services.db.reading() as session:
-            request = _find(session, args.reference)
+            request = find_request(session, args.reference)
             if request is None:
                 return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
             turns = [turn_as_json(t) for t in load_turns(session, request.id)]
@@ -222,7 +222,7 @@ def cmd_close(args: argparse.Namespace) -> int:
     by = operator(args)
     try:
         with services.db.transaction() as session:
-            request = _find(session, args.reference)
+            request = find_request(session, args.reference)
             if request is None:
                 return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
             if request.status == "closed":

@@ -7,6 +7,7 @@ import asyncio
 import json
 import logging
 import signal
+import sys
 import tempfile
 from email import message_from_bytes
 from email.message import EmailMessage
@@ -17,8 +18,10 @@ from typing import Any
 import aiosmtplib
 
 from gateway.app import ROLES, Gateway, ensure_open_files
-from gateway.cli import processes
+from gateway.cli import preflight, processes
 from gateway.cli.common import config_from
+from gateway.errors import ConfigError
+from gateway.outbound.dkim import load_signer
 from gateway.outbound.transports import read_maildir
 from gateway.services import build_services
 from gateway.settings.config import Config, load_config
@@ -44,10 +47,35 @@ async def _serve(config: Config, roles: tuple[str, ...]) -> int:
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
+    """Serve until stopped; a start refused is one sentence and a status systemd tells apart
+    (``preflight``: 75 try again later, 78 a setting to correct, 1 anything else)."""
+    try:
+        return _checked_serve(args)
+    except ConfigError as exc:
+        print(f"hfa: configuration error: {exc}", file=sys.stderr)
+        return preflight.EXIT_CONFIG
+    except preflight.Unavailable as exc:
+        print(f"hfa: {exc}", file=sys.stderr)
+        return preflight.EXIT_TEMPFAIL
+    except Exception as exc:
+        # The database went away between the check and the start (or answers oddly).
+        found = exc if preflight.from_the_database(exc) else exc.__cause__
+        if found is None or not preflight.is_connection_failure(found):
+            raise
+        refusal = preflight.database_refusal(found, config_from(args).database_url)
+        print(f"hfa: {refusal}", file=sys.stderr)
+        return preflight.exit_status(refusal)
+
+
+def _checked_serve(args: argparse.Namespace) -> int:
     config = config_from(args)
     roles = tuple(args.role) if args.role else ROLES
-    # Before anything starts (or is forked): refused in one sentence, or the limit raised.
+    # Before anything is written or forked: refused in one sentence, or the limit raised.
     ensure_open_files(config, roles)
+    preflight.check(config, roles)
+    if "worker" in roles:
+        # The worker's DKIM key, read before any key is generated or entry written.
+        load_signer(config)
     if config.smtp_relay is None and "worker" in roles:
         log.info(
             "no HFA_SMTP_RELAY: outgoing mail goes to %s (read it with 'hfa mail list')",
@@ -152,13 +180,19 @@ async def _demo(data_dir: Path) -> int:
                 return 1
             print(json.dumps(thread, indent=2, ensure_ascii=False))
     services.close()
-    print(f"\nDone. The data of this demo is in {data_dir}.")
     return 0
 
 
 def cmd_demo(args: argparse.Namespace) -> int:
-    data_dir = Path(args.data_dir) if args.data_dir else Path(tempfile.mkdtemp(prefix="hfa-demo-"))
-    return asyncio.run(_demo(data_dir))
+    if args.data_dir:
+        code = asyncio.run(_demo(Path(args.data_dir)))
+        print(f"\nDone. The data of this demo is in {args.data_dir}.")
+        return code
+    # Without --data-dir, nothing of the demo is left behind.
+    with tempfile.TemporaryDirectory(prefix="hfa-demo-") as data_dir:
+        code = asyncio.run(_demo(Path(data_dir)))
+    print("\nDone. The demo's data was removed (--data-dir DIR keeps it).")
+    return code
 
 
 def register(sub: Any) -> None:
@@ -177,5 +211,7 @@ def register(sub: Any) -> None:
     )
     p.set_defaults(handler=cmd_serve)
     d = sub.add_parser("demo", help="run a full round trip locally and show each step")
-    d.add_argument("--data-dir", help="where to keep the demo's data (default: a temp dir)")
+    d.add_argument(
+        "--data-dir", help="where to keep the demo's data (default: a temporary directory, removed)"
+    )
     d.set_defaults(handler=cmd_demo)

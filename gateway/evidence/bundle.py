@@ -32,27 +32,87 @@ from gateway.store.signing import LogKeys
 SCRIPT = "verify.py"
 # The verifier's modules go in the bundle under this package name, beside verify.py.
 PACKAGE = "hfa_verify"
-LAUNCHER = f'''"""Check this evidence bundle offline: python3 verify.py [BUNDLE.zip] [--key KEY].
+# The script: it runs only the verifier it was shipped with (the modules beside it whose
+# SHA-256 it lists, compiled from those very bytes), never code from the bundle it checks.
+LAUNCHER = '''"""Check an evidence bundle offline: python3 verify.py BUNDLE.zip|FOLDER [--key KEY].
 
 Needs Python 3.11 or later and the cryptography package; no database, no network.
-The checks are the modules of {PACKAGE}/, beside this file once the bundle is
-unzipped (or, with this file alone, read from the bundle itself). Run in the
-unzipped bundle with no argument, it checks that folder.
+It runs only the verifier it came with: the modules of @PACKAGE@/ beside this file,
+each with the SHA-256 listed below (keep this folder from a bundle you trust, or use
+hfa evidence verify). It never runs code from the bundle it checks, nor from a
+@PACKAGE@/ whose bytes differ. It checks a bundle's zip, or a bundle unzipped into
+another folder; never the folder it runs from (its own code would vouch for itself).
 """
 
+import os
 import sys
-from pathlib import Path
 
-here = Path(__file__).resolve().parent
-sys.path.insert(0, str(here))
-unzipped = (here / "{PACKAGE}").is_dir()
-if not unzipped:
-    sys.path.insert(0, next((a for a in sys.argv[1:] if not a.startswith("-")), ""))
+# Nothing beside this file (nor in the working folder) may stand in for a module it imports.
+here, cwd = os.path.dirname(os.path.realpath(__file__)), os.getcwd()
+sys.path[:] = [p for p in sys.path if os.path.realpath(p or ".") not in (here, cwd)]
 
-from {PACKAGE}.cli import main  # noqa: E402
+import hashlib  # noqa: E402
+import importlib.abc  # noqa: E402
+import importlib.util  # noqa: E402
+from pathlib import Path  # noqa: E402
 
-sys.exit(main(here=str(here) if unzipped else None))
+TRUSTED = @TRUSTED@
+folder = Path(__file__).resolve().parent / "@PACKAGE@"
+sources = {}
+for name, digest in TRUSTED.items():
+    try:
+        source = (folder / name).read_bytes()
+    except OSError:
+        source = b""
+    if hashlib.sha256(source).hexdigest() != digest:
+        print(
+            f"verify.py: no trusted verifier beside it ({folder / name} is missing or not the "
+            "one this verify.py lists): unzip a bundle you trust and run its verify.py, or "
+            "run hfa evidence verify; nothing was checked"
+        )
+        sys.exit(2)
+    sources[name] = source
+
+
+class Trusted(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """@PACKAGE@ and its modules from the checked bytes, and from nowhere else."""
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname != "@PACKAGE@" and not fullname.startswith("@PACKAGE@."):
+            return None
+        package = fullname == "@PACKAGE@"
+        name = "__init__.py" if package else fullname.partition(".")[2] + ".py"
+        if name not in sources:
+            raise ImportError(f"{fullname} is not a module of the trusted verifier")
+        return importlib.util.spec_from_loader(fullname, self, is_package=package)
+
+    def create_module(self, spec):
+        return None
+
+    def exec_module(self, module):
+        package = module.__name__ == "@PACKAGE@"
+        name = "__init__.py" if package else module.__name__.partition(".")[2] + ".py"
+        code = compile(sources[name], str(folder / name), "exec", dont_inherit=True)
+        exec(code, module.__dict__)
+
+
+sys.meta_path.insert(0, Trusted())
+from @PACKAGE@.cli import main  # noqa: E402
+
+sys.exit(main(here=here))
 '''
+
+
+def launcher(modules: dict[str, bytes]) -> bytes:
+    """verify.py, listing the SHA-256 of each module of the verifier it may run."""
+    listed = "".join(
+        f"    {name!r}: {hashlib.sha256(source).hexdigest()!r},\n"
+        for name, source in modules.items()
+    )
+    text = LAUNCHER.replace("@TRUSTED@", "{\n" + listed + "}").replace("@PACKAGE@", PACKAGE)
+    return text.encode()
+
+
 # A bundle's members all carry the export's time, so one export is one set of bytes.
 _ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 
@@ -164,9 +224,10 @@ def build(
 ) -> Bundle:
     """Every file of the bundle, then its manifest and the manifest's signature."""
     bundle = Bundle(collected.reference)
-    bundle.add(SCRIPT, LAUNCHER.encode(), "the verification script (Python + cryptography)")
-    for module in sorted(Path(check.__file__).parent.glob("*.py")):
-        bundle.add(f"{PACKAGE}/{module.name}", module.read_bytes(), "a module of the verifier")
+    modules = {m.name: m.read_bytes() for m in sorted(Path(check.__file__).parent.glob("*.py"))}
+    bundle.add(SCRIPT, launcher(modules), "the verification script (Python + cryptography)")
+    for name, source in modules.items():
+        bundle.add(f"{PACKAGE}/{name}", source, "a module of the verifier")
     bundle.add(
         check.KEYS, ("\n".join(keys.verifier_keys()) + "\n").encode(), "the audit log's public keys"
     )

@@ -121,5 +121,8 @@ def _collected(
     raise AssertionError("unreachable")
 
 
-def verify(path: Path, keys: list[str] | None = None) -> check.Verdict:
-    return check.verify_path(str(path), keys)
+def verify(
+    path: Path, keys: list[str] | None = None, max_bytes: int = check.MAX_BYTES
+) -> check.Verdict:
+    """A bundle's zip, or a bundle unzipped into a folder, checked within the same bounds."""
+    return check.verify_path(str(path), keys, max_bytes)

@@ -24,19 +24,21 @@ from gateway.intake.rejections import rejections_for
 from gateway.services import Services
 
 # Paths that file requests (or carry tools that do), and so need a key when keys exist.
-_KEYED = re.compile(r"^/(?:mcp|humanlayer/v1|a2h)(?:/|$)")
+_KEYED = re.compile(r"^/(?:mcp|humanlayer/v1|a2h|v1/(?:intent|status|cancel))(?:/|$)")
+# A2H v1.0's own paths: its key may come as X-A2H-API-Key or Authorization: Bearer.
+_A2H_V1 = re.compile(r"^/v1/(?:intent|status|cancel)(?:/|$)")
 _FILING = "/v1/requests"
 # Paths that check an access token or a read capability: their 404s are wrong tokens,
 # counted per reference (for the rate limit) and audited per client (throttled).
-_TOKEN_CHECKED = re.compile(r"^/v1/(?:requests/([^/]+)(?:/messages)?|threads/[^/]+)$")
+_TOKEN_CHECKED = re.compile(r"^/v1/(?:requests/([^/]+)(?:/messages|/events)?|threads/[^/]+)$")
 
 
 def presented_key(headers: Headers, path: str) -> str | None:
     """X-API-Key, or (outside /v1, where Bearer is the access token) Authorization: Bearer."""
-    key = headers.get("x-api-key")
+    key = headers.get("x-api-key") or headers.get("x-a2h-api-key")
     if key:
         return key.strip()
-    if path.startswith("/v1/"):
+    if path.startswith("/v1/") and not _A2H_V1.match(path):
         return None
     scheme, _, value = headers.get("authorization", "").partition(" ")
     return value.strip() if scheme.lower() == "bearer" and value.strip() else None

@@ -11,10 +11,11 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from gateway import contract
 from gateway.errors import FieldProblem, InvalidRequest, StorageError
 from gateway.http.body import bearer_token, read_json
 from gateway.http.responses import FastJSONResponse
-from gateway.intake import filing, reading
+from gateway.intake import filing, reading, waiting
 from gateway.services import Services
 
 MAX_IDEMPOTENCY_KEY = 255
@@ -75,6 +76,9 @@ async def check_status(request: Request) -> Response:
     services = _services(request)
     token = bearer_token(request)
     reference = request.path_params["reference"]
+    wait = waiting.wait_seconds(request.query_params.get("wait"), services.config.wait_max_seconds)
+    if wait is not None:
+        return await _long_poll(request, services, reference, token, wait)
     kept = reading.kept_status(services)
     if kept is not None:
         # SQLite: a read on the loop, as Database.run does, answered from what was
@@ -92,6 +96,40 @@ async def check_status(request: Request) -> Response:
             return reading.check_status(conn, reference, token)
 
     return FastJSONResponse(await services.db.run(work))
+
+
+async def _read_status(services: Services, reference: str, token: str) -> dict[str, Any]:
+    def work() -> dict[str, Any]:
+        with services.db.reading_rows() as conn:
+            return reading.check_status(conn, reference, token)
+
+    return await services.db.run(work)
+
+
+async def _long_poll(
+    request: Request, services: Services, reference: str, token: str, wait: float
+) -> Response:
+    """The status once what an agent acts on has changed, or after ``wait`` seconds.
+
+    The baseline is the mark named by ``If-None-Match`` (the ``ETag`` of an earlier
+    answer) or else the status as this call finds it: an answer that differs from
+    the baseline is sent at once. A decision held in its correction window does not
+    count; it wakes the call when it takes effect.
+    """
+    status = await _read_status(services, reference, token)
+    mark = waiting.mark_of(status)
+    seen = request.headers.get("if-none-match")
+    if wait > 0 and (seen is None or seen == mark.etag):
+        number = contract.number_from_reference(reference)
+        assert number is not None  # the status was read, so the reference is one
+        moved = await waiting.waiting_for(services).until(
+            number,
+            lambda now: now.answer_turns != mark.answer_turns or now.status != mark.status,
+            wait,
+        )
+        if moved is not None:
+            status = await _read_status(services, reference, token)
+    return FastJSONResponse(status, headers={"ETag": waiting.mark_of(status).etag})
 
 
 async def add_message(request: Request) -> JSONResponse:

@@ -14,10 +14,13 @@ from starlette.routing import BaseRoute, Route
 
 from gateway import __version__
 from gateway.http.access import AgentAccess
+from gateway.http.access_log import AccessLog
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.audit_log import ROUTES as AUDIT_ROUTES
 from gateway.http.audit_tiles import KeptTiles, public_of
 from gateway.http.errors import EXCEPTION_HANDLERS
+from gateway.http.events import ROUTES as EVENT_ROUTES
+from gateway.http.forwarded import ForwardedFor
 from gateway.http.hot import HotRoutes, KeptStatusReads
 from gateway.http.openapi import build_openapi
 from gateway.http.ops import ROUTES as OPS_ROUTES
@@ -75,6 +78,7 @@ def build_app(
         Route("/healthz", healthz, methods=["GET"]),
         Route("/openapi.json", openapi, methods=["GET"]),
         *AGENT_ROUTES,
+        *EVENT_ROUTES,
         *OPS_ROUTES,
         *AUDIT_ROUTES,
         *(extra_routes or []),
@@ -84,16 +88,31 @@ def build_app(
         routes=routes,
         exception_handlers=handlers,
         lifespan=lifespan,
-        # A status poll answered from the kept answer needs nothing else; then the access
-        # checks, for every other call; then the hot calls skip the router.
-        middleware=[
-            Middleware(KeptTiles),
-            Middleware(KeptStatusReads, services=services),
-            Middleware(AgentAccess, services=services),
-            Middleware(HotRoutes),
-        ],
+        middleware=[*_operated(services), *_checked(services)],
     )
     app.state.services = services
     app.state.audit_tile_cache = TileCache()
     app.state.witness_policy = witnesses.policy_of(services.config.raw)
     return app
+
+
+def _operated(services: Services) -> list[Middleware]:
+    """First the real client behind a trusted proxy, then the access log that names it."""
+    listeners = services.config.listeners
+    outer = []
+    if listeners.trusted_proxies:
+        outer.append(Middleware(ForwardedFor, trusted=listeners.is_trusted_proxy))
+    if listeners.access_log:
+        outer.append(Middleware(AccessLog))
+    return outer
+
+
+def _checked(services: Services) -> list[Middleware]:
+    # A tile or a status poll answered from the kept answer needs nothing else; then the
+    # access checks, for every other call; then the hot calls skip the router.
+    return [
+        Middleware(KeptTiles),
+        Middleware(KeptStatusReads, services=services),
+        Middleware(AgentAccess, services=services),
+        Middleware(HotRoutes),
+    ]

@@ -8,6 +8,10 @@
   a client trickling a header line every few seconds (slowloris) gets ``408``
   and is closed. Time spent answering is not limited here; idle keep-alive
   connections are closed by uvicorn's own keep-alive timeout.
+- A request's head is bounded (``head_limits``): a header field of more than
+  8 KiB, more than 100 of them or 64 KiB in all get ``431`` (a request line
+  over 8 KiB ``414``) and the close. Over h11 (no httptools), h11's own bound
+  on an incomplete head (64 KiB) answers ``400``.
 
 The limits are the same over either of uvicorn's HTTP/1.1 parsers: httptools
 (llhttp, in C) where it is installed, as it is with the gateway, else h11.
@@ -24,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -33,6 +38,7 @@ try:
 except ImportError:  # httptools is not installed: h11 only
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
+from gateway.http.head_limits import LimitedHead
 from gateway.store.prepared import Arrivals
 from gateway.throttle import ConnectionGuard
 
@@ -41,6 +47,9 @@ log = logging.getLogger(__name__)
 # The scope key of a request whose arrival was counted (``Arrivals``): its kept status
 # may be answered from the commit count asked since.
 ARRIVALS = "gateway.arrivals"
+# The scope key of the connection's transport, for a response that runs long (an event
+# stream) to see that its client has gone: uvicorn drops what is sent then, silently.
+TRANSPORT = "gateway.transport"
 
 
 def _answer(status: str, message: str, extra: str = "") -> bytes:
@@ -132,6 +141,8 @@ class _Guarded(_Protocol):
     guard: ConnectionGuard
     timeout: float
     arrivals: Arrivals
+    # HFA_TRUSTED_PROXIES: their connections are not capped per client.
+    proxies: Callable[[str], bool] | None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -153,6 +164,9 @@ class _Guarded(_Protocol):
         # writes through the cork; uvicorn's flow control keeps the transport itself.
         self.transport = CorkedWrites(transport, self.loop)  # type: ignore[assignment]
         self._key = self.client[0] if self.client else "unknown"
+        if self.proxies is not None and self.proxies(self._key):
+            # A trusted proxy carries many clients: only the total cap counts it.
+            self._key = f"{self._key} (proxy connection {id(self):x})"
         self._admitted = self.guard.admit(self._key)
         if not self._admitted:
             log.warning("HTTP connection from %s refused: too many connections", self._key)
@@ -184,6 +198,7 @@ class _Guarded(_Protocol):
             # marked: it is served after that one, maybe after its commit, and then
             # must ask for the commit count itself.
             cycle.scope[ARRIVALS] = self.arrivals  # type: ignore[literal-required]
+            cycle.scope[TRANSPORT] = self.transport  # type: ignore[literal-required]
         if self._request_read():
             self._disarm()
 
@@ -227,16 +242,20 @@ class GuardedH11(_Guarded, H11Protocol):  # type: ignore[misc]
 
 if HttpToolsProtocol is not None:
 
-    class GuardedHttpTools(_Guarded, HttpToolsProtocol):  # type: ignore[misc]
-        """httptools' protocol with the limits: the same checks, a parser in C."""
+    class GuardedHttpTools(_Guarded, LimitedHead, HttpToolsProtocol):  # type: ignore[misc]
+        """httptools' protocol with the limits: the same checks, a parser in C, and the
+        bounds on a request's head that llhttp lacks."""
 
     GUARDED: type[asyncio.Protocol] = GuardedHttpTools
 else:
     GUARDED = GuardedH11
 
 
-def guarded_protocol(guard: ConnectionGuard, timeout: float) -> type[asyncio.Protocol]:
+def guarded_protocol(
+    guard: ConnectionGuard, timeout: float, proxies: Callable[[str], bool] | None = None
+) -> type[asyncio.Protocol]:
     """A protocol class for ``uvicorn.Config(http=...)`` sharing one guard, and one
-    count of arrivals for the requests it marks."""
-    attributes = {"guard": guard, "timeout": timeout, "arrivals": Arrivals()}
+    count of arrivals for the requests it marks; connections from ``proxies`` count
+    towards the total only."""
+    attributes = {"guard": guard, "timeout": timeout, "arrivals": Arrivals(), "proxies": proxies}
     return type("GatewayHttp", (GUARDED,), attributes)

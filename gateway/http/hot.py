@@ -101,7 +101,12 @@ class KeptStatusReads:
         return self._reads
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope["method"] == "GET":
+        if (
+            scope["type"] == "http"
+            and scope["method"] == "GET"
+            and b"wait=" not in scope.get("query_string", b"")
+        ):
+            # A long-poll (?wait=) waits for a change; the kept answer is the one it waits on.
             match = _STATUS_PATH.match(scope["path"])
             reads = self._kept() if match is not None else None
             if reads is not None and match is not None:

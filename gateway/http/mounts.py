@@ -9,7 +9,7 @@ from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Route
 
-from gateway.http import a2h, humanlayer, links
+from gateway.http import a2h, a2h_v1, humanlayer, links
 from gateway.http.app import LifespanPart
 from gateway.http.mcp_mount import LazyMcp
 from gateway.intake import apikeys
@@ -28,6 +28,7 @@ def routes(services: Services) -> list[BaseRoute]:
         Route("/mcp", endpoint=mcp, methods=["GET", "POST", "DELETE"]),
         *humanlayer.ROUTES,
         *a2h.ROUTES,
+        *a2h_v1.ROUTES,
         *links.ROUTES,
     ]
 

@@ -132,6 +132,32 @@ def status_schema() -> dict[str, Any]:
     return schema
 
 
+_WAITING = [
+    {
+        "name": "wait",
+        "in": "query",
+        "required": False,
+        "description": "Long-poll: hold the answer until the status or a turn an agent acts "
+        "on changes, or this many seconds (at most HFA_WAIT_MAX_SECONDS).",
+        "schema": {"type": "number", "minimum": 0},
+    },
+    {
+        "name": "If-None-Match",
+        "in": "header",
+        "required": False,
+        "description": "The ETag of an earlier long-poll: a change since is answered at once.",
+        "schema": {"type": "string"},
+    },
+]
+_LAST_EVENT = {
+    "name": "Last-Event-ID",
+    "in": "header",
+    "required": False,
+    "description": "The id of the last event received: only the turns after it are sent.",
+    "schema": {"type": "string", "pattern": "^[0-9]{1,9}$"},
+}
+
+
 def _reading_paths() -> dict[str, Any]:
     status_tool = contract.tool(contract.STATUS_TOOL)
     status_output = status_schema()
@@ -143,13 +169,29 @@ def _reading_paths() -> dict[str, Any]:
                 "operationId": contract.STATUS_TOOL,
                 "description": status_tool["description"],
                 "security": bearer,
-                "parameters": [reference],
+                "parameters": [reference, *_WAITING],
                 "responses": {
                     "200": {
-                        "description": "the thread",
+                        "description": "the thread (with an ETag when it was a long-poll)",
                         "content": _json(status_output),
                     },
-                    **_errors(401, 404, 429, 503),
+                    **_errors(401, 404, 422, 429, 503),
+                },
+            }
+        },
+        "/v1/requests/{reference}/events": {
+            "get": {
+                "operationId": "thread_events",
+                "description": "The thread's turns as server-sent events (event: turn, id: "
+                "the number of turns sent; event: status), then each new turn.",
+                "security": bearer,
+                "parameters": [reference, _LAST_EVENT],
+                "responses": {
+                    "200": {
+                        "description": "the event stream",
+                        "content": {"text/event-stream": {}},
+                    },
+                    **_errors(401, 404, 422, 429, 503),
                 },
             }
         },

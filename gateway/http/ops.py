@@ -11,6 +11,8 @@ but may need ops.
 
 from __future__ import annotations
 
+import hmac
+import ipaddress
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -107,8 +109,57 @@ async def readyz(request: Request) -> JSONResponse:
     )
 
 
-async def metrics_endpoint(request: Request) -> PlainTextResponse:
+def metrics_refusal(request: Request, token: str) -> JSONResponse | None:
+    """Why this caller may not read /metrics, or None.
+
+    With HFA_METRICS_TOKEN: the token as a bearer, compared in constant time. Without
+    it: a caller on this machine's loopback that came through no proxy, so the agents'
+    port (or a proxy in front of it) never serves it to the outside.
+    """
+    if token:
+        scheme, _, given = request.headers.get("authorization", "").partition(" ")
+        if scheme.lower() == "bearer" and hmac.compare_digest(
+            given.strip().encode(), token.encode()
+        ):
+            return None
+        return _refused(
+            401, "unauthorized", "/metrics needs 'Authorization: Bearer <HFA_METRICS_TOKEN>'"
+        )
+    client = request.client.host if request.client else ""
+    forwarded = any(h in request.headers for h in _FORWARDING)
+    if not forwarded and _is_loopback(client):
+        return None
+    return _refused(
+        403,
+        "forbidden",
+        "/metrics answers only this machine's loopback when HFA_METRICS_TOKEN is not set",
+    )
+
+
+_FORWARDING = ("x-forwarded-for", "forwarded", "x-real-ip")
+
+
+def _is_loopback(host: str) -> bool:
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return False
+    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
+        address = address.ipv4_mapped
+    return address.is_loopback
+
+
+def _refused(status: int, code: str, message: str) -> JSONResponse:
+    headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
+    body = {"error": {"code": code, "message": message, "details": []}}
+    return JSONResponse(body, status_code=status, headers=headers)
+
+
+async def metrics_endpoint(request: Request) -> PlainTextResponse | JSONResponse:
     services = _services(request)
+    refusal = metrics_refusal(request, services.config.listeners.metrics_token)
+    if refusal is not None:
+        return refusal
 
     def work() -> str:
         with services.db.reading() as session:

@@ -15,7 +15,6 @@ under the lock.
 
 from __future__ import annotations
 
-import contextlib
 from dataclasses import dataclass
 
 from sqlalchemy import select
@@ -24,9 +23,8 @@ from sqlalchemy.orm import Session, defer
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.match import named_recipients
 from gateway.inbound.reading import Parsed
-from gateway.inbound.reply_body import recorded_body
 from gateway.outbound.compose import LOOP_HEADER
-from gateway.replies import AutomaticKind, ReplyText, detect_automatic
+from gateway.replies import AutomaticKind, detect_automatic
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient
 
@@ -73,10 +71,6 @@ def ahead_of(services: Services, mail: Parsed | None) -> Ahead | None:
     alone: undone and retried like any crash)."""
     if not isinstance(mail, ParsedMail):
         return None
-    if isinstance(mail.reply, ReplyText) and mail.recorded_body is None:
-        # The text a turn records and whether it says anything depend on the reply alone.
-        with contextlib.suppress(Exception):
-            mail.recorded_body = (mail.reply.new_text, *recorded_body(mail.reply.new_text))
     try:
         return read_ahead(services, mail)
     except Exception:

@@ -41,16 +41,17 @@ from sqlalchemy.orm import Session
 
 from gateway.contract import iso
 from gateway.inbound.assurance import proven_sender, refusal
+from gateway.inbound.effect import ask_of
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import parse_stored
-from gateway.inbound.record import Outcome, finish, record_reply, reply_of
+from gateway.inbound.record import Outcome, finish, record_reply, reply_of, text_of
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox, when
 from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
 from gateway.outbound.mime import display_address
 from gateway.outbound.outbox import Deliverer
 from gateway.outbound.transports import mail_transport
-from gateway.replies import DecisionKind, ReplyError
+from gateway.replies import DecisionKind, Reading, ReplyError, read_reply
 from gateway.services import Services
 from gateway.store import blobs
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
@@ -82,7 +83,7 @@ def _mac(key: bytes, body: bytes) -> bytes:
 
 def challenge_address(services: Services, inbound_id: int) -> str:
     body = struct.pack(">BQ", _VERSION, inbound_id)
-    raw = body + _mac(_keys(services.config.secret_keys)[-1], body)
+    raw = body + _mac(_keys(services.tokens.secret_keys)[-1], body)
     token = base64.b32encode(raw).decode("ascii").rstrip("=").lower()
     return f"confirm+{token}@{services.config.reply_domain}"
 
@@ -102,7 +103,7 @@ def challenged_message(services: Services, address: str) -> int | None:
         return None
     body, mac = raw[:9], raw[9:]
     ok = False
-    for key in _keys(services.config.secret_keys):
+    for key in _keys(services.tokens.secret_keys):
         # Every key is tried, so the time does not say which one matched.
         ok |= hmac.compare_digest(_mac(key, body), mac)
     return int(struct.unpack(">Q", body[1:])[0]) if ok else None
@@ -117,17 +118,23 @@ def _sent_today(session: Session, recipient_id: int, now: datetime) -> int:
     return int(session.scalar(query) or 0)
 
 
-def _reads_as(mail: ParsedMail | None) -> tuple[str, str]:
-    """(what the held reply decides, its first lines) for the lawyer to recognise it."""
+def _reads_as(mail: ParsedMail | None, request: Request) -> tuple[str, str]:
+    """(what the held reply decides, its first lines) for the lawyer to recognise it: its
+    one reading, the same the thread records once the lawyer confirms it."""
     if mail is None:
         return "", ""
-    kind = getattr(getattr(mail, "decision", None), "kind", None)
     try:
-        text = reply_of(mail).new_text
+        reply = reply_of(mail)
+        reading = mail.reading
+        if not isinstance(reading, Reading):
+            # Held before it was read against its request (a sender that is not the lawyer).
+            text = text_of(mail, reply)
+            reading = read_reply(text, ask_of(request), has_attachments=bool(mail.attachments))
+            mail.reading = reading
     except ReplyError:
-        text = ""
-    lines = [line for line in text.strip().splitlines() if line.strip()][:8]
-    return (kind.value if kind is not None else ""), "\n".join(lines)[:600]
+        return "", ""
+    lines = [line for line in reply.new_text.strip().splitlines() if line.strip()][:8]
+    return reading.decision or "", "\n".join(lines)[:600]
 
 
 def send(
@@ -144,7 +151,7 @@ def send(
     now = services.clock.now()
     if _sent_today(session, recipient.id, now) >= CHALLENGES_PER_DAY:
         return False
-    decision, excerpt = _reads_as(mail)
+    decision, excerpt = _reads_as(mail, request)
     claimed = (mail.sender[0] if mail is not None and mail.sender else None) or row.mail_from
     outbox.enqueue(
         services,

@@ -13,29 +13,58 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
+from gateway.contract import AWAITING_ANSWER
 from gateway.inbound.approvals import Counted, cast_vote
 from gateway.outbound import push
 from gateway.outbound.receipts import recorded_as
 from gateway.outbound.tell import tell_thread
-from gateway.replies import DecisionKind
+from gateway.replies import Ask, Reading
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Turn
 from gateway.store.recording import anyone_else_on
 from gateway.store.thread import change_status
 
-# decision -> (turn kind, new status)
-DECISION_EFFECT: dict[DecisionKind | None, tuple[str, str]] = {
-    None: ("reply", "answered"),
-    DecisionKind.APPROVAL: ("approval", "answered"),
-    DecisionKind.REJECTION: ("rejection", "answered"),
-    DecisionKind.DECLINE: ("decline", "declined"),
-    DecisionKind.QUESTION: ("question", "reviewed"),
-    DecisionKind.CLOSE: ("close", "closed"),
+# What a reading in effect makes of the request, by its kind (``replies.Reading.kind``).
+STATUS_OF: dict[str, str] = {
+    "approval": "answered",
+    "conditional_approval": "answered",
+    "rejection": "answered",
+    "decline": "declined",
+    "question": "reviewed",
+    "close": "closed",
     # "I'M ON IT": read but not answered; reminders pause for a while.
-    DecisionKind.ACKNOWLEDGE: ("acknowledgement", "reviewed"),
+    "acknowledgement": "reviewed",
 }
+
+
+def status_after(reading: Reading, request: Request) -> str:
+    """The status a reply proposes (the approval policy has the last word).
+
+    A reply without a decision is one rule for every reader: while the request asks
+    for a decision on a proposed action and has none, it is ``reviewed`` (read, not
+    answered: its reminders go on); on a request that asks no decision, the reply is
+    the answer; a request already answered, declined or closed keeps its status.
+    """
+    if reading.decides:
+        return STATUS_OF[reading.kind]
+    if request.status not in AWAITING_ANSWER:
+        return request.status
+    return "reviewed" if ask_of(request).proposed_action else "answered"
+
+
 # How long an "I'M ON IT" holds reminders back (never past the deadline).
 ACKNOWLEDGE_PAUSE = timedelta(days=1)
+
+
+def ask_of(request: Request) -> Ask:
+    """What the lawyer was asked, for reading their answer against it."""
+    fields = request.fields or {}
+    asked, action = fields.get("request"), fields.get("proposed_action")
+    return Ask(
+        asked if isinstance(asked, str) else "",
+        action if isinstance(action, str) and action.strip() else None,
+        request.reference,
+    )
 
 
 def put_into_effect(

@@ -51,7 +51,7 @@ from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.record import Outcome
 from gateway.inbound.sender import FORGED_RESULTS, envelope_sender_fails
 from gateway.outbound import notices, push
-from gateway.replies import DecisionKind
+from gateway.replies import Reading
 from gateway.services import Services
 from gateway.store.models import InboundMessage
 from gateway.store.thread import add_turn
@@ -238,11 +238,18 @@ def _from_address(mail: ParsedMail | None) -> str:
 
 
 # The words that decide (a question or an acknowledgement does not).
-_DECISIONS = frozenset({DecisionKind.APPROVAL, DecisionKind.REJECTION, DecisionKind.DECLINE})
+_DECISIONS = frozenset({"approval", "rejection", "decline"})
 
 
 def _carried_decision(mail: ParsedMail | None) -> bool:
-    return getattr(getattr(mail, "decision", None), "kind", None) in _DECISIONS
+    """The held reply reads as a decision: its one reading, when it was read against its
+    request; otherwise what its text alone decides."""
+    reading = getattr(mail, "reading", None)
+    if isinstance(reading, Reading):
+        return reading.decision in _DECISIONS
+    text = getattr(mail, "decision", None)
+    kind = getattr(getattr(text, "decision", None), "kind", None)
+    return kind is not None and kind.value in _DECISIONS
 
 
 def _may_notify(

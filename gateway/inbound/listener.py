@@ -177,6 +177,20 @@ class ReplyHandler:
     async def refused_by_protocol(self, peer: str, mail_from: str, status: str) -> None:
         await self.services.db.run(self._audit_refused, peer, mail_from, status)
 
+    async def handle_EHLO(
+        self,
+        server: SMTP,
+        session: SmtpSession,
+        envelope: Envelope,
+        hostname: str,
+        responses: list[str],
+    ) -> list[str]:
+        """The EHLO answer without AUTH: no one logs in to the listener (a reply is taken
+        on its token and its sender), so advertising it after STARTTLS only earned every
+        attempt a refusal."""
+        session.host_name = hostname
+        return [line for line in responses if not line[4:].upper().startswith("AUTH")]
+
     async def handle_RCPT(
         self,
         server: SMTP,
@@ -325,6 +339,8 @@ async def start_listener(
             # STARTTLS is offered when a certificate is configured; a client may still
             # send in plain text, as MTAs fall back to it (the token guards the data).
             tls_context=context,
+            # No mechanism: AUTH is answered as unknown, never with a login attempt.
+            auth_exclude_mechanism=("LOGIN", "PLAIN"),
             loop=loop,
         )
 

@@ -69,12 +69,11 @@ class ParsedMail:
     # SHA-256 of the attachments whose bytes were written apart already (``store.blobs``),
     # before the transaction that records the turn.
     written_apart: set[str] = field(default_factory=set)
-    # The decision read from that reply, when already worked out.
+    # What the reply's text alone says (``replies.TextReading``), when already worked out.
     decision: object | None = None
-    # From that reply's new text: the text as it is recorded (the prompts of answer links
-    # left empty taken out) and whether it says nothing (greetings, thanks, a signature),
-    # when worked out, with the new text they were worked out from.
-    recorded_body: tuple[str, str, bool] | None = None
+    # The one reading of the reply (``replies.Reading``), once read against its request:
+    # a held reply's challenge and notice describe it by this same reading.
+    reading: object | None = None
     # The single From address (or None, and why not), when already read.
     sender: tuple[str | None, str] | None = None
     # As a delivery report: the Message-IDs it cites and each recipient's Action.

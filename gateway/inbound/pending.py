@@ -35,7 +35,7 @@ from gateway.contract import iso
 from gateway.errors import StorageError
 from gateway.inbound.effect import put_into_effect, tell_and_push
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
-from gateway.replies import Ask, Decision, DecisionKind
+from gateway.replies import Reading
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
@@ -51,89 +51,60 @@ REPLACED = "replaced"
 # How many due readings one pass settles; the rest wait for the next pass.
 BATCH = 50
 
-# What each answer link's keyword decides.
+# What each answer link's keyword decides, as a reading names it.
 _LINK_DECIDES = {
-    "approve": DecisionKind.APPROVAL,
-    "approve_with_conditions": DecisionKind.APPROVAL,
-    "reject": DecisionKind.REJECTION,
-    "question": DecisionKind.QUESTION,
-    "decline": DecisionKind.DECLINE,
-    "acknowledge": DecisionKind.ACKNOWLEDGE,
+    "approve": "approval",
+    "approve_with_conditions": "approval",
+    "reject": "rejection",
+    "question": "question",
+    "decline": "decline",
+    "acknowledge": "acknowledgement",
 }
 
 
-def ask_of(request: Request) -> Ask:
-    """What the lawyer was asked, for reading a yes or no against it."""
-    fields = request.fields or {}
-    asked, action = fields.get("request"), fields.get("proposed_action")
-    return Ask(
-        asked if isinstance(asked, str) else "",
-        action if isinstance(action, str) and action.strip() else None,
-    )
-
-
-def untouched_link(
-    decision: Decision, subject: str, text: str, reference: str
-) -> QuickReply | None:
+def untouched_link(reading: Reading, subject: str, text: str, reference: str) -> QuickReply | None:
     """The answer link this reply is, when it was sent with nothing typed under it.
 
-    ``text`` is the new text without the link's unanswered prompt. The subject
-    must be the link's own (keyword and this request's reference), the text
-    nothing but the keyword line, and the decision read the one the link
-    stands for; anything else is typed text and waits out the window.
+    ``text`` is what the lawyer said (the link's unanswered prompt left out). The
+    subject must be the link's own (keyword and this request's reference), the text
+    nothing but the keyword line, and the reading the one the link stands for;
+    anything else is typed text and waits out the window.
     """
-    if (
-        decision.kind is None
-        or decision.ambiguous
-        or decision.read_from
-        not in (
-            None,
-            "quick_reply",
-        )
-    ):
+    if not reading.decides or reading.read_from != "quick_reply":
         return None
     wanted = " ".join(subject.split()).casefold()
     lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     for link in QUICK_REPLIES:
         if quick_subject(link.keyword, reference).casefold() != wanted:
             continue
-        if lines == [link.keyword] and _LINK_DECIDES[link.key] is decision.kind:
+        if lines == [link.keyword] and _LINK_DECIDES[link.key] == reading.decision:
             return link
     return None
 
 
-def source_of(decision: Decision, link: QuickReply | None) -> dict[str, Any]:
-    """``read_from``, ``because`` and ``answer`` for the turn: where the decision came from."""
-    read_from = decision.read_from
-    because = decision.because
-    if link is not None and read_from is None:
-        read_from, because = "quick_reply", link.keyword
-    if because is None and decision.kind is not None:
-        # The words that triggered the decision, as the reader reported them.
-        because = decision.trigger
-    out: dict[str, Any] = {"read_from": read_from, "because": because}
-    if decision.answer is not None:
-        out["answer"] = decision.answer
-    if decision.language is not None:
+def source_of(reading: Reading, link: QuickReply | None) -> dict[str, Any]:
+    """``read_from``, ``because`` and ``answer`` for the turn: where the reading came from."""
+    out: dict[str, Any] = {"read_from": reading.read_from, "because": reading.because}
+    if reading.answer is not None:
+        out["answer"] = reading.answer
+    if reading.language is not None:
         # The language the reply was read in: the lawyer's emails follow it.
-        out["language"] = decision.language
+        out["language"] = reading.language
     return out
 
 
 def due_at(
     services: Services,
-    decision: Decision,
+    reading: Reading,
     link: QuickReply | None,
     *,
     late: bool,
     now: datetime,
 ) -> datetime | None:
-    """When a decision read from typed text takes effect; None when it acts at once."""
+    """When a reading of typed text takes effect; None when it acts at once or decides
+    nothing. Every decision read from typed text waits out the window."""
     window = services.config.lawyer.correction_window_seconds
-    if window <= 0 or late or link is not None:
-        return None
-    if decision.kind is None or decision.ambiguous:
-        # No decision read: nothing to take effect.
+    if window <= 0 or late or link is not None or not reading.decides:
         return None
     return now + timedelta(seconds=window)
 

@@ -37,7 +37,7 @@ from gateway.replies import (
     ReplyText,
     detect_automatic,
     extract_reply,
-    read_decision,
+    read_text,
 )
 from gateway.replies.bounces import report_of_message
 
@@ -76,7 +76,7 @@ def parse_stored(raw: bytes) -> Parsed:
         return exc
     if isinstance(mail.reply, ReplyText):
         try:
-            mail.decision = read_decision(mail.reply.new_text, mail.subject)
+            mail.decision = read_text(mail.reply.new_text, mail.subject)
         except Exception as exc:
             return exc
     return mail

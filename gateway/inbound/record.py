@@ -12,26 +12,25 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from gateway.contract import AWAITING_ANSWER, CONDITIONAL_APPROVAL, LATE_REPLY_NOTICE, iso
+from gateway.contract import AWAITING_ANSWER, LATE_REPLY_NOTICE, iso
 from gateway.inbound import pending
 from gateway.inbound.approvals import Counted
 from gateway.inbound.assurance import refusal
 from gateway.inbound.attachments import recorded_detail, store_attachments
-from gateway.inbound.effect import DECISION_EFFECT, put_into_effect, tell_and_push
+from gateway.inbound.effect import ask_of, put_into_effect, status_after, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
-from gateway.inbound.reply_body import body_of
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox
-from gateway.outbound.quickreply import conditions_in
 from gateway.replies import (
-    Decision,
     DecisionKind,
+    Reading,
     ReplyError,
     ReplyText,
-    decide_answer,
+    TextReading,
     extract_reply,
     plain_language,
-    read_decision,
+    read_reply,
+    read_text,
 )
 from gateway.services import Services
 from gateway.store.models import (
@@ -98,30 +97,31 @@ def record_reply(
     now: datetime,
     accepted_by: str | None = None,
 ) -> Outcome:
-    """The human's answer: a turn with its decision, the status moved, a receipt, a push."""
+    """The human's answer: a turn with its reading, the status moved, a receipt, a push.
+
+    The reading (``replies.read_reply``) is the only thing that says what the reply
+    decides: the turn's kind, the status, the hold, the receipt and the push all follow
+    it as it is.
+    """
     try:
         reply = reply_of(mail)
+        reading = read_reply(
+            text_of(mail, reply), ask_of(request), has_attachments=bool(mail.attachments)
+        )
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
-    decision = _decision_of(mail, reply, request)
-    # The decision was read from everything the lawyer sent; the prompt of an answer
-    # link that they left empty is not part of what they wrote.
-    body, says_nothing = body_of(mail, reply.new_text)
+    # Held or challenged, the reply is described to the lawyer by this same reading.
+    mail.reading = reading
     # The sender policy, now that what the reply decides is known: held, not recorded.
-    refused = _policy_refuses(services, check, decision, says_nothing, mail)
+    refused = _policy_refuses(services, check, reading)
     if refused:
         return Outcome("unverified_sender", refused)
-    kind, new_status = DECISION_EFFECT[decision.kind]
-    if decision.ambiguous:
-        # Conflicting decision words: recorded as read, never as an answer either way.
-        new_status = "reviewed"
+    kind: str = reading.kind
+    new_status, body = status_after(reading, request), reading.said
     attachments = store_attachments(session, row, mail)
-    link = pending.untouched_link(decision, mail.subject, body, request.reference)
-    data = _turn_data(row, mail, recipient, check, reply, decision, attachments)
-    data |= pending.source_of(decision, link)
-    if data.get("conditions"):
-        # Its own kind, so no reader takes it for a bare approval.
-        kind = CONDITIONAL_APPROVAL
+    link = pending.untouched_link(reading, mail.subject, body, request.reference)
+    data = _turn_data(row, mail, recipient, check, reply, reading, attachments)
+    data |= pending.source_of(reading, link)
     if accepted_by is not None:
         # Held for ops (e.g. the lawyer's second address) and accepted by this person.
         data["accepted_by"] = accepted_by
@@ -130,13 +130,13 @@ def record_reply(
         # A late answer on a closed thread is kept, marked, and does not reopen it.
         data["late"] = True
     replaced: list[dict[str, Any]] = []
-    if says_nothing and not attachments:
+    if kind == NO_ANSWER_KIND:
         # Nothing new was said: no status moves, no reminder stops, nobody stands down.
-        kind, data["decision"], data[NO_ANSWER_KIND] = NO_ANSWER_KIND, None, True
+        data[NO_ANSWER_KIND] = True
         due = None
     else:
         replaced = pending.settle_earlier(services, session, request, recipient, now)
-        due = pending.due_at(services, decision, link, late=late, now=now)
+        due = pending.due_at(services, reading, link, late=late, now=now)
     if due is not None:
         data = pending.held_data(data, kind, new_status, due)
         kind = pending.PENDING_KIND
@@ -168,28 +168,25 @@ def record_reply(
     return Outcome("recorded", detail, request, recipient, turn.id)
 
 
-def _policy_refuses(
-    services: Services, check: SenderCheck, decision: Decision, says_nothing: bool, mail: ParsedMail
-) -> str:
+def _policy_refuses(services: Services, check: SenderCheck, reading: Reading) -> str:
     """Why the sender policy holds this reply (``assurance.refusal``), or ""."""
     if check.strength == "vouched":
         # An operator accepted it, or the lawyer confirmed it.
         return ""
     # Thanks or a greeting moves nothing, so it is read as a question is.
-    nothing = says_nothing and not mail.attachments
-    kind = DecisionKind.QUESTION if nothing else decision.kind
-    return refusal(services.config, check, None if decision.ambiguous else kind)
+    if reading.kind == NO_ANSWER_KIND:
+        kind: DecisionKind | None = DecisionKind.QUESTION
+    else:
+        kind = DecisionKind(reading.decision) if reading.decision else None
+    return refusal(services.config, check, None if reading.unclear else kind)
 
 
-def _decision_of(mail: ParsedMail, reply: ReplyText, request: Request) -> Decision:
-    """What the reply decides, read against what the lawyer was asked."""
-    # Read with the reply, in the reading process, when it came from there.
-    decision = (
-        mail.decision
-        if isinstance(mail.decision, Decision)
-        else read_decision(reply.new_text, mail.subject)
-    )
-    return decide_answer(decision, pending.ask_of(request))
+def text_of(mail: ParsedMail, reply: ReplyText) -> TextReading:
+    """What the reply's text alone says: read in the reading process, or now."""
+    read = mail.decision
+    if isinstance(read, TextReading) and read.new_text == reply.new_text:
+        return read
+    return read_text(reply.new_text, mail.subject)
 
 
 def _turn_data(
@@ -198,10 +195,10 @@ def _turn_data(
     recipient: Recipient,
     check: SenderCheck,
     reply: ReplyText,
-    decision: Decision,
+    reading: Reading,
     attachments: list[dict[str, Any]],
 ) -> dict[str, Any]:
-    """What the human turn carries besides its text."""
+    """What the human turn carries besides its text: the reading, as it was read."""
     data: dict[str, Any] = {
         "from": check.address,
         # What vouched for the sender: a trusted DMARC/DKIM pass, or the From address only.
@@ -209,27 +206,25 @@ def _turn_data(
         "role": recipient.role,
         "message_id": row.message_id,
         "subject": mail.subject[:300],
-        "decision": decision.kind.value if decision.kind else None,
-        "decision_words": decision.trigger,
-        "decision_unclear": decision.ambiguous,
+        "decision": reading.decision,
+        "decision_words": reading.trigger,
+        "decision_unclear": reading.unclear,
+        "reading": reading.as_json(),
         "elided": reply.elided,
         "new_text_confident": reply.confident,
         "attachments": attachments,
         "inbound_id": row.id,
     }
-    conditions = list(decision.conditions)
-    listed = conditions_in(reply.new_text) if decision.kind is DecisionKind.APPROVAL else []
-    if listed:
-        # The list under the "Conditions ...:" prompt of an APPROVE WITH CONDITIONS link is
-        # what the lawyer wrote the conditions into; the words of the prompt are not one.
-        conditions = listed
-    if conditions:
+    if reading.conditions:
         # What the approval is subject to: the agent may act only within these.
-        data["conditions"] = conditions
+        data["conditions"] = list(reading.conditions)
+    if reading.cut:
+        # Set aside as the lawyer's signature: kept, shown on the receipt, never read.
+        data["signature"] = list(reading.cut)
     if mail.truncated:
         # The limits left part of the message unread; all of it is in the raw bytes.
         data["truncated"] = mail.truncated
-    if decision.language is None and (language := plain_language(reply.new_text)):
+    if reading.language is None and (language := plain_language(reading.said)):
         # No decision word named it: the text's own, so the receipt is in that language.
         data["language"] = language
     return data

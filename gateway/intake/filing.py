@@ -18,12 +18,15 @@ from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.errors import Conflict, FieldProblem, InvalidRequest
+from gateway.intake.following import NOTICE_ADDED as NOTICE_ADDED
+from gateway.intake.following import NOTICE_WITHDRAWN as NOTICE_WITHDRAWN
+from gateway.intake.following import add_to_authorized
 from gateway.intake.reading import authorize
 from gateway.outbound import outbox
 from gateway.services import Services
 from gateway.store.models import Recipient, Request
 from gateway.store.prepared import connection_of, prepared_insert
-from gateway.store.thread import add_turn, change_status, first_turn
+from gateway.store.thread import first_turn
 from gateway.store.votes import open_policy
 from gateway.tokens import hash_secret, new_secret
 
@@ -64,11 +67,6 @@ NOTICE_REPLAYED = (
     "The access_token and thread_url were shown only in the first response and are not "
     "shown again."
 )
-NOTICE_ADDED = (
-    "Added to the record; the human is notified. Nothing here pauses your task or "
-    "authorises you to proceed."
-)
-NOTICE_WITHDRAWN = "Withdrawn and closed; the human is told that no answer is needed."
 
 
 def fingerprint(arguments: dict[str, Any]) -> str:
@@ -188,7 +186,6 @@ def file_request(
     lawyers = policy.steps[0].members
     default = not extra and not approval.has_policy(arguments["category"])
     open_policy(session, number, policy, now, default=default)
-    _queue_request_emails(services, session, number, reference, lawyers, now)
     services.audit.append(
         session,
         "request.recorded",
@@ -205,6 +202,8 @@ def file_request(
             "reply_to": outbox.shown_target(reply_to) if reply_to else None,
         },
     )
+    # After request.recorded: the log tells the request before the emails it caused.
+    _queue_request_emails(services, session, number, reference, lawyers, now)
     filed = _filed_result(
         config.public_url, number, arguments["category"], now, reply_to, access_token, capability
     )
@@ -339,58 +338,4 @@ def add_to_request(
             [FieldProblem("withdraw", f"expected a boolean, got {type(withdraw).__name__}")],
         )
     request = authorize(session, arguments["reference"], arguments["access_token"])
-    if request.status == "closed":
-        raise Conflict(
-            f"{request.reference} is closed; file a new request instead",
-            [FieldProblem("reference", "a request that is not closed")],
-        )
-    now = services.clock.now()
-    message = arguments["message"]
-    extra = {
-        k: v for k, v in arguments.items() if k not in ("reference", "access_token", "message")
-    }
-    add_turn(
-        session,
-        request,
-        author="sender",
-        kind="withdrawal" if withdraw else "message",
-        at=now,
-        body=message,
-        data=extra,
-    )
-    if withdraw:
-        change_status(
-            session,
-            services.audit,
-            request,
-            "closed",
-            at=now,
-            reason="withdrawn by the agent",
-            actor="agent",
-        )
-    recipients = session.scalars(select(Recipient).where(Recipient.request_id == request.id))
-    for recipient in recipients:
-        outbox.enqueue_lawyer_email(
-            services,
-            session,
-            request,
-            recipient,
-            purpose="withdrawal" if withdraw else "follow_up",
-            at=now,
-            payload={"message": message, "recorded_at": contract.iso(now)},
-        )
-    services.audit.append(
-        session,
-        "request.withdrawn" if withdraw else "request.follow_up_recorded",
-        at=now,
-        actor="agent",
-        reference=request.reference,
-        details={"chars": len(message)},
-    )
-    return {
-        "reference": request.reference,
-        "status": "recorded",
-        "recorded_at": contract.iso(now),
-        "thread_status": request.status,
-        "notice": NOTICE_WITHDRAWN if withdraw else NOTICE_ADDED,
-    }
+    return add_to_authorized(services, session, request, arguments, withdraw=withdraw)

@@ -41,6 +41,16 @@ def notice_view(
             "reply anyway, your reply is kept on the record but not acted on."
         ) % {"by": by}
         view["reason"] = str(payload.get("reason") or "") or None
+    elif purpose == "reassigned":
+        to, by = str(payload.get("to", "")), str(payload.get("by", "ops")).removeprefix("ops:")
+        view["tag"] = _("reassigned, no answer needed")
+        view["headline"] = _("Reassigned to %(to)s: no answer is needed from you") % {"to": to}
+        view["text"] = _(
+            "This request was reassigned to %(to)s by %(by)s (operations). No answer is "
+            "needed from you; if you reply anyway, your reply is kept on the record but no "
+            "longer counts."
+        ) % {"to": to, "by": by}
+        view["reason"] = str(payload.get("reason") or "") or None
     elif purpose == "deadline_passed":
         _deadline_passed(view, request, payload, tz)
     elif purpose == "escalated_notice":

@@ -49,6 +49,7 @@ PURPOSE_TEMPLATE = {
     "escalated_notice": "notice",
     "answered_by_other": "notice",
     "approver_away": "notice",
+    "reassigned": "notice",
 }
 
 

@@ -12,10 +12,11 @@ from functools import partial
 from sqlalchemy import bindparam, update
 from sqlalchemy.orm import Session
 
+from gateway.outbound import hold_log
 from gateway.outbound.compose import MailThread, load_threads
 from gateway.outbound.compose_lane import START_BATCH, ComposeLane
 from gateway.outbound.composer import Batch, Composed
-from gateway.outbound.transports import MailTransport, before_data, handed_over
+from gateway.outbound.transports import MailTransport, after_dot, before_dot, handed_over
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.settings.lawyers import LawyerSettings
@@ -27,7 +28,7 @@ log = logging.getLogger(__name__)
 # Emails handed to the composing process together: few, so the first go out soon.
 HANDOVER = 4
 
-# The hold before DATA, compiled once: built and compiled by the ORM for each message,
+# The hold before the final dot, compiled once: built and compiled by the ORM for each message,
 # it cost more than the rest of the message's writes.
 _HOLD = Prepared(
     update(OutboxItem)
@@ -91,7 +92,9 @@ class EmailDeliverer:
         if composed is None:
             reply_address = _reply_address(services, thread)
             composed = _batch(services, []).write(services.renderer, item, thread, reply_address)
-        token = before_data.set(partial(_hold_until_the_dot_is_answered, services, item.id))
+        holds = hold_log.for_process(config.data_dir)
+        token = before_dot.set(partial(_hold_until_the_dot_is_answered, services, item.id))
+        dot_token = after_dot.set(partial(holds.dot, item.id))
         kept: list[bytes] = []
         kept_token = handed_over.set(kept)
         try:
@@ -99,8 +102,10 @@ class EmailDeliverer:
                 composed, config.mail_from, [thread.recipient.address]
             )
         finally:
-            before_data.reset(token)
+            before_dot.reset(token)
+            after_dot.reset(dot_token)
             handed_over.reset(kept_token)
+            holds.done(item.id)
         # Recorded with the success (gateway.outbound.outcomes); a transport that keeps
         # nothing (none of the gateway's) sends what it was given.
         item.relayed = kept[0] if kept else composed
@@ -185,11 +190,13 @@ def _reply_address(services: Services, thread: MailThread) -> str:
 
 
 async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> None:
-    """Before DATA: the item's lease is made to outlast the wait for the dot's answer.
+    """Before the final dot: the item's lease is made to outlast the wait for its answer.
 
     Should this process die once the message may have been sent, no worker takes the
     item again until the relay could no longer be answering (RFC 5321 4.5.3.2.6): a
-    second copy then is an honest retry, never a race with a slow relay.
+    second copy then is an honest retry, never a race with a slow relay. Taken only
+    once the rest of the message is out, so a crash before the dot (the relay cannot
+    have the message) holds nothing: the item goes again once its lease lapses.
     """
     config = services.config
     until = services.clock.now() + timedelta(
@@ -198,6 +205,10 @@ async def _hold_until_the_dot_is_answered(services: Services, item_id: int) -> N
 
     def hold(session: Session) -> None:
         _HOLD.execute(connection_of(session), {"item_id": item_id, "until": until})
+
+    # Noted first: should this process die before the dot, the next start finds the
+    # hold noted without its dot, and releases it (gateway.outbound.hold_log).
+    hold_log.for_process(config.data_dir).hold(item_id, until)
 
     # One statement that commits as it ends: the row is marked sent soon after.
     await services.db.write_statement(hold)

@@ -26,10 +26,12 @@ from typing import Any, Protocol, runtime_checkable
 
 from sqlalchemy.orm import Session
 
-from gateway.errors import DeliveryError, PermanentDelivery, StorageError, TransientDelivery
+from gateway.errors import DeliveryError, PermanentDelivery, StorageError
+from gateway.outbound.hold_log import release_unsent
 from gateway.outbound.lawyer_mail import EmailDeliverer as EmailDeliverer
 from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
 from gateway.outbound.outcomes import Delivered, record_failure, record_successes
+from gateway.outbound.retry import failure_of
 from gateway.outbound.targets import shown_target as shown_target
 from gateway.outbound.targets import without_url_secrets as without_url_secrets
 from gateway.runner import FAILURE_PAUSE, first_of
@@ -233,9 +235,8 @@ class OutboxWorker:
             await services.db.write(partial(record_failure, services, item_id=item.id, error=exc))
             return None
         except Exception as exc:
-            # A bug must not lose the item: it is retried like a transient failure.
             log.exception("outbox %s: unexpected error", item.id)
-            failure = TransientDelivery(type(exc).__name__)
+            failure = failure_of(exc)
             await services.db.write(
                 partial(record_failure, services, item_id=item.id, error=failure)
             )
@@ -290,6 +291,10 @@ class OutboxWorker:
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
         services = self.services
+        try:
+            await services.db.run(release_unsent, services.db, services.config.data_dir)
+        except Exception:
+            log.exception("outbox: could not release the holds of a stopped process")
         lease = timedelta(seconds=services.config.lease_seconds)
         async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
             await _Pipeline(self, held, stop).run()

@@ -256,9 +256,18 @@ _SYSTEM_NEWS = {
 
 def _said(turn: dict[str, Any]) -> str:
     """What the human did, in plain words: ``approved the proposed action``."""
-    key = turn.get("decision") or ("acknowledgement" if turn["kind"] == "acknowledgement" else "")
+    reading = turn.get("reading")
+    if isinstance(reading, dict) and reading.get("kind"):
+        # The reply's one reading, as the receipt tells it to the lawyer.
+        key = str(reading.get("decision") or "")
+        conditional = reading["kind"] == "conditional_approval"
+    else:
+        key = turn.get("decision") or (
+            "acknowledgement" if turn["kind"] == "acknowledgement" else ""
+        )
+        conditional = key == "approval" and bool(turn.get("conditions"))
     said = _HUMAN_SAID.get(str(key), "replied (no decision read)")
-    if key == "approval" and turn.get("conditions"):
+    if conditional:
         # The news first: a subject cut short still says WITH CONDITIONS.
         said = "approved, WITH CONDITIONS, the proposed action (a conditional approval)"
     if turn.get("late"):

@@ -16,12 +16,11 @@ email in the lawyer's own mailbox.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote
 
-from gateway.i18n import N_, _, in_every_language
+from gateway.i18n import N_, _
 
 # Characters RFC 6068 allows unencoded in the address part ("some-delims" and "@").
 _ADDRESS_SAFE = "@!$'()*+,;:"
@@ -140,84 +139,3 @@ def links_for(address: str, reference: str) -> list[QuickLink]:
         body = quick_body(reply)
         out.append(QuickLink(reply, subject, body, _mailto(to, subject, _quoted_body(body))))
     return out
-
-
-_CONDITIONS_PROMPT = next(r.prompt for r in QUICK_REPLIES if r.key == "approve_with_conditions")
-
-
-@lru_cache(maxsize=1)
-def _conditions_heading() -> re.Pattern[str]:
-    """A "Conditions ...:" line, or the conditions prompt as any language writes it."""
-    prompts = "|".join(re.escape(p) for p in sorted(in_every_language(_CONDITIONS_PROMPT)))
-    return re.compile(
-        r"^\s*(?:conditions\b[^\n]*:|" + prompts + r")\s*$", re.IGNORECASE | re.MULTILINE
-    )
-
-
-_ITEM = re.compile(r"^\s*(?:[-*•]|\d{1,2}[.)])\s+(.*\S)\s*$")
-
-
-_UNFILLED_ITEMS = frozenset({"-", "*", "•"})
-
-
-@lru_cache(maxsize=1)
-def _prompt_lines() -> frozenset[str]:
-    """Every prompt in every language: an email written in one is answered from any client."""
-    return frozenset(
-        line.strip() for reply in QUICK_REPLIES for line in in_every_language(reply.prompt)
-    )
-
-
-def without_unanswered_prompt(text: str) -> str:
-    """``text`` without the prompts of answer links that the lawyer left empty.
-
-    A lawyer who sends an answer link's email as it opened sends its prompt back
-    ("Notes (optional):", "Conditions ...:" with empty "- " lines), in whatever
-    language the email was written: those are the gateway's words, not the
-    lawyer's. A prompt line is left out when nothing but empty list items comes
-    before the next blank line; a prompt with the lawyer's words right under it
-    stays, as their heading.
-    """
-    lines = text.split("\n")
-    kept: list[str] = []
-    index = 0
-    while index < len(lines):
-        if lines[index].strip() in _prompt_lines():
-            after = index + 1
-            while after < len(lines) and lines[after].strip() in _UNFILLED_ITEMS:
-                after += 1
-            if after == len(lines) or not lines[after].strip():
-                index = after
-                continue
-        kept.append(lines[index])
-        index += 1
-    if len(kept) == len(lines):
-        return text
-    return "\n".join(kept).strip("\n")
-
-
-def conditions_in(text: str) -> list[str]:
-    """The conditions listed under the "Conditions ...:" prompt of a quick reply.
-
-    Only list lines directly under the heading count; the first line that is
-    not a list item ends the list. Empty "- " lines left from the prompt are
-    skipped.
-    """
-    heading = _conditions_heading().search(text[:100_000])
-    if heading is None:
-        return []
-    found: list[str] = []
-    for line in text[heading.end() :].lstrip("\r\n").splitlines():
-        if not line.strip():
-            if found:
-                break
-            continue
-        item = _ITEM.match(line)
-        if item is None:
-            if line.strip() in ("-", "*", "•"):
-                continue
-            break
-        found.append(item.group(1)[:1000])
-        if len(found) >= 50:
-            break
-    return found

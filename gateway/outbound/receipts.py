@@ -97,14 +97,26 @@ def _this_turn(turns: list[Turn], payload: dict[str, Any]) -> Turn | None:
 def decision_key(turn: Turn) -> str | None:
     """approval, conditional, rejection, ... or None when no decision was read.
 
-    A reading held for its correction window counts as what was read.
+    A reading held for its correction window counts as what was read. The turn's
+    reading (``replies.Reading``) says it; turns recorded before it was kept are read
+    from their flat fields.
     """
+    reading = turn.data.get("reading")
+    if isinstance(reading, dict) and reading.get("kind"):
+        return reading_key(str(reading["kind"]))
     decision = turn.data.get("decision") or (turn.data.get("pending") or {}).get("read_as")
     if decision is None and turn.kind == "acknowledgement":
         return "acknowledgement"
     if decision == "approval" and turn.data.get("conditions"):
         return "conditional"
     return str(decision) if decision else None
+
+
+def reading_key(kind: str) -> str | None:
+    """The receipt's name for a reading's kind: None for a reply that decides nothing."""
+    if kind in ("reply", "no_answer"):
+        return None
+    return "conditional" if kind == "conditional_approval" else kind
 
 
 def recorded_as(turn: Turn) -> str:

@@ -27,9 +27,11 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit
 
 from sqlalchemy import ColumnElement, exists, func, select, update
+from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
+from gateway.errors import DeliveryError, PermanentDelivery, StorageError, TransientDelivery
 from gateway.services import Services
 from gateway.settings.config import Config
 from gateway.store.models import OutboxItem, Request
@@ -42,8 +44,13 @@ def _since(item: OutboxItem) -> datetime:
     return item.retry_since or item.created_at
 
 
+# The channels delivered over HTTP to an agent's URL (Standard Webhooks pushes, A2H
+# callbacks): each receiver is its URL's origin, never the mail relay.
+HTTP_CHANNELS = ("webhook", "a2h_webhook")
+
+
 def period_seconds(config: Config, item: OutboxItem) -> float:
-    if item.channel == "webhook":
+    if item.channel in HTTP_CHANNELS:
         return config.webhook_retry_seconds
     return config.outbox_retry_seconds
 
@@ -70,7 +77,7 @@ RELAY = "the relay"
 def receiver_of(item: OutboxItem) -> str:
     """Who answers for ``item``: the mail relay, or a webhook URL's origin (scheme, host,
     port), since the URLs of one host fail and recover together."""
-    if item.channel != "webhook":
+    if item.channel not in HTTP_CHANNELS:
         return RELAY
     return _origin(item.target)
 
@@ -99,13 +106,13 @@ def _for_receiver(item: OutboxItem, *also: ColumnElement[bool]) -> tuple[ColumnE
     """Pending deliveries over ``item``'s receiver: every channel of the relay, or the
     webhook URLs that may be on its host (``_same_host`` checks exactly after)."""
     shape = (OutboxItem.state == "pending", *also)
-    if item.channel != "webhook":
-        return (OutboxItem.channel != "webhook", *shape)
+    if item.channel not in HTTP_CHANNELS:
+        return (OutboxItem.channel.not_in(HTTP_CHANNELS), *shape)
     parts = urlsplit(item.target.strip())
     host = (parts.hostname or "").lower()
     prefix = f"{parts.scheme.lower()}://{f'[{host}]' if ':' in host else host}"
     on_host = func.lower(OutboxItem.target).startswith(prefix, autoescape=True)
-    return (OutboxItem.channel == "webhook", on_host, *shape)
+    return (OutboxItem.channel.in_(HTTP_CHANNELS), on_host, *shape)
 
 
 def _same_host(
@@ -136,7 +143,7 @@ def probe_delay(session: Session, item: OutboxItem, now: datetime, delay: float)
         OutboxItem.last_error.is_not(None) & (OutboxItem.next_attempt_at <= soon)
     )
     older = (OutboxItem.id < item.id, trying_soon)
-    if item.channel == "webhook":
+    if item.channel in HTTP_CHANNELS:
         other_probe = bool(_same_host(session, item, *older, failed=False))
     else:
         other_probe = bool(session.scalar(select(exists().where(*_for_receiver(item, *older)))))
@@ -280,3 +287,17 @@ def notice_delivered(
         f"{_span(late)} after it was queued{how}.",
         data={"outbox_id": item.id, "to": shown_to, "attempts": item.attempts},
     )
+
+
+def failure_of(exc: Exception) -> DeliveryError:
+    """What an error that is not a delivery's own outcome means for the item.
+
+    The network, the disk or the database failing may pass by the next attempt: retried
+    like a relay that is busy. Anything else is a fault in the gateway (composing the
+    email raised, a key is missing): it would fail the same way on every attempt, so the
+    item is dead at once, counted in /readyz and told to the thread, instead of retried
+    unseen for days.
+    """
+    if isinstance(exc, OSError | TimeoutError | StorageError | SQLAlchemyError):
+        return TransientDelivery(type(exc).__name__)
+    return PermanentDelivery(f"internal error ({type(exc).__name__}); see the gateway's log")

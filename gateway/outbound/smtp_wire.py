@@ -8,9 +8,14 @@ replacements do the same for them.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
 import aiosmtplib
-from aiosmtplib.protocol import PERIOD_REGEX, normalize_message_line_endings
+from aiosmtplib.protocol import PERIOD_REGEX, SMTPProtocol, normalize_message_line_endings
 from aiosmtplib.typing import SMTPStatus
+
+# The end of a message's DATA (RFC 5321 4.1.1.4).
+_DOT = b".\r\n"
 
 
 def _wire_size(message: bytes) -> int:
@@ -40,19 +45,34 @@ def wire_form(message: bytes) -> bytes:
     return wire + b".\r\n"
 
 
-async def data(client: aiosmtplib.SMTP, message: bytes, timeout: float) -> aiosmtplib.SMTPResponse:
-    """``SMTP.data``, with the message put in its wire form by :func:`wire_form`."""
+async def data(
+    client: aiosmtplib.SMTP,
+    message: bytes,
+    timeout: float,
+    before_dot: Callable[[], Awaitable[None]] | None = None,
+    dot_sent: Callable[[], None] | None = None,
+) -> aiosmtplib.SMTPResponse:
+    """``SMTP.data``, with the message put in its wire form by :func:`wire_form`.
+
+    The message goes out up to its final dot; ``before_dot`` is awaited then, and only
+    then the dot (``dot_sent`` is called once it is written). A relay takes no message
+    before its dot: until then, whatever happens to this process, it cannot have it.
+    """
     wire = wire_form(message)
+    body, dot = wire[: -len(_DOT)], wire[-len(_DOT) :]
     start = await client.execute_command(b"DATA", timeout=timeout)
     if start.code != SMTPStatus.start_input:
         raise aiosmtplib.SMTPDataError(start.code, start.message)
-    protocol = client.protocol
-    if protocol is None:
-        raise aiosmtplib.SMTPServerDisconnected("Connection lost")
     try:
+        _protocol(client).write(body)
+        if before_dot is not None:
+            await before_dot()
+        protocol = _protocol(client)
         # No await between the write and the wait for the answer: nothing can arrive
         # before the protocol expects it.
-        protocol.write(wire)
+        protocol.write(dot)
+        if dot_sent is not None:
+            dot_sent()
         response = await protocol.read_response(timeout=timeout)
     except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError):
         # As SMTP.data does: the connection is out of step, and is not used again.
@@ -61,6 +81,13 @@ async def data(client: aiosmtplib.SMTP, message: bytes, timeout: float) -> aiosm
     if response.code != SMTPStatus.completed:
         raise aiosmtplib.SMTPDataError(response.code, response.message)
     return response
+
+
+def _protocol(client: aiosmtplib.SMTP) -> SMTPProtocol:
+    protocol = client.protocol
+    if protocol is None:
+        raise aiosmtplib.SMTPServerDisconnected("Connection lost")
+    return protocol
 
 
 async def envelope(

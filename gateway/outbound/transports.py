@@ -33,12 +33,16 @@ DOT_TIMEOUT = 600.0
 # mynetworks), and one that refuses them would make every message beyond wait a retry.
 RELAY_CONNECTIONS = 32
 
-# Set by the deliverer around one message's send: awaited just before DATA, so that
-# what must outlive a crash is on record before the dot can be sent (the message is not
-# sent again until the wait for the dot's answer would be over).
-before_data: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
-    "before_data", default=None
+# Set by the deliverer around one message's send: awaited once the message is out but
+# for its final dot, so that what must outlive a crash is on record before the relay can
+# have the message (it is not sent again until the wait for the dot's answer would be
+# over), and nothing is held for a message the relay cannot have had.
+before_dot: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
+    "before_dot", default=None
 )
+# Set by the deliverer around one message's send: called as soon as its final dot is
+# written (handed to the kernel), with no await between.
+after_dot: ContextVar[Callable[[], None] | None] = ContextVar("after_dot", default=None)
 
 # Set by the deliverer around one message's send: the last transport in the chain (the
 # relay or the Maildir) puts here the bytes it was handed, DKIM signature included, so
@@ -54,15 +58,22 @@ def _keep_handed_over(message: bytes) -> None:
 
 @dataclass
 class _Attempt:
-    """How far one message's transaction got: when DATA was sent (monotonic), if it was."""
+    """How far one message's transaction got: when its final dot was sent (monotonic), if
+    it was (before it, the relay cannot have the message)."""
 
-    data_sent_at: float | None = None
+    dot_sent_at: float | None = None
+
+    def dot_sent(self) -> None:
+        self.dot_sent_at = time.monotonic()
+        hook = after_dot.get()
+        if hook is not None:
+            hook()
 
     def wait_left(self, dot_timeout: float) -> float | None:
-        """Seconds until the dot's answer could no longer come, once DATA was sent."""
-        if self.data_sent_at is None:
+        """Seconds until the dot's answer could no longer come, once the dot was sent."""
+        if self.dot_sent_at is None:
             return None
-        return max(dot_timeout - (time.monotonic() - self.data_sent_at), 0.0)
+        return max(dot_timeout - (time.monotonic() - self.dot_sent_at), 0.0)
 
 
 class MailTransport(Protocol):
@@ -173,10 +184,11 @@ class SmtpRelay:
                 "name its CA in HFA_SMTP_RELAY_CA_FILE"
             ) from exc
         except (TimeoutError, aiosmtplib.SMTPException, OSError) as exc:
-            # Without an answer after DATA the relay may have taken the message: it is not
+            # Without an answer to the dot the relay may have taken the message: it is not
             # sent again before the dot's answer could no longer come (RFC 5321 4.5.3.2.6).
+            # Before the dot it cannot have: it goes again as any transient failure.
             left = attempt.wait_left(self.dot_timeout)
-            after = "" if left is None else " after DATA, no answer to the message"
+            after = "" if left is None else " after the message's end, no answer to it"
             raise TransientDelivery(
                 f"relay {self.host}:{self.port} unreachable{after}: {type(exc).__name__}",
                 retry_after=left,
@@ -198,7 +210,7 @@ class SmtpRelay:
                 result = await self._transaction(client, sender, recipients, message, attempt)
             except (aiosmtplib.SMTPServerDisconnected, ConnectionError):
                 client.close()
-                if attempt.data_sent_at is not None:
+                if attempt.dot_sent_at is not None:
                     raise  # the message may have arrived: never sent twice at once
                 # The relay closed the idle connection before this message went out:
                 # it goes on a fresh connection.
@@ -231,11 +243,9 @@ class SmtpRelay:
             # One deadline for the envelope's commands rather than a timer for each answer.
             async with asyncio.timeout(self.timeout * (3 + len(recipients))):
                 errors = await envelope(client, sender, recipients, message)
-            hook = before_data.get()
-            if hook is not None:
-                await hook()
-            attempt.data_sent_at = time.monotonic()
-            response = await data(client, message, self.dot_timeout)
+            response = await data(
+                client, message, self.dot_timeout, before_dot.get(), attempt.dot_sent
+            )
         except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
             # The envelope is reset, so the connection can carry the next message.
             with contextlib.suppress(ConnectionError, aiosmtplib.SMTPException):

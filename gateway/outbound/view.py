@@ -236,6 +236,7 @@ def subject_of(
         "escalated_notice": _("Also sent to escalation: "),
         "answered_by_other": _("Answered by another lawyer: "),
         "approver_away": _("An approver is away: "),
+        "reassigned": _("Reassigned, no answer needed: "),
     }
     return subjects.subject(prefixes.get(purpose, ""), ask, ref)
 

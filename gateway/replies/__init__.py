@@ -10,6 +10,8 @@ Public surface (the inbound worker depends on exactly these names):
 - ``read_decision(new_text, subject) -> Decision``
 - ``decide_answer(decision, Ask(request, proposed_action)) -> Decision``: a yes/no
   answer made a decision where the ask is whether to carry out the action
+- ``read_text(new_text, subject) -> TextReading`` then ``read_reply(text, ask) -> Reading``:
+  the one reading of a reply that everything downstream renders, never changes
 - ``is_no_answer(new_text) -> bool``: only a greeting, thanks or a signature is left
 - ``detect_automatic(headers, subject, content_type) -> AutomaticKind | None``
 - ``find_bounced_message_ids(raw) -> list[str]``: our Message-IDs a DSN is about
@@ -20,7 +22,7 @@ Public surface (the inbound worker depends on exactly these names):
 from gateway.replies.answer import decide_answer
 from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
 from gateway.replies.bounces import find_bounced_message_ids
-from gateway.replies.kinds import Ask, Decision, DecisionKind
+from gateway.replies.kinds import Ask, Decision, DecisionKind, Reading, TextReading
 from gateway.replies.text import ReplyError, ReplyText, extract_reply
 
 __all__ = [
@@ -28,8 +30,10 @@ __all__ = [
     "AutomaticKind",
     "Decision",
     "DecisionKind",
+    "Reading",
     "ReplyError",
     "ReplyText",
+    "TextReading",
     "decide_answer",
     "detect_automatic",
     "extract_reply",
@@ -38,6 +42,8 @@ __all__ = [
     "is_own_loop",
     "plain_language",
     "read_decision",
+    "read_reply",
+    "read_text",
 ]
 
 
@@ -67,3 +73,17 @@ def plain_language(text: str) -> str | None:
 
     found = identify(text)
     return found[0] if len(found) == 1 else None
+
+
+def read_text(new_text: str, subject: str | None) -> TextReading:
+    """What the text alone says: the lawyer's words, what was set aside, the decision."""
+    from gateway.replies.reading import read_text as read
+
+    return read(new_text, subject)
+
+
+def read_reply(text: TextReading, ask: Ask, *, has_attachments: bool = False) -> Reading:
+    """The one reading of a reply, read against what the lawyer was asked."""
+    from gateway.replies.reading import read_reply as read
+
+    return read(text, ask, has_attachments=has_attachments)

@@ -32,7 +32,6 @@ _PERMISSION = re.compile(
     r")(?P<verb>[a-z]+)(?P<rest>.*)$",
     re.IGNORECASE | re.DOTALL,
 )
-_QUESTION = re.compile(r"[^.?!]*\?")
 _WORD = re.compile(r"[a-z0-9]+")
 # Words in the ask that make a yes mean something other than "do it".
 _NOT_PLAIN = frozenset(
@@ -121,15 +120,22 @@ def decide_answer(decision: Decision, ask: Ask) -> Decision:
 def asks_whether_to_act(ask: Ask) -> bool:
     """The request's one question is whether to carry out the proposed action."""
     action = _words(ask.proposed_action or "")
-    questions = [q.strip() for q in _QUESTION.findall(ask.request[:4000])]
-    if len(questions) != 1:
+    sentences = _sentences(ask.request[:4000])
+    questions = [q for q in sentences if q.endswith("?")]
+    if len(questions) == 1:
+        match = _PERMISSION.match(questions[0])
+    elif not questions:
+        # "Please confirm the transfer of EUR 120,000.00 to ...": a request for a yes.
+        confirming = [c for c in sentences if _CONFIRM.match(c)]
+        match = _CONFIRM.match(confirming[0]) if len(confirming) == 1 else None
+    else:
         return False
-    match = _PERMISSION.match(questions[0])
     if match is None:
         return False
+    asked = match.group(0)
     verb = match.group("verb").casefold()
     rest = _words(match.group("rest"))
-    if _NOT_PLAIN & {verb, *rest} or "n't" in questions[0].casefold():
+    if _NOT_PLAIN & {verb, *rest} or "n't" in asked.casefold():
         return False
     if not action:
         # No action proposed apart from the question: "May I deploy release 42?" asks
@@ -139,6 +145,42 @@ def asks_whether_to_act(ask: Ask) -> bool:
         return False
     shared = ({w for w in rest if w not in _STOPWORDS}) & set(action[1:])
     return bool(shared)
+
+
+# "Please confirm (that I may) the transfer of ...", "Can you approve the payment ...".
+_CONFIRM = re.compile(
+    r"^(?:(?:so|then|ok|okay),?\s+)?(?:please\s+|kindly\s+|(?:can|could|would)\s+you\s+)?"
+    r"(?:confirm|approve|authori[sz]e|ok|okay|sign\s+off\s+on)\s+(?:that\s+)?"
+    r"(?:(?:i|we|the\s+agent)\s+(?:can|may|should|am\s+allowed\s+to|are\s+allowed\s+to)\s+)?"
+    r"(?:the\s+|a\s+|our\s+)?(?P<verb>[a-z]+)(?P<rest>.*)$",
+    re.IGNORECASE | re.DOTALL,
+)
+# Full stops that do not end a sentence: in abbreviations ("ref.", "No.", "Dr."), amounts
+# and decimals ("EUR 48,500.00"), and a label that opens the ask ("Item 3:", "Case 4:").
+_ABBREVIATION = re.compile(
+    r"\b(?:ref|refs|no|nos|nr|approx|e\.g|i\.e|etc|vs|v|inc|ltd|co|corp|art|sec|para|cf|"
+    r"p|pp|dr|mr|mrs|ms|prof|st|fig|vol|ch|cl|incl|excl|resp|dept|est)\.",
+    re.IGNORECASE,
+)
+_INSIDE_NUMBER = re.compile(r"(?<=\d)([.,])(?=\d)")
+_LABEL = re.compile(
+    r"^(?:item|case|question|point|matter|topic|q|re|ref)\s*[\w.#-]{0,12}\s*[:)\-–]\s*",
+    re.IGNORECASE,
+)
+_KEPT_DOT, _KEPT_COMMA = "\x00", "\x01"
+
+
+def _sentences(text: str) -> list[str]:
+    """The ask's sentences, each without a label that opens it."""
+    kept = _ABBREVIATION.sub(lambda m: m.group(0)[:-1] + _KEPT_DOT, text)
+    kept = _INSIDE_NUMBER.sub(lambda m: _KEPT_DOT if m.group(1) == "." else _KEPT_COMMA, kept)
+    found = []
+    for part in re.split(r"(?<=[.?!])\s+|\n+", kept):
+        sentence = part.replace(_KEPT_DOT, ".").replace(_KEPT_COMMA, ",").strip()
+        sentence = _LABEL.sub("", sentence).strip()
+        if sentence:
+            found.append(sentence)
+    return found
 
 
 def _forbids_action(decision: Decision, ask: Ask) -> str | None:
@@ -162,7 +204,7 @@ def _words(text: str) -> list[str]:
 
 def _stem(word: str) -> str:
     """ "sign" / "signing" / "signs": the same verb."""
-    for ending in ("ing", "es", "s", "ed"):
+    for ending in ("ing", "ment", "al", "es", "s", "ed"):
         if word.endswith(ending) and len(word) - len(ending) >= 3:
             return word[: -len(ending)]
     return word

@@ -58,7 +58,9 @@ from gateway.replies.words import (
     words,
 )
 
-__all__ = ["Ask", "Decision", "DecisionKind", "decide_answer", "decision_region", "read_decision"]
+__all__ = [
+    "Ask", "Decision", "DecisionKind", "decide_answer", "decision_region", "read_decision", "read_led",
+]  # fmt: skip
 
 _GREETING = re.compile(
     r"^\s*(?:" + "|".join(re.escape(g) for g in LEXICON.greetings) + r")(?!\w)"
@@ -115,7 +117,21 @@ def read_typed(new_text: str) -> Decision:
         declined = _declined(region, found)
         if declined is not None or lead is None:
             return declined or _asked(region, found)
-    decision = _with_lead(region, text, found, lead)
+    return _settled(text, _with_lead(region, text, found, lead), lead)
+
+
+def read_led(new_text: str, kind: DecisionKind, size: int, language: str) -> Decision:
+    """The reading of a reply whose first ``size`` words the caller read as ``kind`` in
+    ``language`` (the proposed action's own verb: "Pay it.", "Bitte buchen."), with every
+    rule that can stop an approval applied as to any other."""
+    text = new_text[:_MAX_SCAN]
+    region = decision_region(text)
+    lead = Lead(kind, None, "action_verb", size, language, readers=(language,))
+    return _settled(text, _with_lead(region, text, words(region), lead), lead)
+
+
+def _settled(text: str, decision: Decision, lead: Lead) -> Decision:
+    """A decision read from the first paragraph, as what comes after it leaves it."""
     approving = decision.kind is DecisionKind.APPROVAL or decision.answer == "yes"
     if approving and has_negated_approval(text):
         return _unclear(decision, decision.because)

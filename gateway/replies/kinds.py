@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
+
+from gateway.replies.errors import ReplyError
 
 
 class DecisionKind(enum.StrEnum):
@@ -27,7 +29,7 @@ KIND = {
     "acknowledge": DecisionKind.ACKNOWLEDGE,
 }
 
-ReadFrom = Literal["quick_reply", "keyword", "phrase", "yes_no"]
+ReadFrom = Literal["quick_reply", "keyword", "phrase", "yes_no", "action_verb"]
 YesNo = Literal["yes", "no"]
 
 
@@ -67,6 +69,97 @@ class Ask:
 
     request: str
     proposed_action: str | None = None
+    # The request's reference ("HFA-00012"): an answer naming another one is doubtful.
+    reference: str | None = None
 
 
 NO_DECISION = Decision(None)
+
+
+ReadingKind = Literal[
+    "approval",
+    "conditional_approval",
+    "rejection",
+    "decline",
+    "question",
+    "close",
+    "acknowledgement",
+    "reply",
+    "no_answer",
+]
+# A reply that decides nothing: kept on the record, never an answer either way.
+UNDECIDED: frozenset[str] = frozenset({"reply", "no_answer"})
+APPROVING: frozenset[str] = frozenset({"approval", "conditional_approval"})
+
+KIND_OF: dict[DecisionKind, ReadingKind] = {
+    DecisionKind.APPROVAL: "approval",
+    DecisionKind.REJECTION: "rejection",
+    DecisionKind.DECLINE: "decline",
+    DecisionKind.QUESTION: "question",
+    DecisionKind.CLOSE: "close",
+    DecisionKind.ACKNOWLEDGE: "acknowledgement",
+}
+
+
+@dataclass(frozen=True)
+class TextReading:
+    """What the text alone says: the lawyer's words, what was cut, the decision read."""
+
+    new_text: str
+    said: str
+    cut: tuple[str, ...]
+    decision: Decision
+    listed: tuple[str, ...]
+    says_nothing: bool
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The one reading of a reply.
+
+    ``kind`` is the turn's kind once in effect. ``conditions`` is non-empty exactly
+    when the kind is ``conditional_approval``. ``read_from`` is None exactly when the
+    kind decides nothing (``reply``, ``no_answer``). ``unclear`` marks decision words
+    that conflict, are negated, held back or taken back: no decision either way.
+    """
+
+    kind: ReadingKind
+    conditions: tuple[str, ...] = ()
+    read_from: ReadFrom | None = None
+    because: str | None = None
+    trigger: str | None = None
+    answer: YesNo | None = None
+    language: str | None = None
+    unclear: bool = False
+    said: str = ""
+    cut: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if bool(self.conditions) != (self.kind == "conditional_approval"):
+            raise ReplyError(f"conditions on a {self.kind} reading")
+        if (self.read_from is None) != (self.kind in UNDECIDED):
+            raise ReplyError(f"read_from {self.read_from!r} on a {self.kind} reading")
+
+    @property
+    def decides(self) -> bool:
+        return self.kind not in UNDECIDED
+
+    @property
+    def decision(self) -> str | None:
+        """The decision as the thread names it: ``approval`` for both kinds of approval."""
+        if self.kind in UNDECIDED:
+            return None
+        return "approval" if self.kind in APPROVING else self.kind
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "decision": self.decision,
+            "conditions": list(self.conditions),
+            "read_from": self.read_from,
+            "because": self.because,
+            "answer": self.answer,
+            "language": self.language,
+            "unclear": self.unclear,
+            "cut": list(self.cut),
+        }

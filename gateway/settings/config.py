@@ -8,7 +8,6 @@ that cannot be read is refused with the setting's name and what was expected.
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,10 +16,17 @@ from typing import Any
 from gateway.errors import ConfigError
 from gateway.settings.durations import seconds_of
 from gateway.settings.guard import Listeners, guard_fields
-from gateway.settings.lawyers import LawyerSettings, approval_aliases, lawyer_settings
+from gateway.settings.lawyers import (
+    LawyerSettings,
+    approval_aliases,
+    check_address,
+    lawyer_settings,
+)
 from gateway.settings.mail_auth import mail_auth_fields
 from gateway.settings.sender_auth import sender_auth_fields
 from gateway.settings.table import SETTINGS, by_category
+from gateway.settings.unknown import read_config_file as read_config_file
+from gateway.settings.unknown import warn_unknown
 
 _BY_NAME = {s.name: s for s in SETTINGS}
 
@@ -33,7 +39,14 @@ def _split_host_port(value: str, setting: str) -> tuple[str, int]:
 
 
 def _primary(entry: str) -> str:
-    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases."""
+    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases.
+
+    Every address of the entry must be one (``name@domain``): a lawyer who cannot be
+    written to would only show up when the first request to them bounced.
+    """
+    for address in (a.strip() for a in entry.split("|")):
+        if address:
+            check_address(address, "HFA_LAWYERS")
     return entry.split("|", 1)[0].strip()
 
 
@@ -150,6 +163,7 @@ class Config:
     smtp_relay: tuple[str, int] | None
     smtp_relay_username: str
     smtp_relay_password: str = field(repr=False)
+    a2h_signing_key: str = field(repr=False)
     smtp_relay_tls: str
     smtp_relay_ca_file: Path | None
     smtp_tls_cert_file: Path | None
@@ -187,6 +201,9 @@ class Config:
     escalate_after: int
     deadline_closes: bool
     scheduler_seconds: float
+    wait_max_seconds: float
+    events_max_seconds: float
+    task_ttl_seconds: float
     ready_outbox_seconds: float
     api_keys: tuple[tuple[str, str], ...] = field(repr=False)
     rate_limit_per_minute: int
@@ -255,23 +272,9 @@ def _flag(values: Mapping[str, str], name: str) -> bool:
     raise ConfigError(f"{_BY_NAME[name].env}: expected 1 or 0 (true/false, yes/no), got {value!r}")
 
 
-def read_config_file(path: Path) -> dict[str, str]:
-    """Read a TOML file whose keys are setting names (``reply_domain = "x"``)."""
-    try:
-        data: dict[str, Any] = tomllib.loads(path.read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise ConfigError(f"cannot read config file {path}: {exc}") from exc
-    out: dict[str, str] = {}
-    for key, value in data.items():
-        name = key.lower().removeprefix("hfa_")
-        if name not in _BY_NAME:
-            raise ConfigError(f"{path}: unknown setting {key!r}; see 'hfa settings'")
-        out[name] = str(value) if not isinstance(value, bool) else ("1" if value else "0")
-    return out
-
-
 def _raw_values(env: Mapping[str, str], file_values: Mapping[str, str]) -> dict[str, str]:
-    """Each setting's text: environment over file over default; unknown HFA_* names refused."""
+    """Each setting's text: environment over file over default; unknown HFA_* names
+    ignored with a warning."""
     values: dict[str, str] = {}
     for s in SETTINGS:
         value = file_values.get(s.name, s.default)
@@ -282,8 +285,7 @@ def _raw_values(env: Mapping[str, str], file_values: Mapping[str, str]) -> dict[
             and key[4:].lower() not in _BY_NAME
             and not key.startswith("HFA_TEST_")
         ):
-            # A typo in a setting name would otherwise be silently ignored.
-            raise ConfigError(f"unknown setting {key}; see 'hfa settings' for the list")
+            warn_unknown(key, key[4:].lower(), _BY_NAME)
     return values
 
 
@@ -321,6 +323,7 @@ def load_config(
         smtp_relay=_split_host_port(relay, "HFA_SMTP_RELAY") if relay else None,
         smtp_relay_username=values["smtp_relay_username"],
         smtp_relay_password=values["smtp_relay_password"],
+        a2h_signing_key=values["a2h_signing_key"],
         smtp_relay_tls=tls,
         **mail_auth_fields(values, mail_from),
         lawyers=lawyers,
@@ -364,6 +367,9 @@ _TIMING = (
     "heartbeat_seconds",
     "ready_role_seconds",
     "worker_poll_seconds",
+    "wait_max_seconds",
+    "events_max_seconds",
+    "task_ttl_seconds",
 )
 
 

@@ -15,6 +15,18 @@ from gateway.i18n import LANGUAGES
 from gateway.settings.durations import seconds_of
 from gateway.settings.policies import ApprovalSettings, approval_settings
 
+_LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
+_ADDRESS = re.compile(rf"[^@\s<>()\[\],;:\"]+@{_LABEL}(?:\.{_LABEL})*")
+
+
+def check_address(address: str, setting: str) -> None:
+    """Refuse, naming ``setting``, what is not a bare address (``name@domain``)."""
+    if not _ADDRESS.fullmatch(address):
+        raise ConfigError(
+            f"{setting}: {address!r} is not an email address (expected name@domain, several "
+            "separated by commas)"
+        )
+
 
 @dataclass(frozen=True)
 class LawyerSettings:

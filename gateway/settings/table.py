@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from gateway.errors import ConfigError
 from gateway.settings.audit_table import AUDIT_SETTINGS
+from gateway.settings.http_table import HTTP_SETTINGS
 from gateway.settings.setting import Setting
 
 CATEGORIES = ("legal_review", "human_confirmation", "physical_action", "operator_escalation")
@@ -87,8 +88,8 @@ SETTINGS: tuple[Setting, ...] = (
         "smtp_relay_dot_timeout_seconds",
         "600",
         "How long to wait for the relay's answer to the end of a message (RFC 5321 "
-        "4.5.3.2.6: 10 minutes). The message is not sent again before this wait is over, "
-        "even after a restart.",
+        "4.5.3.2.6: 10 minutes). Once its final dot is sent, the message is not sent again "
+        "before this wait is over, even after a restart.",
     ),
     Setting("smtp_relay_password", "", "Password for the relay (optional).", secret=True),
     Setting(
@@ -127,7 +128,8 @@ SETTINGS: tuple[Setting, ...] = (
         "Comma-separated addresses that receive requests. Per category: "
         "'legal_review=a@x,b@x;human_confirmation=c@x;*=d@x'. A lawyer's other "
         "addresses follow theirs after '|' ('a@x|a.home@y'): replies from them are "
-        "recorded as the lawyer's; requests go to the first address only.",
+        "recorded as the lawyer's; requests go to the first address only. Anything "
+        "that is not an address (name@domain) is refused at start.",
     ),
     Setting(
         "policies",
@@ -200,6 +202,9 @@ SETTINGS: tuple[Setting, ...] = (
     ),
     Setting("http_max_connections", "1000", "HTTP connections open at once; 503 above."),
     Setting("http_max_connections_per_client", "100", "HTTP connections per client address."),
+    Setting("wait_max_seconds", "60", "Longest wait of a status long-poll (?wait=)."),
+    Setting("events_max_seconds", "300", "Longest life of one event stream of a thread."),
+    Setting("task_ttl_seconds", "2592000", "MCP tasks' ttlMs when the request has no deadline."),
     Setting(
         "outbox_retry_seconds",
         "432000",
@@ -347,6 +352,9 @@ SETTINGS: tuple[Setting, ...] = (
         "How long a failing webhook is retried before it is dead.",
     ),
     Setting("webhook_timeout_seconds", "10", "Connect and read timeout of one webhook call."),
+    Setting(
+        "a2h_signing_key", "", "A2H RESPONSE signing key (ed25519:<base64 seed>).", secret=True
+    ),
     *AUDIT_SETTINGS,
     Setting(
         "tsa_url",
@@ -354,4 +362,5 @@ SETTINGS: tuple[Setting, ...] = (
         "An RFC 3161 time-stamping authority (http(s) URL): 'hfa evidence export' has it "
         "timestamp the bundle's checkpoint. Empty: bundles carry no trusted time.",
     ),
+    *HTTP_SETTINGS,
 )

@@ -313,14 +313,56 @@ def votes_awaited() -> ColumnElement[bool]:
 
 
 def awaited(session: Session, request_id: int) -> frozenset[str] | None:
-    """Who is still awaited when votes are in and the policy pending (their delegates
-    included); None when a reminder goes to the whole thread as before."""
+    """Who is still awaited when votes are in (or a lawyer was replaced) and the policy
+    pending, their delegates included; None when a reminder goes to the whole thread."""
     row = _POLICY.first(connection_of(session), {"request_id": request_id})
     if row is None or row[1] != rules.PENDING:
         return None
     voted = session.scalars(select(Vote.id).where(Vote.request_id == request_id).limit(1)).first()
-    if voted is None:
+    # After a reassignment too: the lawyer replaced is no longer reminded.
+    if voted is None and not row[0].get("reassigned"):
         return None
     waiting = {str(a) for a in row[2].get("waiting_for", ())}
     delegates = {str(d) for d, person in row[3].items() if person in waiting}
     return frozenset(waiting | delegates)
+
+
+def replace_approver(
+    session: Session, request_id: int, old: str, new: str, at: datetime
+) -> rules.Policy | None:
+    """Put ``new`` in ``old``'s place in the request's policy, wherever ``old`` stands;
+    None (nothing changed) unless the policy is pending and still waits for ``old``."""
+    rule, outcome, state, _delegates, decided_at, step_due_at = locked_policy(
+        session, request_id, at
+    )
+    if outcome != rules.PENDING or old not in state.get("waiting_for", ()):
+        return None
+    before = rules.from_json(rule)
+    policy = rules.Policy(
+        tuple(
+            rules.Step(
+                tuple(
+                    rules.Group(tuple(new if m == old else m for m in g.members), g.need, g.name)
+                    for g in step.groups
+                ),
+                step.within,
+            )
+            for step in before.steps
+        ),
+        before.veto,
+    )
+    evaluation = rules.evaluate(policy, vote_log(session, request_id))
+    _UPDATE_POLICY.execute(
+        connection_of(session),
+        {
+            "request_id": request_id,
+            "rule": rules.to_json(policy)
+            | {"default": rule.get("default", False), "reassigned": True},
+            "outcome": evaluation.outcome,
+            "state": rules.as_object(policy, evaluation),
+            "decided_at": decided_at,
+            "step_due_at": step_due_at,
+            "updated_at": at,
+        },
+    )
+    return policy

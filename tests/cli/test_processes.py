@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from gateway.cli.preflight import EXIT_CONFIG
 from tests.cli.test_run import free_port, gateway_env
 
 
@@ -25,7 +26,7 @@ def test_a_worker_configuration_error_is_one_sentence_before_running(tmp_path: P
 
 def test_a_database_newer_than_the_release_is_one_sentence_before_running(tmp_path: Path) -> None:
     """The schema is looked at in a short-lived process of its own: its refusal is still
-    the CLI's one sentence and exit 2, from the process the user started."""
+    the CLI's one sentence and exit 78, from the process the user started."""
     env = gateway_env(tmp_path, free_port(), free_port())
     subprocess.run(
         [sys.executable, "-m", "gateway", "db", "upgrade"], env=env, check=True, timeout=120
@@ -39,7 +40,7 @@ def test_a_database_newer_than_the_release_is_one_sentence_before_running(tmp_pa
 
 
 def refused_start(env: dict[str, str]) -> str:
-    """``hfa serve`` that must refuse to start: exit 2; what it said."""
+    """``hfa serve`` that must refuse to start: exit 78 (EX_CONFIG); what it said."""
     done = subprocess.run(
         [sys.executable, "-m", "gateway", "serve"],
         env=env,
@@ -49,5 +50,5 @@ def refused_start(env: dict[str, str]) -> str:
         check=False,
     )
     said = done.stdout + done.stderr
-    assert done.returncode == 2, said
+    assert done.returncode == EXIT_CONFIG, said
     return said

@@ -110,11 +110,13 @@ def test_mail_list_and_show_read_the_maildir(
     assert "hfa mail list" in capsys.readouterr().err
 
 
-def test_demo_shows_each_step_of_a_round_trip(tmp_path: Path) -> None:
+def test_demo_shows_each_step_of_a_round_trip_and_leaves_nothing_behind(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
+    # Its temporary directory goes where TMPDIR says: there, nothing may be left.
+    (tmp_path / "tmp").mkdir()
     result = subprocess.run(
-        [sys.executable, "-m", "gateway", "demo", "--data-dir", str(tmp_path)],
-        env=env,
+        [sys.executable, "-m", "gateway", "demo"],
+        env=env | {"TMPDIR": str(tmp_path / "tmp")},
         capture_output=True,
         text=True,
         timeout=120,
@@ -134,13 +136,17 @@ def test_demo_shows_each_step_of_a_round_trip(tmp_path: Path) -> None:
     # The demo's lawyer approves with two conditions: never a bare approval.
     assert '"kind": "conditional_approval"' in out
     assert '"attach the signed NDA"' in out
+    assert list((tmp_path / "tmp").iterdir()) == []
+    assert "The demo's data was removed" in out
+    # Ops output without log lines: what the demo printed is its walk-through only.
+    assert " INFO " not in result.stderr, result.stderr
 
 
-def test_bad_setting_exits_2_with_the_setting_named(
+def test_bad_setting_exits_78_with_the_setting_named(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("HFA_SMTP_BIND", "nonsense")
-    assert main(["serve"]) == 2
+    assert main(["serve"]) == 78  # EX_CONFIG: the units do not retry it
     assert "HFA_SMTP_BIND" in capsys.readouterr().err
 
 

@@ -86,7 +86,10 @@ def cli(*argv: str) -> int:
     try:
         return main(list(argv))
     finally:
-        root.handlers[:], root.level = handlers, level
+        root.handlers[:] = handlers
+        # setLevel, not the attribute: it also forgets each logger's cached answer to
+        # isEnabledFor, which the command's own level would otherwise leave behind.
+        root.setLevel(level)
 
 
 def bounce_for(message_id: str, subject: str) -> bytes:

@@ -74,7 +74,9 @@ def test_every_path_that_holds_mail_or_data_is_on_a_volume() -> None:
     declared = set(volumes)
     for service in services.values():
         for volume in service.get("volumes") or []:
-            assert str(volume).split(":")[0] in declared, volume
+            source = str(volume).split(":")[0]
+            # A directory of the host (the MX's certificate) is read-only configuration.
+            assert source in declared or (source.startswith("./") and volume.endswith(":ro"))
 
 
 def test_the_image_has_pg_dump_of_the_servers_major_version() -> None:
@@ -100,3 +102,56 @@ def test_each_health_check_checks_its_own_containers_process() -> None:
         assert "--here" in test, role
     # The http role answers for itself on its own loopback.
     assert "127.0.0.1:8080/readyz" in " ".join(services["http"]["healthcheck"]["test"])
+
+
+def test_the_mx_offers_tls_on_port_25_with_the_mounted_or_a_self_signed_certificate(
+    tmp_path: Path,
+) -> None:
+    """Lawyers' replies are privileged: the MX the compose file publishes on port 25 offers
+    STARTTLS (smtpd_tls_security_level = may), with the certificate mounted for it."""
+    entrypoint = (CONTAINER / "postfix" / "entrypoint.sh").read_text()
+    assert '"smtpd_tls_security_level = may"' in entrypoint
+    assert '"smtpd_tls_chain_files = $key, $cert"' in entrypoint
+    postfix = _compose()["services"]["postfix"]  # type: ignore[index]
+    assert "25:25" in postfix["ports"]
+    assert any(str(v).endswith(":/etc/postfix/tls:ro") for v in postfix["volumes"])
+    assert " openssl " in (CONTAINER / "postfix" / "Containerfile").read_text()
+    # The certificate part of the entrypoint, run as written, with its paths in a temp dir.
+    start = entrypoint.index("tls_dir=")
+    part = entrypoint[start : entrypoint.index('postconf -e "smtpd_tls_security_level')]
+    part = part.replace("/etc/postfix", str(tmp_path)) + 'echo "$key $cert"\n'
+    if shutil.which("openssl") is None:
+        return
+    ran = subprocess.run(
+        ["sh", "-eu", "-c", part],
+        env={"MAIL_HOSTNAME": "mx.example.com", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    key, cert = ran.stdout.split()
+    assert key == f"{tmp_path}/self-signed/privkey.pem" and Path(cert).is_file()
+    subject = subprocess.run(
+        ["openssl", "x509", "-in", cert, "-noout", "-subject"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "mx.example.com" in subject.stdout
+    # A mounted certificate is used as it is.
+    (tmp_path / "tls").mkdir()
+    for name in ("fullchain.pem", "privkey.pem"):
+        (tmp_path / "tls" / name).write_text("mounted\n")
+    mounted = subprocess.run(
+        ["sh", "-eu", "-c", part],
+        env={"MAIL_HOSTNAME": "mx.example.com", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    assert mounted.stdout.split() == [
+        f"{tmp_path}/tls/privkey.pem",
+        f"{tmp_path}/tls/fullchain.pem",
+    ]

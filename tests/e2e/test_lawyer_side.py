@@ -34,7 +34,10 @@ def cli(capsys: pytest.CaptureFixture[str], *argv: str) -> str:
     try:
         assert main(list(argv)) == 0
     finally:
-        root.handlers[:], root.level = handlers, level
+        root.handlers[:] = handlers
+        # setLevel, not the attribute: it also forgets each logger's cached answer to
+        # isEnabledFor, which the command's own level would otherwise leave behind.
+        root.setLevel(level)
     return capsys.readouterr().out
 
 

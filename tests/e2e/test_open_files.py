@@ -100,7 +100,7 @@ def test_below_what_the_caps_need_it_refuses_to_start_in_one_sentence(tmp_path: 
         preexec_fn=limited(1024, 1024),
         check=False,
     )
-    assert result.returncode == 2
+    assert result.returncode == 78  # EX_CONFIG
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1, result.stderr
     assert "open-file limit is 1024, below the 1356" in lines[0]

@@ -115,13 +115,15 @@ def test_every_shell_block_of_the_tour_runs_as_written(tmp_path: Path) -> None:
                 assert done.returncode == 0, (block, done.stdout, done.stderr)
                 assert "Traceback" not in done.stderr, done.stderr
                 said[name] = said.get(name, "") + done.stdout
-        # The second curl read the thread with the token of the first.
+        # The second curl read the thread with the token of the first; so did the long-poll,
+        # and the event stream sent the opening turn and the status.
         assert "unauthorized" not in said["The agent API"]
         assert (
             said["The agent API"].count('"reference":"HFA-00001"')
             + said["The agent API"].count('"reference": "HFA-00001"')
-            == 2
+            == 4
         )
+        assert "event: turn\n" in said["The agent API"]
         assert "HFA-00001" in said["Operating it"]
         assert (work / "requests.jsonl").read_text().count("\n") == 1
     finally:

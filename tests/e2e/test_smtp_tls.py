@@ -146,3 +146,31 @@ def test_build_fails_on_an_unreadable_listener_key(
             tls_context(services.config)
     finally:
         services.close()
+
+
+async def test_auth_is_not_advertised_before_or_after_starttls(
+    tmp_path: Path, sink: SmtpSink, certificate: tuple[Path, Path]
+) -> None:
+    """No one logs in to the listener: AUTH offered after STARTTLS got every attempt 535."""
+    cert, key = certificate
+    config = make_config(tmp_path / "var", smtp_tls_cert_file=str(cert), smtp_tls_key_file=str(key))
+    running = await start_running(config, sink)
+    try:
+        assert "auth" not in await ehlo_features(running.smtp_port)
+        client = aiosmtplib.SMTP(
+            hostname="127.0.0.1",
+            port=running.smtp_port,
+            start_tls=False,
+            cert_bundle=str(cert),
+            timeout=10,
+        )
+        await client.connect()
+        await client.starttls()
+        await client.ehlo()
+        assert "auth" not in client.esmtp_extensions
+        assert client.is_ehlo_or_helo_needed is False
+        answer = await client.execute_command(b"AUTH", b"PLAIN", b"AGFAYg==")
+        assert answer.code == 504, answer
+        await client.quit()
+    finally:
+        await stop_running(running)

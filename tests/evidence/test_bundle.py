@@ -69,8 +69,9 @@ async def test_a_bundle_holds_the_thread_and_verifies_with_its_own_script_alone(
             assert hashlib.sha256(content).hexdigest() in files["certification.html"].decode()
 
     # An outsider: only the bundle, Python and cryptography; not the gateway (-I: no
-    # PYTHONPATH, no user site, not even the script's directory on the path). Once with
-    # verify.py alone beside the bundle, once with the bundle unzipped.
+    # PYTHONPATH, no user site, not even the script's directory on the path), with the
+    # bundle unzipped. verify.py alone beside the zip has no verifier it trusts: it says
+    # so in one sentence and checks nothing (it never runs the zip's own code).
     alone, unzipped = tmp_path / "alone", tmp_path / "unzipped"
     alone.mkdir()
     with zipfile.ZipFile(out) as bundle:
@@ -85,8 +86,24 @@ async def test_a_bundle_holds_the_thread_and_verifies_with_its_own_script_alone(
             text=True,
             timeout=60,
         )
+        if where == alone:
+            assert checked.returncode == 2, checked.stdout + checked.stderr
+            assert "no trusted verifier beside it" in checked.stdout
+            assert len(checked.stdout.splitlines()) == 1 and not checked.stderr
+            continue
         assert checked.returncode == 0, checked.stdout + checked.stderr
         assert f"OK: the evidence of {filed['reference']} is whole" in checked.stdout
+    # A module beside verify.py that is not the one it lists is not run.
+    (unzipped / "hfa_verify" / "cli.py").write_text("raise SystemExit('ran')\n")
+    swapped = subprocess.run(
+        [sys.executable, "-I", "verify.py", "bundle.zip"],
+        cwd=unzipped,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert swapped.returncode == 2 and "no trusted verifier" in swapped.stdout, swapped
+    (unzipped / "hfa_verify" / "cli.py").write_bytes(files["hfa_verify/cli.py"])
     # And it finds a change, from outside too.
     (unzipped / "bundle.zip").write_bytes(out.read_bytes().replace(b"verify.py", b"verifx.py"))
     changed = subprocess.run(

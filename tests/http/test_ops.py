@@ -154,7 +154,10 @@ async def test_json_log_format_writes_one_structured_line_per_event(
             ["--log-format", "json", "requests", "close", filed["reference"], "--reason", "done"]
         )
     finally:
-        root.handlers[:], root.level = handlers, level
+        root.handlers[:] = handlers
+        # setLevel, not the attribute: it also forgets each logger's cached answer to
+        # isEnabledFor, which the command's own level would otherwise leave behind.
+        root.setLevel(level)
     assert code == 0
     lines = [json.loads(line) for line in capsys.readouterr().err.splitlines()]
     events = [line["event"] for line in lines if line.get("logger") == "gateway.audit"]

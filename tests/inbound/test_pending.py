@@ -21,7 +21,7 @@ from gateway.inbound.listener import store_inbound
 from gateway.inbound.worker import claim_pending, process_one
 from gateway.intake.filing import file_request
 from gateway.intake.reading import status_of
-from gateway.replies import Decision, DecisionKind
+from gateway.replies import Reading, ReplyError
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
@@ -29,15 +29,20 @@ from tests.conftest import LAWYER, REPLY_DOMAIN, make_config
 
 START = datetime(2026, 12, 1, 9, 0, tzinfo=UTC)
 WINDOW = timedelta(minutes=2)
-APPROVAL = Decision(DecisionKind.APPROVAL, "APPROVE")
+APPROVAL = Reading("approval", read_from="quick_reply", because="APPROVE", trigger="APPROVE")
 
 
 @pytest.mark.parametrize(
-    ("subject", "text", "decision", "expected"),
+    ("subject", "text", "reading", "expected"),
     [
         ("APPROVE [HFA-00001]", "APPROVE", APPROVAL, "approve"),
-        ("REJECT [HFA-00001]", "REJECT", Decision(DecisionKind.REJECTION, "REJECT"), "reject"),
-        ("I'M ON IT [HFA-00001]", "I'M ON IT", Decision(DecisionKind.ACKNOWLEDGE), "acknowledge"),
+        ("REJECT [HFA-00001]", "REJECT", Reading("rejection", read_from="quick_reply"), "reject"),
+        (
+            "I'M ON IT [HFA-00001]",
+            "I'M ON IT",
+            Reading("acknowledgement", read_from="quick_reply"),
+            "acknowledge",
+        ),
         # Something typed under the prompt: read as typed text, so it waits.
         (
             "APPROVE [HFA-00001]",
@@ -52,42 +57,42 @@ APPROVAL = Decision(DecisionKind.APPROVAL, "APPROVE")
         # Another request's link, or a keyword the reading does not agree with.
         ("APPROVE [HFA-00002]", "APPROVE", APPROVAL, None),
         ("REJECT [HFA-00001]", "REJECT", APPROVAL, None),
-        ("APPROVE [HFA-00001]", "APPROVE", Decision(None), None),
-        ("APPROVE [HFA-00001]", "APPROVE", Decision(DecisionKind.APPROVAL, ambiguous=True), None),
+        ("APPROVE [HFA-00001]", "APPROVE", Reading("reply"), None),
+        ("APPROVE [HFA-00001]", "APPROVE", Reading("reply", unclear=True), None),
         # The reader says it came from words of the tables, not from the link.
-        (
-            "APPROVE [HFA-00001]",
-            "APPROVE",
-            Decision(DecisionKind.APPROVAL, read_from="keyword"),
-            None,
-        ),
+        ("APPROVE [HFA-00001]", "APPROVE", Reading("approval", read_from="keyword"), None),
     ],
 )
 def test_only_an_untouched_answer_link_acts_at_once(
-    subject: str, text: str, decision: Decision, expected: str | None
+    subject: str, text: str, reading: Reading, expected: str | None
 ) -> None:
-    link = pending.untouched_link(decision, subject, text, "HFA-00001")
+    link = pending.untouched_link(reading, subject, text, "HFA-00001")
     assert (link.key if link else None) == expected
 
 
-def test_where_a_decision_came_from_is_never_guessed() -> None:
+def test_the_turn_says_where_its_reading_came_from_as_read() -> None:
     link = pending.untouched_link(APPROVAL, "APPROVE [HFA-00001]", "APPROVE", "HFA-00001")
     assert pending.source_of(APPROVAL, link) == {"read_from": "quick_reply", "because": "APPROVE"}
-    typed = Decision(DecisionKind.APPROVAL, "Approved")
-    assert pending.source_of(typed, None) == {"read_from": None, "because": "Approved"}
-    reader = Decision(
-        DecisionKind.APPROVAL, "Yes", read_from="yes_no", because="Yes.", answer="yes"
-    )
+    reader = Reading("approval", read_from="yes_no", because="Yes.", answer="yes")
     assert pending.source_of(reader, None) == {
         "read_from": "yes_no",
         "because": "Yes.",
         "answer": "yes",
     }
-    kept = Decision(None, answer="yes")
+    kept = Reading("reply", answer="yes")
     assert pending.source_of(kept, None) == {"read_from": None, "because": None, "answer": "yes"}
     # The language the reply was read in rides on the turn: the lawyer's next emails follow it.
-    german = Decision(None, "Ja", because="Ja, bitte vorher Rücksprache.", language="de")
+    german = Reading("reply", because="Ja, bitte vorher Rücksprache.", language="de")
     assert pending.source_of(german, None)["language"] == "de"
+
+
+def test_a_reading_that_breaks_its_own_rules_cannot_be_made() -> None:
+    with pytest.raises(ReplyError):
+        Reading("reply", conditions=("only EUR 10,000",))
+    with pytest.raises(ReplyError):
+        Reading("approval", conditions=("only EUR 10,000",), read_from="keyword")
+    with pytest.raises(ReplyError):
+        Reading("reply", read_from="keyword")
 
 
 @pytest.fixture

@@ -16,13 +16,13 @@ import pytest
 from gateway.inbound import reading, reading_lane
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.reading import MailReader, parse_stored
-from gateway.replies import Decision, DecisionKind, ReplyText
+from gateway.replies import DecisionKind, ReplyText, TextReading
 from gateway.replies.bounces import DeliveryReport
 
 
 def decided(parsed: object) -> DecisionKind | None:
-    assert isinstance(parsed, ParsedMail) and isinstance(parsed.decision, Decision)
-    return parsed.decision.kind
+    assert isinstance(parsed, ParsedMail) and isinstance(parsed.decision, TextReading)
+    return parsed.decision.decision.kind
 
 
 def reply(text: str, *, padding: int = 8_000) -> bytes:

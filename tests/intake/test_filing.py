@@ -6,7 +6,9 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from sqlalchemy import select
 
+from gateway.store.models import AuditEntry
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
 
 COUNSEL, PARTNER, GC = "counsel@firm.test", "partner@firm.test", "gc@firm.test"
@@ -54,3 +56,18 @@ async def test_approvers_are_people_the_gateway_knows(
     [detail] = response.json()["error"]["details"]
     assert detail["field"] == "approvers" and says in detail["message"]
     assert gateway.sink.received == []
+
+
+async def test_the_audit_log_tells_the_request_before_the_emails_it_caused(
+    gateway: Running,
+) -> None:
+    filed = await gateway.file()
+    with gateway.services.db.reading() as session:
+        events = list(
+            session.scalars(
+                select(AuditEntry.event)
+                .where(AuditEntry.reference == filed["reference"])
+                .order_by(AuditEntry.seq)
+            )
+        )
+    assert events[:3] == ["request.recorded", "email.queued", "email.queued"], events

@@ -18,7 +18,7 @@ from gateway.outbound.outbox import OutboxWorker, email_deliverer, enqueue
 from gateway.outbound.retry import RELAY, receiver_of
 from gateway.services import Services, build_services
 from gateway.settings.config import Config
-from gateway.store.models import AuditEntry, OutboxItem, Request
+from gateway.store.models import AuditEntry, OutboxItem, Request, Turn
 from tests import auditkit
 
 
@@ -174,16 +174,32 @@ async def test_a_crashed_delivery_is_picked_up_after_its_lease(clocked: Services
     assert item(clocked).state == "sent" and len(transport.sent) == 1
 
 
-async def test_an_unexpected_error_does_not_lose_the_item(clocked: Services) -> None:
+async def test_a_fault_of_the_network_is_retried(clocked: Services) -> None:
+    class Down:
+        async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
+            raise ConnectionResetError("reset")
+
+    worker = OutboxWorker(clocked, {"email": email_deliverer(Down())})
+    file_one(clocked)
+    await worker.run_once()
+    row = item(clocked)
+    assert row.state == "pending" and row.last_error == "ConnectionResetError"
+
+
+async def test_a_fault_of_the_gateway_is_dead_at_once_and_told(clocked: Services) -> None:
+    # It would fail the same way on every attempt: dead now, not retried unseen for days.
     class Broken:
         async def send(self, message: bytes, sender: str, recipients: list[str]) -> str:
-            raise RuntimeError("bug")
+            raise IndexError("tuple index out of range")
 
     worker = OutboxWorker(clocked, {"email": email_deliverer(Broken())})
     file_one(clocked)
     await worker.run_once()
     row = item(clocked)
-    assert row.state == "pending" and row.last_error == "RuntimeError"
+    assert row.state == "dead" and "IndexError" in (row.last_error or "")
+    with clocked.db.reading() as session:
+        turns = session.scalars(select(Turn).where(Turn.kind == "email_failed")).all()
+    assert len(turns) == 1
 
 
 async def test_backoff_is_capped(clocked: Services) -> None:

@@ -7,15 +7,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 import pytest
 
 from gateway import i18n
-from gateway.outbound.quickreply import (
-    QUICK_REPLIES,
-    QuickReply,
-    conditions_in,
-    links_for,
-    mailto,
-    without_unanswered_prompt,
-)
+from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, links_for, mailto
 from gateway.replies import DecisionKind, read_decision
+from gateway.replies.prompts import conditions_in, without_unanswered_prompt
 
 ADDRESS = "reply+aeaaaaaaaaaaaakg4v4a@hfa.example"
 EXPECTED = {

@@ -278,7 +278,7 @@ async def test_no_answer_after_data_is_retried_only_once_the_wait_is_over(
     try:
         await send(transport, 1)  # a pooled connection, reused for the next message
         slow_relay.drop = True
-        with pytest.raises(TransientDelivery, match="after DATA") as raised:
+        with pytest.raises(TransientDelivery, match="no answer to it") as raised:
             await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
     finally:
         await transport.close()
@@ -307,3 +307,56 @@ async def test_a_refused_message_after_data_is_the_relays_answer(relay: Counting
     finally:
         await transport.close()
     assert relay.received == 3
+
+
+# -- The hold before the final dot: nothing held for a message the relay cannot have ---
+
+
+class DataCounting(SMTP):
+    """aiosmtpd's server, counting the DATA commands it answered with 354."""
+
+    async def smtp_DATA(self, arg: str) -> None:
+        self.event_handler.data_commands += 1
+        await super().smtp_DATA(arg)
+
+
+async def test_the_hook_runs_once_the_message_is_out_but_for_its_dot() -> None:
+    from gateway.errors import TransientDelivery
+    from gateway.outbound.transports import before_dot
+
+    class Relay(CountingRelay):
+        data_commands = 0
+
+    handler = Relay()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: DataCounting(handler, hostname="relay.test", loop=loop), "127.0.0.1", 0
+    )
+    handler.port = server.sockets[0].getsockname()[1]
+    seen: list[tuple[int, int]] = []
+
+    async def hold() -> None:
+        # Give the relay time to read what was sent so far.
+        await asyncio.sleep(0.2)
+        seen.append((handler.data_commands, handler.received))
+
+    transport = SmtpRelay("127.0.0.1", handler.port)
+    token = before_dot.set(hold)
+    try:
+        await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+
+        async def fail() -> None:
+            raise ConnectionResetError("the process died here")
+
+        before_dot.set(fail)
+        with pytest.raises(TransientDelivery) as raised:
+            await transport.send(MESSAGE, "gw@hfa.example", ["counsel@lawfirm.example"])
+    finally:
+        before_dot.reset(token)
+        await transport.close()
+        server.close()
+    # DATA was answered and the message sent up to its dot, and the relay had nothing yet.
+    assert seen == [(1, 0)]
+    # A failure before the dot: the relay never got the message, and it may go again at
+    # once (no wait for a dot that was never sent).
+    assert handler.received == 1 and raised.value.retry_after is None

@@ -3,25 +3,28 @@
 from __future__ import annotations
 
 import json
+import re
 from email import message_from_bytes
 from typing import Any
 
 # --- Derived files: the exporter builds them with these same functions ---------------
 
 
+# A line that is ">"* then "From " gets one more ">" (mboxrd), at every line's start.
+_FROM_LINE = re.compile(rb"\n(>*From )")
+
+
+def mbox_entry(message: dict[str, Any], raw: bytes) -> bytes:
+    """One email of the mbox: its ``From `` line, its lines quoted, then an empty line."""
+    body = raw.replace(b"\r\n", b"\n")
+    head = f"From {message['envelope_from'] or 'MAILER-DAEMON'} {message['asctime']}\n"
+    quoted = _FROM_LINE.sub(rb"\n>\1", b"\n" + body)[1:]
+    return head.encode() + quoted + (b"\n" if body.endswith(b"\n") else b"\n\n")
+
+
 def mbox_of(messages: list[dict[str, Any]], raw: dict[str, bytes]) -> bytes:
     """The thread as one RFC 4155 mbox, oldest first, ``From `` lines quoted (mboxrd)."""
-    out = bytearray()
-    for message in messages:
-        body = raw.get(message["path"], b"").replace(b"\r\n", b"\n")
-        out += f"From {message['envelope_from'] or 'MAILER-DAEMON'} {message['asctime']}\n".encode()
-        for line in body.split(b"\n"):
-            if line.lstrip(b">").startswith(b"From "):
-                line = b">" + line
-            out += line + b"\n"
-        if not body.endswith(b"\n"):
-            out += b"\n"
-    return bytes(out)
+    return b"".join(mbox_entry(m, raw.get(m["path"], b"")) for m in messages)
 
 
 def lawyer_view(raw: bytes) -> tuple[bytes, bytes]:

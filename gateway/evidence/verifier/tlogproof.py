@@ -12,9 +12,9 @@ entry ``audit/entries.json`` lists at that index.
 from __future__ import annotations
 
 import base64
-import json
 from typing import Any
 
+from .archive import Reader, Refused
 from .layout import ENTRIES, Verdict
 from .proofs import (
     NoteError,
@@ -74,34 +74,31 @@ def check_one(text: str, keys: list[tuple[str, Any]]) -> tuple[int, bytes]:
     return index, extra
 
 
-def _listed(files: dict[str, bytes]) -> list[Any]:
-    """The entries of entries.json (its own check names what is wrong with it)."""
-    try:
-        listed = json.loads(files[ENTRIES].decode("utf-8"))
-    except (KeyError, UnicodeDecodeError, ValueError):
-        return []
+def _listed(listed: Any) -> list[Any]:
+    """The entries of entries.json, parsed (its own check names what is wrong with it)."""
     entries = listed.get("entries", []) if isinstance(listed, dict) else []
     return [item for item in entries if isinstance(item, dict)] if isinstance(entries, list) else []
 
 
-def check_proofs(files: dict[str, bytes], keys: list[tuple[str, Any]], verdict: Verdict) -> None:
-    """Every ``.tlog-proof`` stands alone, and each entry of entries.json has its own."""
-    found = sorted(p for p in files if p.startswith(FOLDER) and p.endswith(SUFFIX))
+def check_proofs(files: Reader, listed: Any, keys: list[tuple[str, Any]], verdict: Verdict) -> None:
+    """Every ``.tlog-proof`` stands alone, and each entry of entries.json (``listed``,
+    parsed) has its own. Each is read whole, within the budget of what is parsed."""
+    found = sorted(p for p in files.present if p.startswith(FOLDER) and p.endswith(SUFFIX))
     if not found:
         verdict.notes.append("no .tlog-proof files (a bundle of an earlier release)")
         return
     proved: dict[int, bytes] = {}
     for path in found:
         try:
-            index, extra = check_one(files[path].decode("utf-8"), keys)
-        except (UnicodeDecodeError, NoteError) as exc:
+            index, extra = check_one(files.whole(path).decode("utf-8"), keys)
+        except (UnicodeDecodeError, NoteError, Refused) as exc:
             verdict.fail(path, f"not a tlog-proof of the log ({exc})")
             continue
         if path != proof_path(index):
             verdict.fail(path, f"proves entry {index}, not the one its name says")
             continue
         proved[index] = extra
-    for item in _listed(files):
+    for item in _listed(listed):
         index, entry = item.get("leaf_index"), item.get("entry", {})
         leaf = {k: v for k, v in entry.items() if k not in ("leaf_index", "leaf_hash")}
         if not isinstance(index, int) or proved.get(index) != canonical(leaf):

@@ -19,7 +19,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from .layout import CHECKPOINT, DASH, Verdict
+from .archive import Reader, Refused
+from .layout import CHECKPOINT, DASH, MAX_NOTE, Verdict
 from .proofs import NoteError, strict_b64
 
 POLICY = "audit/policy.txt"
@@ -96,17 +97,17 @@ def _met(name: str, named: dict[str, Any], cosigned: set[str]) -> bool:
     return count >= (need if need is not None else int(threshold))
 
 
-def check_witnesses(files: dict[str, bytes], verdict: Verdict) -> None:
+def check_witnesses(files: Reader, verdict: Verdict) -> None:
     if POLICY not in files:
         verdict.notes.append("no witness policy (a bundle of an earlier release)")
         return
     try:
-        named, quorum = parse_policy(files[POLICY].decode("utf-8"))
-        note = files[CHECKPOINT].decode("utf-8")
+        named, quorum = parse_policy(files.whole(POLICY, MAX_NOTE).decode("utf-8"))
+        note = files.whole(CHECKPOINT, MAX_NOTE).decode("utf-8")
         cosigned = {
             n for n, v in named.items() if not isinstance(v[1], list) and _cosigned(note, *v)
         }
-    except (UnicodeDecodeError, KeyError, ValueError, NoteError) as exc:
+    except (UnicodeDecodeError, KeyError, ValueError, NoteError, Refused) as exc:
         verdict.fail(POLICY, f"the checkpoint's cosignatures cannot be checked: {exc}")
         return
     if quorum == "none":

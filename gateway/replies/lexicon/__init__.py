@@ -21,6 +21,7 @@ _LIST_KEYS = (
     "not_answers", "alone",
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
     "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies", "as_is", "thanks_for",
+    "remarks", "irony",
 )  # fmt: skip
 
 Phrase = tuple[str, ...]

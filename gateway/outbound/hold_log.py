@@ -1,0 +1,142 @@
+"""A worker's own note of the holds it writes, so that a restart releases what no relay has.
+
+Before an email's final dot its outbox row is held past the wait for the dot's answer
+(``lawyer_mail``): the relay may have the message from then on, and no worker sends it
+again before the wait is over. A process killed between that hold's commit and the dot
+(one turn of its event loop) leaves a hold on a message the relay never received,
+which would reach the lawyer only when the hold ends.
+
+So each worker process notes, in a file of its own under the data directory, each
+hold just before it writes it (``H id until``) and each dot once it is handed to the
+kernel (``D id``): plain appends, no fsync, since a kill -9 loses nothing the process
+wrote (a crash of the host does, and then a hold merely runs its course). A worker
+that starts reads the files of the processes that are gone: a hold with no dot is
+released, if the row still carries that very hold (it is then due at once); a hold
+whose dot went out stays, for the relay may have the message.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import update
+from sqlalchemy.orm import Session
+
+from gateway.store.db import Database
+from gateway.store.models import OutboxItem
+
+log = logging.getLogger(__name__)
+
+FOLDER = "outbox-holds"
+# The note is emptied once no hold of it is open and it has grown past this.
+TRUNCATE_BYTES = 1024 * 1024
+
+
+class HoldLog:
+    """This process's note of its holds and dots (see the module docstring)."""
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self.pid = os.getpid()
+        self.path = folder / f"{self.pid}.log"
+        # Opened with the first hold: a gateway writing to a Maildir never holds.
+        self._fd: int | None = None
+        self._open: set[int] = set()
+
+    def hold(self, item_id: int, until: datetime) -> None:
+        if self._fd is None:
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        self._open.add(item_id)
+        os.write(self._fd, f"H {item_id} {until.isoformat()}\n".encode())
+
+    def dot(self, item_id: int) -> None:
+        if self._fd is not None:
+            os.write(self._fd, f"D {item_id}\n".encode())
+
+    def done(self, item_id: int) -> None:
+        """The delivery is over: once none is open, a large note starts again empty."""
+        self._open.discard(item_id)
+        fd = self._fd
+        if fd is not None and not self._open and os.fstat(fd).st_size > TRUNCATE_BYTES:
+            os.ftruncate(fd, 0)
+
+
+_logs: dict[Path, HoldLog] = {}
+
+
+def for_process(data_dir: Path) -> HoldLog:
+    """The note of this process (a forked process gets its own)."""
+    folder = data_dir / FOLDER
+    found = _logs.get(folder)
+    if found is None or found.pid != os.getpid():
+        found = _logs[folder] = HoldLog(folder)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def unsent_holds(text: str) -> dict[int, datetime]:
+    """The holds of a note whose dot never went out: item id -> the hold written."""
+    holds: dict[int, datetime] = {}
+    dots: set[int] = set()
+    for line in text.splitlines():
+        parts = line.split(" ")
+        try:
+            if parts[0] == "H" and len(parts) == 3:
+                holds[int(parts[1])] = datetime.fromisoformat(parts[2])
+            elif parts[0] == "D" and len(parts) == 2:
+                dots.add(int(parts[1]))
+        except ValueError:
+            continue  # the line a kill cut short
+    return {item: until for item, until in holds.items() if item not in dots}
+
+
+def _release(session: Session, item_id: int, until: datetime) -> int:
+    result = session.execute(
+        update(OutboxItem)
+        .where(
+            OutboxItem.id == item_id,
+            OutboxItem.state == "pending",
+            OutboxItem.lease_until == until,
+        )
+        .values(lease_until=None)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0))
+
+
+def release_unsent(db: Database, data_dir: Path) -> int:
+    """Release the holds that processes now gone wrote for a dot they never sent; how
+    many rows were released. Their notes are removed."""
+    folder = data_dir / FOLDER
+    if not folder.is_dir():
+        return 0
+    released = 0
+    for note in sorted(folder.glob("*.log")):
+        pid = int(note.stem) if note.stem.isdigit() else 0
+        if pid == os.getpid() or (pid and _alive(pid)):
+            continue
+        unsent = unsent_holds(note.read_text(errors="replace"))
+        if unsent:
+            with db.transaction() as session:
+                released += sum(_release(session, i, u) for i, u in unsent.items())
+        note.unlink(missing_ok=True)
+    if released:
+        log.warning(
+            "outbox: %s email(s) held by a process that died before their end was sent: "
+            "due again now",
+            released,
+        )
+    return released

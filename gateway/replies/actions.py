@@ -1,0 +1,238 @@
+"""The proposed action's own verb, as the lawyer's answer: "Pay it.", "Bitte buchen.", "Ne signez pas."
+
+Lawyers answer a request to act with the act itself: an imperative ("Sign it.",
+"Réservez-le."), a permission ("You may file v7.", "Sie können unterschreiben."), or
+its negation ("Don't pay.", "Nie podpisuj."). The tables in ``lexicon/actions/`` give,
+per language, the verbs of each canonical action (named by the English table's verbs:
+sign, pay, send, book, file, transfer, release, delete, accept, engage), the words of
+permission said before them, and the words that forbid. The canonical action is the one
+whose English verbs open the proposed action (agents write it in English).
+
+Only the opening sentence is read, and only the verb of the action proposed: "Yes,
+please hold." to a request to pay decides nothing here. An imperative or a permission
+is an approval read by ``decision.read_led``, so every rule that stops an approval (a
+hold-back, a question, a later "but not before ...", a condition) applies as to any
+other; a negation before the verb (or, in Japanese, after it) is a rejection.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, replace
+from functools import cache
+from importlib import resources
+
+from gateway.replies.decision import decision_region, read_led
+from gateway.replies.forms import condition_form
+from gateway.replies.kinds import Ask, Decision, DecisionKind
+from gateway.replies.language import identify, script_languages, with_kin
+from gateway.replies.lexicon import LEXICON
+from gateway.replies.negation import is_negator
+from gateway.replies.words import Word, phrase, sentence_spans, words
+
+# How many words may stand between the opening (a yes, a permission) and the verb:
+# "Sie können den Vertrag heute unterschreiben".
+_BETWEEN = 6
+# Words of a yes or an agreement that may open the sentence before the verb.
+_OPENING_KEYS = ("yes", "no", "agreement")
+_MAX_OPENING = 3
+# How far into the sentence a permission may stand after the action's object.
+_OBJECT_FIRST = 5
+
+
+@dataclass(frozen=True)
+class Verb:
+    words: tuple[str, ...]
+    prefix: bool  # the last word matches every word that begins with it
+
+
+@dataclass(frozen=True)
+class Table:
+    permit: tuple[tuple[str, ...], ...]
+    forbid: tuple[tuple[str, ...], ...]
+    verbs: dict[str, tuple[Verb, ...]]
+    # Said right after the verb, these permit it (languages whose verb comes last).
+    after: tuple[tuple[str, ...], ...] = ()
+
+
+def _verb(entry: str) -> Verb:
+    prefix = entry.endswith("*")
+    return Verb(phrase(entry.rstrip("*")), prefix)
+
+
+@cache
+def tables() -> dict[str, Table]:
+    folder = resources.files("gateway.replies.lexicon") / "actions"
+    found: dict[str, Table] = {}
+    for entry in folder.iterdir():
+        if not entry.name.endswith(".toml"):
+            continue
+        data = tomllib.loads(entry.read_text(encoding="utf-8"))
+        found[entry.name.removesuffix(".toml")] = Table(
+            tuple(p for p in map(phrase, data.get("permit", [])) if p),
+            tuple(p for p in map(phrase, data.get("forbid", [])) if p),
+            {k: tuple(map(_verb, v)) for k, v in data.get("verbs", {}).items()},
+            tuple(p for p in map(phrase, data.get("after", [])) if p),
+        )
+    return found
+
+
+def action_of(ask: Ask) -> str | None:
+    """The canonical action the proposed action opens with ("Pay EUR 48,500" -> "pay")."""
+    found = words(ask.proposed_action or "")
+    english = tables().get("en")
+    if not found or english is None:
+        return None
+    for action, verbs in english.verbs.items():
+        if any(_verb_at(found, 0, verb) for verb in verbs):
+            return action
+    return None
+
+
+def read_action(said: str, ask: Ask) -> Decision | None:
+    """The decision the action's own verb carries in the opening sentence of ``said``."""
+    action = action_of(ask)
+    if action is None:
+        return None
+    region = decision_region(said)
+    spans = sentence_spans(region)
+    first = region[: spans[0][1]] if spans else region
+    found = words(first)
+    if not found:
+        return None
+    candidates = [c for c in script_languages(first) if c in tables()]
+    detected = [c for c in with_kin(identify(first)) if c in candidates]
+    for code in detected + [c for c in candidates if c not in detected]:
+        hit = _said_in(found, tables()[code], action, code)
+        if hit is not None:
+            kind, size = hit
+            return _with_condition_first(read_led(said, kind, size, code), first, found, size)
+    return None
+
+
+def _with_condition_first(decision: Decision, first: str, found: list[Word], size: int) -> Decision:
+    """An approval whose condition stands before the verb ("30時間以内であれば、依頼して結構
+    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition."""
+    if decision.kind is not DecisionKind.APPROVAL or size < 2:
+        return decision
+    before = first[: found[size - 1].start].strip(" \t、，,")
+    if not before or not condition_form(before):
+        return decision
+    return replace(decision, conditions=(before, *decision.conditions))
+
+
+def _said_in(
+    found: list[Word], table: Table, action: str, code: str
+) -> tuple[DecisionKind, int] | None:
+    """(approval or rejection, words up to the verb) when the sentence says the action."""
+    if table.after:
+        return _verb_then(found, table, action)
+    for at in dict.fromkeys((0, _after_opening(found, code))):
+        hit = _from(found, at, table, action)
+        if hit is not None:
+            return hit
+    # The object first, then the permission and the verb: "Den Gerichtsvollzieher können
+    # Sie beauftragen", "výzvu můžete dnes odeslat".
+    for at in range(1, min(len(found), _OBJECT_FIRST)):
+        if any(_at(found, at, p) for p in table.permit):
+            return _from(found, at, table, action)
+    return None
+
+
+def _from(found: list[Word], at: int, table: Table, action: str) -> tuple[DecisionKind, int] | None:
+    permitted = negated = False
+    # "Bitte nicht", "Please don't", "Non": a permission or a negation before the verb.
+    for _ in range(3):
+        forbid = next((p for p in table.forbid if _at(found, at, p)), None)
+        permit = next((p for p in table.permit if _at(found, at, p)), None)
+        if forbid is not None:
+            negated, at = True, at + len(forbid)
+        elif permit is not None:
+            permitted, at = True, at + len(permit)
+        elif at < len(found) and is_negator(found[at].text, everywhere=True):
+            negated, at = True, at + 1
+        else:
+            break
+    limit = _BETWEEN if permitted or negated else 1
+    for position in range(at, min(len(found), at + limit)):
+        verb = next((v for v in table.verbs.get(action, ()) if _verb_at(found, position, v)), None)
+        if verb is None:
+            continue
+        end = position + len(verb.words)
+        if negated or _forbidden(found[:end], found[end : end + 2], table):
+            return DecisionKind.REJECTION, end
+        return DecisionKind.APPROVAL, end
+    return None
+
+
+def _verb_then(found: list[Word], table: Table, action: str) -> tuple[DecisionKind, int] | None:
+    """Languages whose verb comes last, its permission or negation after it: "本日発送して
+    ください", "署名して差し支えありません", "削除はしないでください"."""
+    for position in range(len(found)):
+        verb = next((v for v in table.verbs.get(action, ()) if _verb_at(found, position, v)), None)
+        if verb is None:
+            continue
+        end = position + len(verb.words)
+        # Kana runs carry their particles ("はしないでください"): read as one string.
+        following = "".join(word.text for word in found[end : end + 3])
+        if any("".join(p) in following for p in table.forbid):
+            return DecisionKind.REJECTION, end
+        if any(following.startswith("".join(p)) for p in table.after):
+            return DecisionKind.APPROVAL, end
+    return None
+
+
+@cache
+def _openings(code: str) -> tuple[tuple[str, ...], ...]:
+    language = LEXICON.languages[code]
+    found = {p for key in _OPENING_KEYS for p in language.phrases(key)}
+    return tuple(sorted(found, key=len, reverse=True))
+
+
+def _after_opening(found: list[Word], code: str) -> int:
+    """Past an opening yes, no or agreement ("Ja,", "D'accord,", "No,"): where the verb
+    (or the words that permit or forbid it) may stand."""
+    at = 0
+    for _ in range(_MAX_OPENING):
+        size = next((len(p) for p in _openings(code) if _at(found, at, p)), 0)
+        if not size:
+            break
+        at += size
+    return at
+
+
+def _forbidden(before: list[Word], after: list[Word], table: Table) -> bool:
+    for at in range(len(before)):
+        if any(_at(before, at, p) for p in table.forbid):
+            return True
+        if is_negator(before[at].text, everywhere=True):
+            return True
+    return any(_at(after, at, p) for at in range(len(after)) for p in table.forbid)
+
+
+def _at(found: list[Word], at: int, wanted: tuple[str, ...]) -> bool:
+    if at + len(wanted) > len(found):
+        return False
+    return all(
+        found[at + i].text == w or (found[at + i].text.startswith(w) and _kana(w))
+        for i, w in enumerate(wanted)
+    )
+
+
+def _kana(word: str) -> bool:
+    return all("\u3040" <= ch <= "\u30ff" for ch in word)
+
+
+def _verb_at(found: list[Word], at: int, verb: Verb) -> bool:
+    wanted = verb.words
+    if not wanted or at + len(wanted) > len(found):
+        return False
+    for i, w in enumerate(wanted):
+        text = found[at + i].text
+        last = i == len(wanted) - 1
+        if text == w or (last and verb.prefix and text.startswith(w)):
+            continue
+        if _kana(w) and text.startswith(w):
+            continue
+        return False
+    return True

@@ -1,0 +1,203 @@
+"""A kill -9 during a burst strands no email the relay never received, and doubles none.
+
+``hfa serve`` runs in a subprocess against a real SMTP relay (aiosmtpd, on loopback, in
+this test's loop); a burst of filings is cut three times by SIGKILL of the gateway's
+process group while their request emails go out, and the gateway is started again on
+the same database. Within 60 s of the last start every request email on record has
+reached the relay, and none twice: the hold that keeps an email from being sent again
+while the relay may still answer it (RFC 5321 4.5.3.2.6) is taken only once the rest of
+the message is out, before its final dot, so what the relay cannot have had goes again
+once its lease lapses (HFA_LEASE_SECONDS, 20 s by default).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import AsyncIterator, Callable
+from email import message_from_bytes
+from pathlib import Path
+from typing import IO
+
+import httpx
+import pytest
+from aiosmtpd.smtp import SMTP, Envelope
+from aiosmtpd.smtp import Session as SmtpSession
+from sqlalchemy import create_engine, text
+
+from bench.roles import HFA, ROOT, free_port
+from tests.conftest import make_config
+
+KILLS = 3
+BURST = 40
+DRAIN_SECONDS = 60.0
+# How long the relay takes to answer DATA.
+DATA_PAUSE = 0.5
+
+
+class Relay:
+    """Keeps the Message-ID of every message it takes (answered 250 at once)."""
+
+    def __init__(self) -> None:
+        self.port = 0
+        self.message_ids: list[str] = []
+        # DATA commands received: the gateway may now hold those messages.
+        self.data_started = 0
+
+    def data_started_count(self) -> int:
+        return self.data_started
+
+    def received_count(self) -> int:
+        return len(self.message_ids)
+
+    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
+        raw = envelope.original_content or b""
+        self.message_ids.append(str(message_from_bytes(raw)["Message-ID"]).strip())
+        return "250 OK"
+
+
+class SlowToStartData(SMTP):
+    """A busy relay: it takes a while to answer DATA with 354. A gateway killed meanwhile
+    has sent no message yet, and must not hold it as if the relay might have it."""
+
+    async def smtp_DATA(self, arg: str) -> None:
+        self.event_handler.data_started += 1
+        await asyncio.sleep(DATA_PAUSE)
+        await super().smtp_DATA(arg)
+
+
+@pytest.fixture
+async def relay() -> AsyncIterator[Relay]:
+    handler = Relay()
+    loop = asyncio.get_running_loop()
+    server = await loop.create_server(
+        lambda: SlowToStartData(handler, hostname="relay.test", loop=loop),
+        host="127.0.0.1",
+        port=0,
+    )
+    handler.port = server.sockets[0].getsockname()[1]
+    yield handler
+    server.close()
+
+
+class Gateway:
+    """``hfa serve`` in its own process group, started and killed by PID."""
+
+    def __init__(self, env: dict[str, str], log: IO[bytes]) -> None:
+        self.env, self.log = env, log
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [*HFA, "serve"],
+            env=self.env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+
+    def kill(self) -> None:
+        if self.process is not None and self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+
+
+async def file(http: httpx.AsyncClient) -> int:
+    """One filing; 1 if it was acknowledged (201)."""
+    with contextlib.suppress(httpx.HTTPError):
+        answer = await http.post("/v1/requests", json={"category": "legal_review", "request": "?"})
+        return int(answer.status_code == 201)
+    return 0
+
+
+async def until(count: Callable[[], int], wanted: int, seconds: float = 30.0) -> None:
+    deadline = time.monotonic() + seconds
+    while count() < wanted:
+        assert time.monotonic() < deadline, "the relay was sent nothing"
+        await asyncio.sleep(0.01)
+
+
+async def until_up(http: httpx.AsyncClient) -> None:
+    for _ in range(600):
+        with contextlib.suppress(httpx.HTTPError):
+            if (await http.get("/healthz")).status_code == 200:
+                return
+        await asyncio.sleep(0.05)
+    raise AssertionError("the gateway did not start")
+
+
+def request_emails(database_url: str) -> set[str]:
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            query = text(
+                "SELECT message_id FROM outbox WHERE channel='email' AND purpose='request'"
+            )
+            return {str(row[0]).strip() for row in connection.execute(query)}
+    finally:
+        engine.dispose()
+
+
+async def test_kills_during_a_burst_strand_no_email_and_double_none(
+    tmp_path: Path, database_url: str, relay: Relay
+) -> None:
+    data_dir = tmp_path / "var"
+    config = make_config(data_dir, database_url=database_url, smtp_relay=f"127.0.0.1:{relay.port}")
+    http_port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
+    env |= {f"HFA_{k.upper()}": v for k, v in config.raw.items() if v}
+    env |= {
+        "HFA_HTTP_BIND": f"127.0.0.1:{http_port}",
+        "HFA_RATE_LIMIT_PER_MINUTE": "1000000",
+        "HFA_WORKER_POLL_SECONDS": "0.5",
+        "PYTHONPATH": str(ROOT),
+    }
+    env.pop("HFA_LEASE_SECONDS", None)  # the default lease, as deployed
+    acknowledged = 0
+    with (tmp_path / "serve.log").open("wb") as log:
+        gateway = Gateway(env, log)
+        try:
+            async with httpx.AsyncClient(
+                base_url=f"http://127.0.0.1:{http_port}", timeout=10
+            ) as http:
+                for kill in range(KILLS):
+                    gateway.start()
+                    await until_up(http)
+                    started_before = relay.data_started
+                    received_before = len(relay.message_ids)
+                    burst = [asyncio.create_task(file(http)) for _ in range(BURST)]
+                    # Killed once the relay is taking this burst's emails, while the next
+                    # ones wait for the relay's 354.
+                    # Killed while the relay is taking this burst's emails: twice once it
+                    # has been sent DATA for some (none of their dots is out), once it has
+                    # taken some (others may be held: it may have them).
+                    if kill < KILLS - 1:
+                        await until(relay.data_started_count, started_before + 5)
+                    else:
+                        await until(relay.received_count, received_before + 5)
+                    gateway.kill()
+                    acknowledged += sum(await asyncio.gather(*burst))
+                gateway.start()
+                started = time.monotonic()
+                await until_up(http)
+                wanted = request_emails(config.database_url)
+                while time.monotonic() - started < DRAIN_SECONDS:
+                    if wanted <= set(relay.message_ids):
+                        break
+                    await asyncio.sleep(0.2)
+                drained = time.monotonic() - started
+        finally:
+            gateway.kill()
+    missing = wanted - set(relay.message_ids)
+    doubled = {m: n for m, n in Counter(relay.message_ids).items() if n > 1}
+    assert len(wanted) >= acknowledged > KILLS * 5, (len(wanted), acknowledged)
+    assert not missing, f"{len(missing)} of {len(wanted)} request emails not relayed in 60 s"
+    assert not doubled, doubled
+    print(
+        f"{len(wanted)} request emails, {acknowledged} acknowledged: all relayed {drained:.1f} s after the last start"
+    )

@@ -1,0 +1,141 @@
+"""The note of holds: a restart releases a hold whose dot was never sent, and only that."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select, update
+
+from gateway.intake.filing import file_request
+from gateway.outbound import hold_log
+from gateway.services import Services, build_services
+from gateway.settings.config import Config
+from gateway.store.models import OutboxItem
+from tests.conftest import SmtpSink
+
+UNTIL = datetime(2026, 12, 7, 12, 10, 0, 123456, tzinfo=UTC)
+
+
+@pytest.fixture
+def services(config: Config) -> Iterator[Services]:
+    built = build_services(config)
+    yield built
+    built.close()
+
+
+def held_rows(services: Services, count: int) -> list[int]:
+    """``count`` pending email rows, each held until UNTIL as a send before its dot does."""
+    with services.db.transaction() as session:
+        for n in range(count):
+            file_request(services, session, {"category": "legal_review", "request": f"{n}?"})
+    with services.db.transaction() as session:
+        session.execute(update(OutboxItem).values(lease_until=UNTIL))
+        return list(session.scalars(select(OutboxItem.id).order_by(OutboxItem.id)))
+
+
+def dead_pid() -> int:
+    """The pid of a process that has ended."""
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout)
+
+
+def leases(services: Services) -> dict[int, datetime | None]:
+    with services.db.reading() as session:
+        rows = session.execute(select(OutboxItem.id, OutboxItem.lease_until))
+        return {item_id: until for item_id, until in rows}
+
+
+def test_a_dead_process_hold_without_its_dot_is_released_and_no_other(
+    services: Services,
+) -> None:
+    unsent, sent, other_hold, live = held_rows(services, 4)
+    folder = services.config.data_dir / hold_log.FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    stamp = UNTIL.isoformat()
+    (folder / f"{dead_pid()}.log").write_text(
+        f"H {unsent} {stamp}\nH {sent} {stamp}\nD {sent}\n"
+        f"H {other_hold} {(UNTIL - timedelta(seconds=1)).isoformat()}\nH 99"  # cut short
+    )
+    # A live process's note is left alone: it may be waiting for its relay right now.
+    (folder / f"{os.getppid()}.log").write_text(f"H {live} {stamp}\n")
+
+    assert hold_log.release_unsent(services.db, services.config.data_dir) == 1
+    now = leases(services)
+    # Released: the dot never went out, so the relay cannot have the message.
+    assert now[unsent] is None
+    # Kept: the dot went out (the relay may have it), the row carries another hold
+    # (claimed again since), or its process still runs.
+    assert now[sent] == UNTIL and now[live] == UNTIL
+    assert now[other_hold] == UNTIL
+    assert sorted(p.name for p in folder.iterdir()) == [f"{os.getppid()}.log"]
+
+
+def test_this_process_notes_its_holds_and_dots(tmp_path: Path) -> None:
+    note = hold_log.for_process(tmp_path)
+    assert hold_log.for_process(tmp_path) is note
+    note.hold(7, UNTIL)
+    note.hold(8, UNTIL)
+    note.dot(8)
+    note.done(7)
+    note.done(8)
+    assert hold_log.unsent_holds(note.path.read_text()) == {7: UNTIL}
+    assert oct(note.path.stat().st_mode & 0o777) == oct(0o600)
+
+
+async def test_a_delivery_stopped_between_its_hold_and_its_dot_is_released_and_sent_once(
+    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The hold committed, then the process stops dead before the dot (the turn of the
+    loop a kill can land in): the relay has nothing, the row is held for the dot's wait,
+    and the note says so; a start after it releases the row, and it goes out once."""
+    from gateway.outbound import lawyer_mail
+    from gateway.outbound.outbox import OutboxWorker, email_deliverer
+    from gateway.outbound.transports import SmtpRelay
+
+    with services.db.transaction() as session:
+        file_request(services, session, {"category": "legal_review", "request": "Sign?"})
+    held = asyncio.Event()
+    hold = lawyer_mail._hold_until_the_dot_is_answered
+
+    async def hold_then_stall(services: Services, item_id: int) -> None:
+        await hold(services, item_id)
+        held.set()
+        await asyncio.Event().wait()  # as if the process had died here
+
+    monkeypatch.setattr(lawyer_mail, "_hold_until_the_dot_is_answered", hold_then_stall)
+    relay = SmtpRelay("127.0.0.1", sink.port)
+    worker = OutboxWorker(services, {"email": email_deliverer(relay)})
+    stalled = asyncio.create_task(worker.run_once())
+    await asyncio.wait_for(held.wait(), timeout=10)
+    stalled.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await stalled
+    await relay.close()
+    (row,) = leases(services).values()
+    assert row is not None and row > datetime.now(UTC) + timedelta(minutes=5)
+    assert sink.received == []
+    # The note of that process, as a later start finds it (the process is gone).
+    note = hold_log.for_process(services.config.data_dir).path
+    note.rename(note.with_name(f"{dead_pid()}.log"))
+    assert hold_log.release_unsent(services.db, services.config.data_dir) == 1
+
+    monkeypatch.setattr(lawyer_mail, "_hold_until_the_dot_is_answered", hold)
+    relay = SmtpRelay("127.0.0.1", sink.port)
+    try:
+        assert await OutboxWorker(services, {"email": email_deliverer(relay)}).run_once() == 1
+    finally:
+        await relay.close()
+    assert len(sink.received) == 1

@@ -1,0 +1,53 @@
+"""Decision sets written blind: by someone who had not read the word tables or the
+reader, from the product's description and the language alone, and committed before
+they were first run.
+
+A case is never edited to pass: its checksum is pinned in ``test_blind.py``. A case
+whose expected reading contradicts the product's rules may be changed only with the
+reason in the commit. Cases the reader gets wrong stay, counted by ``bench.blind``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SETS = {"2026-12": HERE / "set_2026_12.json", "2026-12b": HERE / "set_2026_12b.json"}
+# Pinned when the set was committed, before it was first run.
+CHECKSUMS = {
+    "2026-12": "1575021ec7aa7ed040351f87fba6930e772e5d4c2ed6b901c1f3f1a632ae3d22",
+    "2026-12b": "658c260d380bccd23cf2fb2ce14d9847fea0972f593180780987591142597fc4",
+}
+
+
+@dataclass(frozen=True)
+class BlindCase:
+    id: str
+    language: str
+    family: str
+    request: str
+    proposed_action: str
+    reply: str
+    signature: str
+    expect: str | None
+    conditions: tuple[str, ...]
+
+
+def load(name: str = "2026-12") -> list[BlindCase]:
+    data = json.loads(SETS[name].read_text(encoding="utf-8"))
+    return [
+        BlindCase(
+            case["id"],
+            case["language"],
+            case["family"],
+            case["ask"]["text"],
+            case["ask"]["proposed_action"],
+            case["reply"],
+            case["signature"],
+            case["expect"],
+            tuple(case.get("conditions") or ()),
+        )
+        for case in data["cases"]
+    ]
