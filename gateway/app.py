@@ -218,28 +218,30 @@ class Gateway:
                 await asyncio.sleep(0.01)
             log.info("HTTP API on http://%s:%s", config.http_host, self.http_port)
         if "worker" in self.roles:
-            self._mail = mail_transport(config)
-            self.compose_lane = ComposeLane() if worth_a_process() else None
-            outbox = OutboxWorker(
-                self.services, deliverers(self.services, self._mail, self.compose_lane)
-            )
-            inbound = InboundWorker(self.services)
-            self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
-            self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
-            self._tasks.extend(scheduler.start(self.services, self._stop))
+            self._start_worker(config)
+        await self.services.db.run(self._audit_start)
+
+    def _start_worker(self, config: Config) -> None:
+        """The worker's loops: outbox, inbound, schedules, callbacks, sequencer, witnesses."""
+        self._mail = mail_transport(config)
+        self.compose_lane = ComposeLane() if worth_a_process() else None
+        outbox = OutboxWorker(
+            self.services, deliverers(self.services, self._mail, self.compose_lane)
+        )
+        inbound = InboundWorker(self.services)
+        self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
+        self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
+        self._tasks.extend(scheduler.start(self.services, self._stop))
+        self._tasks.append(asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop)))
+        self._tasks.append(asyncio.create_task(self._sequencer()))
+        if self._witnessing.targets:
             self._tasks.append(
-                asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop))
-            )
-            self._tasks.append(asyncio.create_task(self._sequencer()))
-            if self._witnessing.targets:
-                self._tasks.append(
-                    asyncio.create_task(
-                        witnesses.run_witnesses(
-                            self.services, self._witnessing, self._leading, self._stop
-                        )
+                asyncio.create_task(
+                    witnesses.run_witnesses(
+                        self.services, self._witnessing, self._leading, self._stop
                     )
                 )
-        await self.services.db.run(self._audit_start)
+            )
 
     def _sequencer(self) -> Coroutine[Any, Any, None]:
         """The audit sequencer: every worker stands by, one per cluster integrates.
