@@ -31,14 +31,14 @@ from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import a2h_push, apikeys
 from gateway.intake.waiting import waiting_for
-from gateway.outbound import notices, push
+from gateway.outbound import notices, push, witnesses
 from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
 from gateway.services import Services
 from gateway.settings.config import Config
-from gateway.store import heartbeats, signing
+from gateway.store import audit_origin, heartbeats, signing
 from gateway.store.sequencer import Sequencer, run_sequencer
 from gateway.throttle import ConnectionGuard
 
@@ -144,11 +144,18 @@ class Gateway:
     smtp_guard: ConnectionGuard | None = None
     http_guard: ConnectionGuard | None = None
     _sequencer_of_worker: Sequencer | None = None
+    _log_keys: signing.LogKeys | None = None
+    _witnessing: witnesses.Policy = field(default_factory=lambda: witnesses.Policy((), 0, 5.0))
 
     async def start(self) -> None:
         config = self.services.config
         ensure_open_files(config, self.roles)
         self._stop.clear()
+        if "worker" in self.roles:
+            # Before anything is written: a worker whose audit key did not sign the log
+            # would sign checkpoints that the log's published keys do not verify.
+            self._log_keys = await self.services.db.run(self._audit_keys)
+            self._witnessing = witnesses.policy_of(config.raw)
         # Before anything is served: a process whose keys the others cannot verify
         # must not issue a single reply address.
         await self.services.db.run(self._register)
@@ -211,20 +218,30 @@ class Gateway:
                 await asyncio.sleep(0.01)
             log.info("HTTP API on http://%s:%s", config.http_host, self.http_port)
         if "worker" in self.roles:
-            self._mail = mail_transport(config)
-            self.compose_lane = ComposeLane() if worth_a_process() else None
-            outbox = OutboxWorker(
-                self.services, deliverers(self.services, self._mail, self.compose_lane)
-            )
-            inbound = InboundWorker(self.services)
-            self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
-            self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
-            self._tasks.extend(scheduler.start(self.services, self._stop))
-            self._tasks.append(
-                asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop))
-            )
-            self._tasks.append(asyncio.create_task(self._sequencer()))
+            self._start_worker(config)
         await self.services.db.run(self._audit_start)
+
+    def _start_worker(self, config: Config) -> None:
+        """The worker's loops: outbox, inbound, schedules, callbacks, sequencer, witnesses."""
+        self._mail = mail_transport(config)
+        self.compose_lane = ComposeLane() if worth_a_process() else None
+        outbox = OutboxWorker(
+            self.services, deliverers(self.services, self._mail, self.compose_lane)
+        )
+        inbound = InboundWorker(self.services)
+        self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
+        self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
+        self._tasks.extend(scheduler.start(self.services, self._stop))
+        self._tasks.append(asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop)))
+        self._tasks.append(asyncio.create_task(self._sequencer()))
+        if self._witnessing.targets:
+            self._tasks.append(
+                asyncio.create_task(
+                    witnesses.run_witnesses(
+                        self.services, self._witnessing, self._leading, self._stop
+                    )
+                )
+            )
 
     def _sequencer(self) -> Coroutine[Any, Any, None]:
         """The audit sequencer: every worker stands by, one per cluster integrates.
@@ -232,11 +249,19 @@ class Gateway:
         The keys and the interval are read here, so a bad setting stops the start.
         """
         services = self.services
-        keys = signing.load_keys(services.config.raw, services.config.data_dir)
+        assert self._log_keys is not None
         poll = signing.integrate_seconds(services.config.raw)
-        sequencer = Sequencer(services.db, keys, services.audit.mirror)
+        sequencer = Sequencer(services.db, self._log_keys, services.audit.mirror)
         self._sequencer_of_worker = sequencer
         return run_sequencer(sequencer, services.clock.now, self._stop, poll)
+
+    def _audit_keys(self) -> signing.LogKeys:
+        config = self.services.config
+        with self.services.db.reading() as session:
+            return audit_origin.log_keys(session, config.raw, config.data_dir)
+
+    def _leading(self) -> bool:
+        return self._sequencer_of_worker is not None and self._sequencer_of_worker.leading
 
     def _last_batch(self, sequencer: Sequencer) -> None:
         try:

@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "inbound": ("inbound", "messages the SMTP listener received, and their outcome"),
     "audit": ("audit", "tail, verify and anchor the tamper-evident audit log"),
     "evidence": ("evidence", "one thread's evidence bundle, verifiable offline"),
+    "witness": ("witness", "run a C2SP tlog-witness that cosigns other gateways' audit logs"),
     "backup": ("backup", "copy database, audit mirror and keys, consistently"),
     "restore": ("backup", "restore a backup into a fresh HFA_DATA_DIR"),
     "mail": ("mail", "read mail written to the local Maildir"),

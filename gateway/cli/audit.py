@@ -22,11 +22,13 @@ from gateway.cli.output import (
     EXIT_USAGE,
     fail,
     open_database,
+    open_reading,
     parse_since,
     when,
 )
+from gateway.errors import ConfigError
 from gateway.evidence.verifier import CHECKPOINT as BUNDLE_CHECKPOINT
-from gateway.store import audit, audit_check, audit_proof, mirror, signing
+from gateway.store import audit, audit_check, audit_origin, audit_proof, mirror, signing
 from gateway.store import checkpoint as notes
 from gateway.store.audit_check import Verdict
 from gateway.store.models import AuditEntry
@@ -111,6 +113,7 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
                 "root": verdict.root.hex(),
                 "mirror_lines": verdict.mirror_lines,
                 "mirror_behind": verdict.mirror_behind,
+                "mirror_start": verdict.mirror_start,
                 "seconds": round(seconds, 3),
                 "problems": [
                     {
@@ -127,6 +130,12 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
         return
     for problem in verdict.problems:
         print(f"FAILED {problem.describe()}")
+    if verdict.mirror_start:
+        print(
+            f"note: the mirror starts at leaf {verdict.mirror_start} (the lines before were "
+            "rotated away)",
+            file=sys.stderr,
+        )
     if verdict.mirror_behind:
         print(
             f"note: the mirror lacks the last {verdict.mirror_behind} leaves "
@@ -145,7 +154,10 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
 
 
 def _saved_checkpoint(path: Path) -> str:
-    """A checkpoint saved by 'hfa audit anchor', or the one an evidence bundle carries."""
+    """A checkpoint saved by 'hfa audit anchor', or the one an evidence bundle carries
+    (zipped or unzipped)."""
+    if path.is_dir():
+        return (path / BUNDLE_CHECKPOINT).read_text(encoding="utf-8")
     if zipfile.is_zipfile(path):
         with zipfile.ZipFile(path) as bundle:
             return bundle.read(BUNDLE_CHECKPOINT).decode("utf-8")
@@ -228,13 +240,27 @@ def cmd_key(args: argparse.Namespace) -> int:
             f"added a signing key: {count} keys, the newest signs (restart the workers)",
             file=sys.stderr,
         )
-    keys = signing.load_keys(config.raw, config.data_dir, create=False)
+    keys = _named_as_the_log(args, signing.load_keys(config.raw, config.data_dir, create=False))
     verifier = keys.verifier_keys()
     print(verifier[-1])
     if args.all:
         for older in verifier[:-1]:
             print(older)
     return EXIT_OK
+
+
+def _named_as_the_log(args: argparse.Namespace, keys: signing.LogKeys) -> signing.LogKeys:
+    """The keys under the log's own name (its newest checkpoint's, or the setting); with no
+    database yet, the name its first checkpoint will carry."""
+    try:
+        reading = open_reading(args)
+    except ConfigError:
+        return keys
+    try:
+        with reading.db.reading() as session:
+            return audit_origin.resolve(keys, audit_origin.newest_note(session))
+    finally:
+        reading.close()
 
 
 def cmd_mirror(args: argparse.Namespace) -> int:
@@ -268,7 +294,7 @@ def register(sub: Any) -> None:
     verify.add_argument(
         "--checkpoint",
         help="a checkpoint the log must still contain: saved by 'hfa audit anchor', "
-        "or an evidence bundle (.zip)",
+        "or an evidence bundle (.zip, or its unzipped folder)",
     )
     verify.add_argument(
         "--key", action="append", help="another verifier key (name+hash+key) to accept; repeatable"

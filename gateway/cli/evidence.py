@@ -63,7 +63,7 @@ def register(sub: Any) -> None:
     out.add_argument("--no-pdf", action="store_true", help="skip the report's PDF (Chromium)")
     out.set_defaults(handler=cmd_export)
     check = s.add_parser("verify", help="check a bundle offline: hashes, signatures, proofs")
-    check.add_argument("bundle", help="the bundle (FILE.zip)")
+    check.add_argument("bundle", help="the bundle (FILE.zip), or the folder it was unzipped into")
     check.add_argument(
         "--key", action="append", help="the log's verifier key to trust instead of the bundle's"
     )

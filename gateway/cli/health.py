@@ -14,7 +14,7 @@ from typing import Any
 from gateway.cli.common import config_from, print_json
 from gateway.clock import Clock, iso
 from gateway.errors import ConfigError
-from gateway.store import liveness
+from gateway.store import liveness, witness_report
 from gateway.store.liveness import Beat
 
 EXIT_OK, EXIT_FAILED, EXIT_NO_DATABASE = 0, 1, 2
@@ -31,6 +31,10 @@ def cmd_health(args: argparse.Namespace) -> int:
         else:
             print(f"unavailable: {exc}")
         return EXIT_NO_DATABASE
+    try:
+        witnesses = witness_report.read_reports(config.database_url, config.data_dir)
+    except ConfigError:
+        witnesses = []  # a schema of an earlier release: the roles still answer
     roles = liveness.roles_health_of(rows, now, config.ready_role_seconds, here_only=args.here)
     if args.here:
         rows = [p for p in rows if p.host == socket.gethostname()]
@@ -61,6 +65,10 @@ def cmd_health(args: argparse.Namespace) -> int:
                     }
                     for p in rows
                 ],
+                "witnesses": {
+                    w.name: {"size": w.size, "lag": w.lag, "ok_at": w.ok_at, "error": w.error}
+                    for w in witnesses
+                },
             }
         )
     else:
@@ -75,6 +83,9 @@ def cmd_health(args: argparse.Namespace) -> int:
         for p in rows[-20:]:
             ended = _state(p, now, config.ready_role_seconds)
             print(f"  {p.roles:18} {p.host}:{p.pid}  started {when(p.started_at)}, {ended}")
+        for w in witnesses:
+            said = f"FAILING: {w.error}" if w.error else f"last cosigned {w.ok_at}"
+            print(f"witness {w.name}: cosigned {w.size} entries, {w.lag} behind; {said}")
         if missing:
             print(
                 f"no live process seen in the last {config.ready_role_seconds:.0f}s for: "

@@ -26,6 +26,7 @@ from gateway.clock import iso
 from gateway.evidence import verifier as check
 from gateway.evidence.collect import Collected, Email
 from gateway.store import checkpoint as notes
+from gateway.store.audit import leaf_data
 from gateway.store.signing import LogKeys
 
 SCRIPT = "verify.py"
@@ -33,13 +34,14 @@ SCRIPT = "verify.py"
 PACKAGE = "hfa_verify"
 # The script: it runs only the verifier it was shipped with (the modules beside it whose
 # SHA-256 it lists, compiled from those very bytes), never code from the bundle it checks.
-LAUNCHER = '''"""Check an evidence bundle offline: python3 verify.py BUNDLE.zip [--key KEY].
+LAUNCHER = '''"""Check an evidence bundle offline: python3 verify.py BUNDLE.zip|FOLDER [--key KEY].
 
 Needs Python 3.11 or later and the cryptography package; no database, no network.
 It runs only the verifier it came with: the modules of @PACKAGE@/ beside this file,
 each with the SHA-256 listed below (keep this folder from a bundle you trust, or use
 hfa evidence verify). It never runs code from the bundle it checks, nor from a
-@PACKAGE@/ whose bytes differ.
+@PACKAGE@/ whose bytes differ. It checks a bundle's zip, or a bundle unzipped into
+another folder; never the folder it runs from (its own code would vouch for itself).
 """
 
 import os
@@ -97,7 +99,7 @@ class Trusted(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 sys.meta_path.insert(0, Trusted())
 from @PACKAGE@.cli import main  # noqa: E402
 
-sys.exit(main())
+sys.exit(main(here=here))
 '''
 
 
@@ -235,6 +237,14 @@ def build(
         check.json_bytes(_proofs(collected)),
         "the thread's audit entries with inclusion proofs",
     )
+    for proved in collected.entries:
+        bundle.add(
+            check.proof_path(proved.leaf_index),
+            check.tlog_proof(
+                leaf_data(proved.entry), proved.leaf_index, proved.path, collected.checkpoint
+            ).encode(),
+            "an audit entry's C2SP tlog-proof",
+        )
     index = _messages(bundle, collected.emails)
     bundle.add(check.MESSAGES, check.json_bytes(index), "the index of the thread's emails")
     bundle.add(

@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, undefer
 from gateway import contract
 from gateway.errors import NotFound
 from gateway.intake.reading import status_of
-from gateway.store import blobs, merkle
+from gateway.store import blobs, merkle, state, witness_report
 from gateway.store.audit import fields_of
 from gateway.store.db import Database
 from gateway.store.models import (
@@ -164,7 +164,9 @@ def _mine(entry: AuditEntry, reference: str, inbound_ids: set[int]) -> bool:
     return (entry.details or {}).get("inbound_id") in inbound_ids
 
 
-def _prove(session: Session, entries: list[AuditEntry]) -> tuple[list[Proved], str, int]:
+def _prove(
+    session: Session, entries: list[AuditEntry], witnessed: bool
+) -> tuple[list[Proved], str, int]:
     newest = session.scalars(
         select(AuditCheckpoint).order_by(AuditCheckpoint.tree_size.desc()).limit(1)
     ).first()
@@ -175,15 +177,28 @@ def _prove(session: Session, entries: list[AuditEntry]) -> tuple[list[Proved], s
     ]
     if newest is None or late:
         raise NotProvable(f"audit entries {late[:5]} are in no signed checkpoint yet")
-    subtree = shared_subtrees(_leaf_hashes(session, newest.tree_size))
+    cosigned = _witnessed(session, entries) if witnessed else None
+    note, size = cosigned or (newest.note, newest.tree_size)
+    subtree = shared_subtrees(_leaf_hashes(session, size))
     proved = []
     for entry in entries:
         assert entry.leaf_index is not None
-        ranges = merkle.inclusion_ranges(entry.leaf_index, newest.tree_size)
+        ranges = merkle.inclusion_ranges(entry.leaf_index, size)
         proved.append(
             Proved(fields_of(entry), entry.leaf_index, merkle.hash_ranges(ranges, subtree))
         )
-    return proved, newest.note, newest.tree_size
+    return proved, note, size
+
+
+def _witnessed(session: Session, entries: list[AuditEntry]) -> tuple[str, int] | None:
+    """The checkpoint the witnesses cosigned (with their cosignatures), where it covers
+    every entry: the bundle then proves them against a checkpoint others have checked."""
+    kept = state.get(session, witness_report.COSIGNED)
+    if not kept or not all(
+        e.leaf_index is not None and e.leaf_index < int(kept["size"]) for e in entries
+    ):
+        return None
+    return str(kept["note"]), int(kept["size"])
 
 
 _LEAVES = cast(Table, AuditEntry.__table__).c
@@ -218,8 +233,11 @@ def _key_party(session: Session, request: Request) -> dict[str, str]:
     return {k: v for k, v in (("client", key.client), ("matter", key.matter)) if v}
 
 
-def collect(session: Session, reference: str, sender: str) -> Collected:
-    """Everything of one thread the bundle holds; NotProvable while entries await a checkpoint."""
+def collect(session: Session, reference: str, sender: str, *, witnessed: bool = False) -> Collected:
+    """Everything of one thread the bundle holds; NotProvable while entries await a checkpoint.
+
+    ``witnessed``: witnesses are configured, so the checkpoint they cosigned is proved
+    against where it covers the thread."""
     request = _request(session, reference)
     reference = request.reference
     emails, unsent = _emails(session, request.id, sender)
@@ -229,7 +247,7 @@ def collect(session: Session, reference: str, sender: str) -> Collected:
         for e in _entries(session, reference, list(inbound.values()))
         if _mine(e, reference, set(inbound))
     ]
-    proved, note, size = _prove(session, entries)
+    proved, note, size = _prove(session, entries, witnessed)
     return Collected(
         reference,
         request,

@@ -13,8 +13,10 @@ from gateway.evidence import collect, report
 from gateway.evidence import verifier as check
 from gateway.evidence.bundle import Bundle, build
 from gateway.evidence.timestamps import stamp_checkpoint
+from gateway.evidence.verifier.witnessed import POLICY
+from gateway.outbound import witnesses
 from gateway.settings.config import Config
-from gateway.store import signing
+from gateway.store import audit_origin, signing
 from gateway.store.audit import AuditLog
 from gateway.store.db import Database
 
@@ -49,9 +51,15 @@ def export(
     if number is None:
         raise NotFound(f"not a reference (HFA-00042 is one): {reference!r}")
     reference = contract.reference_for(number)
-    keys = signing.load_keys(config.raw, config.data_dir, create=False)
+    with db.reading() as session:
+        # Named as the log is, whatever the HTTP settings say; refused if not the log's key.
+        keys = audit_origin.log_keys(session, config.raw, config.data_dir, create=False)
     collected = _collected(db, keys, config, reference, clock)
-    extra = stamp_checkpoint(config, collected.checkpoint)
+    # keys.txt and manifest.sig name the key as the bundle's checkpoint does.
+    keys = keys.named(audit_origin.origin_of(collected.checkpoint))
+    stamps = stamp_checkpoint(config, collected.checkpoint)
+    policy = policy_text(keys, witnesses.policy_of(config.raw))
+    extra = [*stamps, (POLICY, policy, "the witness policy (tlog-policy)")]
     bundle = build(
         collected,
         keys,
@@ -74,10 +82,24 @@ def export(
             details={
                 "manifest_sha256": hashlib.sha256(bundle.files[check.MANIFEST]).hexdigest(),
                 "files": len(bundle.files),
-                "timestamped": bool(extra),
+                "timestamped": bool(stamps),
             },
         )
     return Exported(out, bundle, len(collected.entries), len(collected.emails), collected.unsent)
+
+
+def policy_text(keys: signing.LogKeys, policy: witnesses.Policy) -> bytes:
+    """The C2SP tlog-policy a bundle's checkpoint is judged witnessed by: the log's keys,
+    the witnesses named, and how many of them must cosign."""
+    lines = [f"log {vkey}" for vkey in keys.verifier_keys()]
+    for target in policy.targets:
+        lines.append(f"witness {target.cosigner.name} {target.cosigner.vkey()} {target.url}")
+    if policy.targets:
+        names = " ".join(t.cosigner.name for t in policy.targets)
+        lines += [f"group witnesses {policy.quorum} {names}", "quorum witnesses"]
+    else:
+        lines.append("quorum none")
+    return ("\n".join(lines) + "\n").encode()
 
 
 def _collected(
@@ -87,11 +109,12 @@ def _collected(
     arriving during the export) is waited for too. The gateway's emails left with its
     MAIL FROM as their envelope sender."""
     mirror, sender = config.data_dir / "audit.jsonl", config.mail_from
+    witnessed = bool(witnesses.policy_of(config.raw).targets)
     for attempt in range(ATTEMPTS):
         collect.settle(db, keys, mirror, reference, clock.now)
         try:
             with db.reading() as session:
-                return collect.collect(session, reference, sender)
+                return collect.collect(session, reference, sender, witnessed=witnessed)
         except collect.NotProvable:
             if attempt == ATTEMPTS - 1:
                 raise
@@ -101,4 +124,5 @@ def _collected(
 def verify(
     path: Path, keys: list[str] | None = None, max_bytes: int = check.MAX_BYTES
 ) -> check.Verdict:
-    return check.verify_zip(str(path), keys, max_bytes)
+    """A bundle's zip, or a bundle unzipped into a folder, checked within the same bounds."""
+    return check.verify_path(str(path), keys, max_bytes)

@@ -17,13 +17,16 @@ from gateway.http.access import AgentAccess
 from gateway.http.access_log import AccessLog
 from gateway.http.agent_api import ROUTES as AGENT_ROUTES
 from gateway.http.audit_log import ROUTES as AUDIT_ROUTES
+from gateway.http.audit_tiles import KeptTiles, public_of
 from gateway.http.errors import EXCEPTION_HANDLERS
 from gateway.http.events import ROUTES as EVENT_ROUTES
 from gateway.http.forwarded import ForwardedFor
 from gateway.http.hot import HotRoutes, KeptStatusReads
 from gateway.http.openapi import build_openapi
 from gateway.http.ops import ROUTES as OPS_ROUTES
+from gateway.outbound import witnesses
 from gateway.services import Services
+from gateway.store.tiles import TileCache
 
 LifespanPart = Callable[[Starlette], AbstractAsyncContextManager[None]]
 
@@ -61,6 +64,7 @@ def build_app(
     lifespan_parts: list[LifespanPart] | None = None,
 ) -> Starlette:
     parts = list(lifespan_parts or [])
+    public_of(services.config.raw)  # a bad HFA_AUDIT_PUBLIC stops the start, not a reader
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
@@ -87,6 +91,8 @@ def build_app(
         middleware=[*_operated(services), *_checked(services)],
     )
     app.state.services = services
+    app.state.audit_tile_cache = TileCache()
+    app.state.witness_policy = witnesses.policy_of(services.config.raw)
     return app
 
 
@@ -102,9 +108,10 @@ def _operated(services: Services) -> list[Middleware]:
 
 
 def _checked(services: Services) -> list[Middleware]:
-    # A status poll answered from the kept answer needs nothing else; then the access
-    # checks, for every other call; then the hot calls skip the router.
+    # A tile or a status poll answered from the kept answer needs nothing else; then the
+    # access checks, for every other call; then the hot calls skip the router.
     return [
+        Middleware(KeptTiles),
         Middleware(KeptStatusReads, services=services),
         Middleware(AgentAccess, services=services),
         Middleware(HotRoutes),

@@ -1,8 +1,10 @@
-"""GET /audit/checkpoint: the audit log's newest signed checkpoint, for witnesses.
+"""GET /audit/checkpoint and /audit/key: the newest signed checkpoint, and the key to check it.
 
-The body is the C2SP signed note itself (text/plain), so a witness or an
+The checkpoint is the C2SP signed note itself (text/plain), so a witness or an
 auditor fetches it, checks it with the key ``hfa audit key`` prints, and keeps
-it (or cosigns it). It discloses no entry: only the log's size and root.
+it (or cosigns it). It discloses no entry: only the log's size and root. The key
+is the log's note verifier key (``name+id+key``), newest first, one a line, as the
+sequencer last published it; compare it with the one the operator hands out.
 """
 
 from __future__ import annotations
@@ -12,23 +14,38 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import Route
 
+from gateway.http.audit_tiles import ROUTES as TILE_ROUTES
+from gateway.http.audit_tiles import denied
 from gateway.http.errors import error_response
+from gateway.outbound import witnesses
 from gateway.services import Services
+from gateway.store import audit_origin, state
 from gateway.store.models import AuditCheckpoint
 
 NOTE_TYPE = "text/plain; charset=utf-8"
 
 
-def _newest(services: Services) -> str | None:
+def _newest(services: Services, witnessed: bool) -> str | None:
+    """The newest checkpoint; where witnesses are configured, the newest one a quorum of
+    them cosigned, with their cosignatures (the newest plain one until there is one)."""
     with services.db.reading() as session:
-        return session.scalar(
+        newest = session.scalar(
             select(AuditCheckpoint.note).order_by(AuditCheckpoint.tree_size.desc()).limit(1)
         )
+        if witnessed:
+            kept = state.get(session, witnesses.COSIGNED)
+            if kept is not None:
+                return str(kept["note"])
+        return newest
 
 
 async def checkpoint(request: Request) -> Response:
+    refused = denied(request, "checkpoint")
+    if refused is not None:
+        return refused
     services: Services = request.app.state.services
-    note = await services.db.run(_newest, services)
+    witnessed = bool(request.app.state.witness_policy.targets)
+    note = await services.db.run(_newest, services, witnessed)
     if note is None:
         return error_response(
             404,
@@ -40,4 +57,31 @@ async def checkpoint(request: Request) -> Response:
     return PlainTextResponse(note, media_type=NOTE_TYPE, headers={"Cache-Control": "no-store"})
 
 
-ROUTES = [Route("/audit/checkpoint", checkpoint, methods=["GET"])]
+def _keys(services: Services) -> list[str]:
+    with services.db.reading() as session:
+        return audit_origin.published_verifier_keys(session)
+
+
+async def key(request: Request) -> Response:
+    refused = denied(request, "checkpoint")
+    if refused is not None:
+        return refused
+    services: Services = request.app.state.services
+    keys = await services.db.run(_keys, services)
+    if not keys:
+        return error_response(
+            404,
+            "no_key",
+            "the audit log has not published its key yet: its sequencer does when it "
+            "signs its first checkpoint",
+        )
+    return PlainTextResponse(
+        "\n".join(keys) + "\n", media_type=NOTE_TYPE, headers={"Cache-Control": "no-cache"}
+    )
+
+
+ROUTES = [
+    Route("/audit/checkpoint", checkpoint, methods=["GET"]),
+    Route("/audit/key", key, methods=["GET"]),
+    *TILE_ROUTES,
+]

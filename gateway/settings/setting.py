@@ -1,4 +1,4 @@
-"""One row of the settings table: name, default, help."""
+"""One row of the settings table: a setting's name, default, help, and whether it is a secret."""
 
 from __future__ import annotations
 

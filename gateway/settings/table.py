@@ -7,6 +7,7 @@ missing from the README); ``gateway.settings.config`` reads and checks the value
 from __future__ import annotations
 
 from gateway.errors import ConfigError
+from gateway.settings.audit_table import AUDIT_SETTINGS
 from gateway.settings.http_table import HTTP_SETTINGS
 from gateway.settings.setting import Setting
 
@@ -354,26 +355,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting(
         "a2h_signing_key", "", "A2H RESPONSE signing key (ed25519:<base64 seed>).", secret=True
     ),
-    Setting(
-        "audit_signing_key",
-        "",
-        "Ed25519 keys that sign the audit log's checkpoints (ed25519:<base64 seed>), "
-        "comma-separated, newest last: the newest signs, all verify. Empty: generated once "
-        "into DATA_DIR/audit_signing_key ('hfa audit key --rotate' adds one).",
-        secret=True,
-    ),
-    Setting(
-        "audit_log_origin",
-        "",
-        "The audit log's name in its checkpoints and key. Empty: the public URL's host "
-        "and path followed by /audit.",
-    ),
-    Setting(
-        "audit_integrate_seconds",
-        "0.25",
-        "How often the sequencer integrates newly committed audit entries and signs a "
-        "checkpoint (the longest an entry waits for its leaf, plus one batch).",
-    ),
+    *AUDIT_SETTINGS,
     Setting(
         "tsa_url",
         "",

@@ -76,6 +76,7 @@ class Verdict:
     root: bytes = merkle.EMPTY_ROOT
     mirror_lines: int | None = None
     mirror_behind: int = 0
+    mirror_start: int = 0
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -83,7 +84,15 @@ def _check_notes(rows: list[AuditCheckpoint], keys: Keys) -> Problem | None:
     for row in rows:
         where = f"checkpoint {row.tree_size}"
         try:
-            signed = notes.verify(row.note, keys)
+            signed = notes.verify_log(row.note, keys)
+        except notes.UnknownKey as exc:
+            return Problem(
+                "checkpoint",
+                where,
+                "signed by an unknown key",
+                f"{exc} (this shell's HFA_AUDIT_SIGNING_KEY or DATA_DIR is not the log's: "
+                "give it the log's, or its vkey with --key)",
+            )
         except notes.CheckpointError as exc:
             return Problem("checkpoint", where, "altered", str(exc))
         if signed.size != row.tree_size or signed.root.hex() != row.root_hash:
@@ -103,7 +112,7 @@ class _Saved:
 
 def _parse_saved(note: str, keys: Keys) -> tuple[_Saved | None, Problem | None]:
     try:
-        return _Saved(notes.verify(note, keys)), None
+        return _Saved(notes.verify_log(note, keys)), None
     except notes.CheckpointError as exc:
         return None, Problem("saved checkpoint", "the file", "unsigned", str(exc))
 
@@ -195,6 +204,7 @@ def verify(
     if cursor is not None:
         cursor.finish(complete=problem is None)
         verdict.mirror_lines, verdict.mirror_behind = cursor.line_no, cursor.behind
+        verdict.mirror_start = cursor.start
         if cursor.problem is not None:
             verdict.problems.append(cursor.problem)
     return verdict

@@ -3,6 +3,8 @@
 A mirror that simply ends early is behind, not tampered with (the sequencer that
 writes it may lead on another host, or have died between its commit and its
 lines): ``behind`` counts the leaves it lacks, which ``hfa audit mirror`` copies.
+A mirror that starts late was rotated: ``start`` is its first line's leaf, and the
+leaves before it are not looked for.
 A line missing in the middle, a line changed, moved or added is a fault.
 """
 
@@ -37,6 +39,9 @@ class MirrorCursor:
         self.current: dict[str, Any] | None = None
         self._ended = False
         self._advance()
+        # A rotated mirror starts later: the leaves before its first line are not in it.
+        first = leaf_index_of(self.current) if self.current is not None else None
+        self.start = first if first is not None and first > 0 else 0
 
     def _fault(self, where: str, kind: str, detail: str, line: int | None) -> None:
         self.problem = Problem("mirror", where, kind, detail, line)
@@ -60,6 +65,8 @@ class MirrorCursor:
         if self.problem is not None:
             return
         index = entry["leaf_index"]
+        if index < self.start:
+            return
         line = self.current
         if line is None:
             if self._ended:

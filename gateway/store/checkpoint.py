@@ -36,6 +36,10 @@ class CheckpointError(ValueError):
     """A note that is not a well-formed checkpoint, or a verifier key that cannot be read."""
 
 
+class UnknownKey(CheckpointError):
+    """A well-formed note signed by none of the keys given (not a bad signature)."""
+
+
 @dataclass(frozen=True)
 class Checkpoint:
     origin: str
@@ -146,4 +150,15 @@ def verify(note: str, keys: Sequence[tuple[str, Ed25519PublicKey]]) -> Checkpoin
                 ) from exc
             return checkpoint
     named = ", ".join(f"{s.name}+{s.key_hash.hex()}" for s in signatures)
-    raise CheckpointError(f"signed by {named}: not a key this log holds")
+    raise UnknownKey(f"signed by {named}: not a key this log holds")
+
+
+def verify_log(note: str, keys: Sequence[tuple[str, Ed25519PublicKey]]) -> Checkpoint:
+    """``verify``, with each of the log's keys also trusted under the note's own origin.
+
+    A log's key name is its origin, and the origin is a setting: a checkpoint signed
+    before the log was renamed (or, before its name was pinned, under a name taken from
+    its public URL) carries the name of its day. The key is what is trusted, not the name.
+    """
+    origin = note.partition("\n")[0]
+    return verify(note, [*keys, *((origin, public) for _name, public in keys)])

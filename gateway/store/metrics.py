@@ -14,6 +14,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from gateway.store import state, witness_report
 from gateway.store.models import AuditCheckpoint, InboundMessage, OutboxItem, Request, Turn
 
 # Seconds from filing to the first human reply: a minute up to a week.
@@ -97,7 +98,22 @@ def render(session: Session, now: datetime) -> str:
     size = session.scalar(select(func.max(AuditCheckpoint.tree_size)))
     out.family("hfa_audit_entries", "gauge", "Entries in the audit log's newest signed checkpoint.")
     out.sample("hfa_audit_entries", int(size or 0))
+    _witness_metrics(out, session)
     return "\n".join(out.lines) + "\n"
+
+
+def _witness_metrics(out: _Text, session: Session) -> None:
+    newest = session.scalar(select(func.max(AuditCheckpoint.tree_size)))
+    known = state.get(session, witness_report.WITNESSES)
+    reports = witness_report.reports_of(known, int(newest or 0))
+    if not reports:
+        return
+    out.family("hfa_audit_witness_lag", "gauge", "Entries the witness has not cosigned yet.")
+    for r in reports:
+        out.sample("hfa_audit_witness_lag", r.lag, witness=r.name)
+    out.family("hfa_audit_witness_failing", "gauge", "1 when the witness's last answer failed.")
+    for r in reports:
+        out.sample("hfa_audit_witness_failing", 1 if r.error else 0, witness=r.name)
 
 
 def _outbox_metrics(out: _Text, session: Session, now: datetime) -> None:

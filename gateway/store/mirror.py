@@ -8,6 +8,11 @@ another host), the missing leaves are copied from the database first, so the
 file never goes out of order. ``complete`` does the same on demand (``hfa audit
 mirror``); nothing that verifies ever writes here.
 
+Rotation: an empty file (renamed away and created anew, or copied and truncated)
+goes on from where the writer had reached (``audit.jsonl.next``, rewritten after each
+write), not from leaf 0; a mirror whose first line holds leaf k verifies as the log
+from leaf k on.
+
 Lines written by releases before the Merkle tree carry no ``leaf_index``: their
 entry ``seq`` n is leaf n - 1.
 """
@@ -26,10 +31,11 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
-from gateway.store.audit import entry_fields
+from gateway.store.audit import entry_fields, leaf_hash_hex
 from gateway.store.models import AuditEntry
 
 _TAIL_BYTES = 65536
+EMPTY = -1
 
 
 @contextmanager
@@ -77,10 +83,11 @@ def leaf_index_of(line: Any) -> int | None:
 
 
 def _next_leaf(fh: IO[bytes]) -> int | None:
-    """The leaf the file's next line should hold: 0 for an empty file; None if unreadable."""
+    """The leaf the file's next line should hold: -1 for an empty file (new, or rotated:
+    it starts with the next batch); None if its last line is unreadable."""
     line = _last_line(fh)
     if not line:
-        return 0
+        return EMPTY
     try:
         index = leaf_index_of(json.loads(line))
     except ValueError:
@@ -108,20 +115,23 @@ def leaves_from(engine: Engine, start: int) -> Iterator[dict[str, Any]]:
             yield {"leaf_index": e.leaf_index, **fields}
 
 
-def _copy(fh: IO[bytes], engine: Engine, start: int, stop: int | None) -> int:
-    copied = 0
+def _copy(
+    fh: IO[bytes], engine: Engine, start: int, stop: int | None
+) -> tuple[int, dict[str, Any] | None]:
+    """Lines for leaves [start, stop): how many, and the last one."""
+    copied, last = 0, None
     batch: list[bytes] = []
     for entry in leaves_from(engine, start):
         if stop is not None and entry["leaf_index"] >= stop:
             break
         batch.append(line_for(entry))
-        copied += 1
+        copied, last = copied + 1, entry
         if len(batch) >= 1000:
             fh.write(b"".join(batch))
             batch.clear()
     if batch:
         fh.write(b"".join(batch))
-    return copied
+    return copied, last
 
 
 def append_batch(path: Path, engine: Engine, start: int, lines: list[dict[str, Any]]) -> int:
@@ -130,23 +140,57 @@ def append_batch(path: Path, engine: Engine, start: int, lines: list[dict[str, A
     Returns how many lines were copied from the database to fill a gap.
     """
     with _locked(path) as fh:
-        expected = _next_leaf(fh)
-        if expected is None:
-            # The last line is not an entry (edited by hand?): verify reports it, and
-            # nothing is written after it until someone looks.
-            raise ValueError(f"{path}: its last line is not an audit entry")
+        expected = _resume_at(path, fh, engine)
         end = start + len(lines)
         if expected >= end:
             return 0
-        copied = _copy(fh, engine, expected, start) if expected < start else 0
+        copied = _copy(fh, engine, expected, start)[0] if expected < start else 0
         fh.write(b"".join(line_for(e) for e in lines[max(0, expected - start) :]))
+        _mark(path, lines[-1])
         return copied
 
 
+def _resume_at(path: Path, fh: IO[bytes], engine: Engine) -> int:
+    """The leaf the file's next line must hold. An empty file was rotated away (renamed,
+    or copied and truncated) or is new: it goes on from where the writer had reached
+    (``audit.jsonl.next``: the next leaf and the hash of the last one written), not from
+    leaf 0, so rotating frees the space; unless that last leaf is not the log's any more
+    (a log restored or rewritten since), and the file starts again from leaf 0."""
+    expected = _next_leaf(fh)
+    if expected is None:
+        # The last line is not an entry (edited by hand?): verify reports it, and
+        # nothing is written after it until someone looks.
+        raise ValueError(f"{path}: its last line is not an audit entry")
+    if expected != EMPTY:
+        return expected
+    try:
+        index_text, digest = _position(path).read_text().split()
+        reached = int(index_text)
+    except (OSError, ValueError):
+        return 0
+    with Session(engine) as session:
+        stored = session.scalar(
+            select(AuditEntry.leaf_hash).where(AuditEntry.leaf_index == reached - 1)
+        )
+    return reached if stored == digest else 0
+
+
+def _position(path: Path) -> Path:
+    return path.with_name(path.name + ".next")
+
+
+def _mark(path: Path, last: dict[str, Any]) -> None:
+    """Where the writer has reached (the next leaf, the last one's hash), beside the file."""
+    temporary = path.with_name(path.name + ".next.new")
+    temporary.write_text(f"{last['leaf_index'] + 1} {leaf_hash_hex(last)}\n")
+    temporary.replace(_position(path))
+
+
 def complete(path: Path, engine: Engine) -> int:
-    """Bring the mirror up to the tree's last leaf (``hfa audit mirror``); lines copied."""
+    """Bring the mirror up to the tree's last leaf (``hfa audit mirror``); lines copied.
+    A rotated (empty) file goes on from where the writer had reached."""
     with _locked(path) as fh:
-        expected = _next_leaf(fh)
-        if expected is None:
-            raise ValueError(f"{path}: its last line is not an audit entry")
-        return _copy(fh, engine, expected, None)
+        copied, last = _copy(fh, engine, _resume_at(path, fh, engine), None)
+        if last is not None:
+            _mark(path, last)
+        return copied

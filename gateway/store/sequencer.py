@@ -47,8 +47,8 @@ from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from gateway.store import audit_origin, merkle, mirror
 from gateway.store import checkpoint as notes
-from gateway.store import merkle, mirror
 from gateway.store.audit import fields_of, leaf_hash_hex
 from gateway.store.db import Database
 from gateway.store.models import AuditCheckpoint, AuditEntry
@@ -240,8 +240,15 @@ class Sequencer:
             return False
         self._conn = conn
         self._fresh = True
+        self._name_as_the_log()
         log.info("this process is the audit log's sequencer")
         return True
+
+    def _name_as_the_log(self) -> None:
+        """Sign under the log's own name: another leader may have renamed it (its
+        HFA_AUDIT_LOG_ORIGIN) since this process started."""
+        with self.db.reading() as session:
+            self.keys = audit_origin.resolve(self.keys, audit_origin.newest_note(session))
 
     def _lead_sqlite(self) -> bool:
         database = Path(self.db.url.removeprefix("sqlite:///"))
@@ -255,6 +262,7 @@ class Sequencer:
             return False
         self._fd = fd
         self._fresh = True
+        self._name_as_the_log()
         return True
 
     def let_go(self) -> None:
@@ -274,6 +282,9 @@ class Sequencer:
         """Integrate one batch (as leader); how many entries it added."""
         edge, self._edge = self._edge, None
         fresh, self._fresh = self._fresh, False
+        if fresh:
+            with self.db.transaction() as session:
+                audit_origin.publish(session, self.keys, now)
         if self._conn is not None:
             with Session(bind=self._conn) as session, session.begin():
                 batch = integrate(session, self.keys, now, edge=edge)

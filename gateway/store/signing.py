@@ -11,14 +11,19 @@ share ``HFA_SECRET_KEYS``.
 from __future__ import annotations
 
 import base64
+import hashlib
 import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import urlsplit
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
-from cryptography.hazmat.primitives.serialization import Encoding, NoEncryption, PrivateFormat
+from cryptography.hazmat.primitives.serialization import (
+    Encoding,
+    NoEncryption,
+    PrivateFormat,
+    PublicFormat,
+)
 
 from gateway.errors import ConfigError
 from gateway.store.checkpoint import verifier_key
@@ -27,14 +32,20 @@ log = logging.getLogger(__name__)
 
 KEY_FILE = "audit_signing_key"
 _PREFIX = "ed25519:"
+DEFAULT_ORIGIN_PREFIX = "hfa-gateway/audit/"
 
 
 @dataclass(frozen=True)
 class LogKeys:
-    """The log's name (the checkpoints' origin) and its keys, newest last."""
+    """The log's name (the checkpoints' origin) and its keys, newest last.
+
+    ``pinned``: the name is HFA_AUDIT_LOG_ORIGIN's; otherwise the log's own name replaces
+    it wherever the log has one (``audit_origin.resolve``).
+    """
 
     origin: str
     keys: tuple[Ed25519PrivateKey, ...]
+    pinned: bool = False
 
     @property
     def signer(self) -> Ed25519PrivateKey:
@@ -45,6 +56,16 @@ class LogKeys:
 
     def verifier_keys(self) -> list[str]:
         return [verifier_key(self.origin, k.public_key()) for k in self.keys]
+
+    def named(self, origin: str) -> LogKeys:
+        """The same keys under another name (the one the log carries)."""
+        return LogKeys(origin, self.keys, self.pinned)
+
+
+def default_origin(keys: tuple[Ed25519PrivateKey, ...]) -> str:
+    """A new log's name: ``hfa-gateway/audit/`` and 8 bytes of SHA-256 of its first key."""
+    first = keys[0].public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
+    return DEFAULT_ORIGIN_PREFIX + hashlib.sha256(first).hexdigest()[:16]
 
 
 def encode_key(key: Ed25519PrivateKey) -> str:
@@ -63,14 +84,20 @@ def decode_key(text: str, where: str) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(seed)
 
 
-def origin_for(raw: Mapping[str, str]) -> str:
-    """HFA_AUDIT_LOG_ORIGIN, else the public URL's host and path followed by /audit."""
-    configured = raw.get("audit_log_origin", "").strip()
-    if configured:
-        return configured
-    url = urlsplit(raw.get("public_url", "").strip())
-    host = url.netloc or raw.get("http_bind", "localhost").strip() or "localhost"
-    return f"{host}{url.path.rstrip('/')}/audit"
+def configured_origin(raw: Mapping[str, str]) -> str:
+    """HFA_AUDIT_LOG_ORIGIN, checked: a signed note's key name (no spaces, no '+'); or ''."""
+    value = raw.get("audit_log_origin", "").strip()
+    if value and ("+" in value or any(c.isspace() or ord(c) < 0x20 or c == "\x7f" for c in value)):
+        raise ConfigError(
+            "HFA_AUDIT_LOG_ORIGIN: expected a name without spaces, control characters or '+' "
+            f"(a schema-less URL such as example.com/hfa-audit), got {value!r}"
+        )
+    return value
+
+
+def has_keys(raw: Mapping[str, str], data_dir: Path) -> bool:
+    """Whether a signing key is configured or stored (reading it may still fail)."""
+    return bool(raw.get("audit_signing_key", "").strip()) or bool(_stored(data_dir / KEY_FILE))
 
 
 def _stored(path: Path) -> list[str]:
@@ -87,14 +114,18 @@ def _append(path: Path, key: Ed25519PrivateKey) -> None:
 
 
 def load_keys(raw: Mapping[str, str], data_dir: Path, *, create: bool = True) -> LogKeys:
-    """The configured keys, else those in DATA_DIR/audit_signing_key (made on first use)."""
-    origin = origin_for(raw)
+    """The configured keys, else those in DATA_DIR/audit_signing_key (made on first use).
+
+    Named by HFA_AUDIT_LOG_ORIGIN, else as a new log would be: where a log exists,
+    ``audit_origin.log_keys`` names them as the log is named.
+    """
+    origin = configured_origin(raw)
     configured = [k for k in raw.get("audit_signing_key", "").split(",") if k.strip()]
     if configured:
         keys = tuple(
             decode_key(k, f"HFA_AUDIT_SIGNING_KEY key {i + 1}") for i, k in enumerate(configured)
         )
-        return LogKeys(origin, keys)
+        return LogKeys(origin or default_origin(keys), keys, bool(origin))
     path = data_dir / KEY_FILE
     stored = _stored(path)
     if not stored:
@@ -110,12 +141,12 @@ def load_keys(raw: Mapping[str, str], data_dir: Path, *, create: bool = True) ->
         )
         stored = _stored(path)
     keys = tuple(decode_key(k, f"{path} line {i + 1}") for i, k in enumerate(stored))
-    return LogKeys(origin, keys)
+    return LogKeys(origin or default_origin(keys), keys, bool(origin))
 
 
 def verifying_keys(raw: Mapping[str, str], data_dir: Path) -> list[tuple[str, Ed25519PublicKey]]:
     """The public keys a verifier trusts; none where no key was ever made (nothing signed)."""
-    if not raw.get("audit_signing_key", "").strip() and not _stored(data_dir / KEY_FILE):
+    if not has_keys(raw, data_dir):
         return []
     return load_keys(raw, data_dir, create=False).publics()
 

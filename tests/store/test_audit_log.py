@@ -19,6 +19,7 @@ from sqlalchemy import select, text
 
 from bench.audit import generate
 from gateway.cli import main
+from gateway.cli.output import EXIT_NOT_FOUND
 from gateway.services import Services, build_services
 from gateway.settings.config import Config
 from gateway.store import audit_check, merkle, signing
@@ -326,7 +327,7 @@ def test_a_proof_proves_one_entry_against_the_signed_checkpoint(
     assert len(path) <= 4
     root = merkle.root_from_inclusion(proof["leaf_index"], checkpoint.size, leaf, path)
     assert root == checkpoint.root and proof["entry"]["seq"] == 7
-    assert main(["audit", "proof", "999"]) == 1
+    assert main(["audit", "proof", "999"]) == EXIT_NOT_FOUND
     assert "no audit entry 999" in capsys.readouterr().err
 
 

@@ -12,22 +12,26 @@ What it checks, and what each check proves:
 2. every file has the SHA-256 ``manifest.json`` lists, and no file is extra;
 3. ``checkpoint.txt`` is a checkpoint signed by the same key, and every entry
    of ``audit/entries.json`` leads to its root by its inclusion proof
-   (RFC 9162), and belongs to this thread;
+   (RFC 9162), and belongs to this thread; each entry also has its own C2SP
+   ``audit/proofs/<index>.tlog-proof``, which verifies on its own, and the
+   checkpoint's witness cosignatures are checked against ``audit/policy.txt``;
 4. every email in ``messages/`` has the hash its audit entry recorded when it
    was sent or received (``email.sent``, ``inbound.received``);
 5. the files derived from others are what they derive to: ``thread.mbox``
    from the emails, ``request-email.html`` and ``.txt`` from the request email
    as relayed, ``senders.json`` from ``thread.json``.
 
-Every problem names the file it is in and what it breaks. A zip is checked within
-bounds (``archive``): members in all, their number, what is parsed; one that is past
-them is refused in one sentence before it costs memory or time.
+Every problem names the file it is in and what it breaks. A zip, or a bundle unzipped
+into a folder (``folder``), is checked within bounds (``archive``): members in all,
+their number, what is parsed; one that is past them is refused in one sentence before
+it costs memory or time.
 """
 
 from .archive import InMemory, Refused, Zipped
 from .checks import read_zip, verify_files, verify_members, verify_zip
 from .cli import main, print_verdict
 from .derived import json_bytes, lawyer_view, mbox_of, senders_of
+from .folder import Unzipped, read_folder, verify_folder, verify_path
 from .layout import (
     CHECKPOINT,
     ENTRIES,
@@ -48,6 +52,7 @@ from .layout import (
 )
 from .proofs import checkpoint_of
 from .stamps import Stamp, check_timestamp
+from .tlogproof import proof_path, tlog_proof
 
 __all__ = [
     "CHECKPOINT",
@@ -68,6 +73,7 @@ __all__ = [
     "Problem",
     "Refused",
     "Stamp",
+    "Unzipped",
     "Verdict",
     "Zipped",
     "check_timestamp",
@@ -77,9 +83,14 @@ __all__ = [
     "main",
     "mbox_of",
     "print_verdict",
+    "proof_path",
+    "read_folder",
     "read_zip",
     "senders_of",
+    "tlog_proof",
     "verify_files",
+    "verify_folder",
     "verify_members",
+    "verify_path",
     "verify_zip",
 ]

@@ -41,6 +41,8 @@ from .proofs import (
     verify_note,
 )
 from .stamps import check_timestamp
+from .tlogproof import check_proofs
+from .witnessed import check_witnesses
 
 
 def _check_timestamp(files: Reader, verdict: Verdict) -> None:
@@ -173,9 +175,9 @@ def _check_checkpoint(
 
 
 def _check_entries(
-    files: Reader, tree: tuple[int, bytes] | None, inbound_ids: set[int], verdict: Verdict
+    proofs: Any, tree: tuple[int, bytes] | None, inbound_ids: set[int], verdict: Verdict
 ) -> list[dict[str, Any]]:
-    proofs = _json(files, ENTRIES, verdict)
+    """The entries of ``audit/entries.json`` (``proofs``, parsed) proved in the checkpoint."""
     if not isinstance(proofs, dict) or tree is None:
         return []
     size, root = tree
@@ -325,12 +327,15 @@ def verify_members(
     index = _json(files, MESSAGES, verdict)
     messages = index if isinstance(index, list) else []
     entries: list[dict[str, Any]] = []
+    listed_entries = _json(files, ENTRIES, verdict)
 
     def proofs() -> None:
         inbound = {m.get("inbound_id") for m in messages if m.get("direction") == "inbound"}
-        entries.extend(_check_entries(files, tree, inbound, verdict))
+        entries.extend(_check_entries(listed_entries, tree, inbound, verdict))
 
     _guarded(verdict, ENTRIES, proofs)
+    _guarded(verdict, ENTRIES, lambda: check_proofs(files, listed_entries, keys, verdict))
+    check_witnesses(files, verdict)
     _guarded(verdict, MESSAGES, lambda: _check_messages(files, messages, entries, verdict))
     thread = _json(files, THREAD, verdict)
 
