@@ -160,9 +160,24 @@ def is_signature_line(line: str) -> bool:
     return (
         bool(stripped)
         and not _OBJECT.match(stripped)
+        and not _sentence_words(stripped)
         and _signature_line(stripped)
         and (_says_nothing(stripped))
     )
+
+
+# Lowercase words that are neither a title nor a label: a line with this many is a clause
+# ("pure il ricorso nel RG 4421/2024"), whatever number or capital it also holds.
+_SENTENCE_WORDS = 3
+
+
+def _sentence_words(line: str) -> bool:
+    plain = [
+        word
+        for word in line.split()
+        if word[:1].islower() and not _TITLE.search(word) and not _CONTACT_LABEL.match(word)
+    ]
+    return len(plain) >= _SENTENCE_WORDS
 
 
 def _signature_line(line: str) -> bool:

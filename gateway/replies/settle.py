@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from gateway.replies.actions import read_action
 from gateway.replies.cut import is_signature_line
-from gateway.replies.forms import condition_form, marked
+from gateway.replies.forms import condition_form
 from gateway.replies.kinds import Ask, DecisionKind
 from gateway.replies.negation import is_negator
 from gateway.replies.phrases import find, merged_index, phrase_at
@@ -112,10 +112,12 @@ def settled_conditions(
         ):
             dropped.append(condition)
             continue
-        named = None if listed or marked(condition) else _not_in_ask(condition, ask)
+        named = None if listed or _limited(condition) else _not_in_ask(condition, ask)
         if named is not None:
-            # "Approved for EUR 6,500" when 8,900 was asked, "Godkänt för Porto": the
-            # approval is of something the request did not ask, so it decides nothing.
+            # "Approved for EUR 6,500" when 8,900 was asked, "Godkänt för Porto", "Ja, maar
+            # dien het de 13e in" when the 14th was asked: the approval is of something the
+            # request did not ask, so it decides nothing. Only a number after a limit
+            # ("only up to EUR 40,000", "höchstens") caps what was asked instead.
             return Settled(doubt=f"names what the request does not ({named}): {condition[:200]}")
         if (
             not condition_form(condition)
@@ -168,10 +170,16 @@ def _not_in_ask(condition: str, ask: Ask) -> str | None:
     found = words(condition)
     # A name right after a preposition ("für Porto", "do Porto", "voor TR-5502"): what the
     # approval is for. Other capitals are nouns (German) and names of people, not objects.
-    for before, word in itertools.pairwise(found):
-        text = condition[word.start : word.end]
-        if before.text in _FOR and _CAPITALISED.match(text) and word.text not in asked_words:
-            return text
+    for at, (before, word) in enumerate(itertools.pairwise(found), start=1):
+        if before.text not in _FOR:
+            continue
+        # The whole name after it ("mit Alcor Holding" when "Alcor SAS" was asked).
+        for name in found[at : at + 3]:
+            text = condition[name.start : name.end]
+            if not _CAPITALISED.match(text):
+                break
+            if name.text not in asked_words:
+                return condition[word.start : name.end]
     return None
 
 
@@ -179,6 +187,12 @@ _FOR = frozenset(
     [
         "for",
         "to",
+        "with",
+        "avec",
+        "con",
+        "met",
+        "med",
+        "com",
         "in",
         "at",
         "on",
@@ -226,6 +240,12 @@ _FOR = frozenset(
         "за",
     ]
 )
+
+
+def _limited(condition: str) -> bool:
+    """A limit word of any table ("up to", "höchstens", "以内") or a list item."""
+    found = words(condition)
+    return list_item(condition) is not None or find(found, merged_index("limits")) is not None
 
 
 def _clean(item: str) -> str:
