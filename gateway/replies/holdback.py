@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.negation import is_negator
+from gateway.replies.negation import exempt_positions, is_negator
 from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
 from gateway.replies.words import Word, is_question, list_item, sentence_spans, words
@@ -108,8 +108,13 @@ def refused(region: str, found: list[Word], after: int, languages: Iterable[str]
         rejections = own_index(language, "reject_phrases")
         until = [merged_index("contingent"), *(own_index(language, key) for key in _UNTIL)]
         start = after
+        exempt = exempt_positions(found)
         while (hit := find(found, rejections, start)) is not None:
             end = hit[1]
+            if hit[0] in exempt:
+                # "Не возражаю", "Nada a opor": the objection is itself negated.
+                start = hit[0] + 1
+                continue
             ends_clause = end == len(found) or found[end].gap != ""
             if ends_clause or any(phrase_at(found, end, words) for words in until):
                 sentence = sentence_at(region, found[hit[0]].start)

@@ -329,6 +329,7 @@ CASES: list[Case] = [
         "gmail_pt",
         "Pode avançar.",
         _gmail("Pode avançar.", f"Em seg., 4 de mar. de 2024 às 10:12, {ADDR} escreveu:"),
+        decision=A,
     ),
     Case(
         "gmail_sv",
