@@ -125,14 +125,29 @@ def read_action(said: str, ask: Ask) -> Decision | None:
         hit = _said_in(found, tables()[code], action, code)
         if hit is not None:
             kind, size = hit
-            return _with_condition_first(read_led(said, kind, size, code), first, found, size)
+            decision = read_led(said, kind, size, code)
+            return _with_condition_first(decision, first, found, size, _permitting(found, code))
     return None
 
 
-def _with_condition_first(decision: Decision, first: str, found: list[Word], size: int) -> Decision:
+def _permitting(found: list[Word], code: str) -> int:
+    """How many opening words only say yes or permit ("Ja,", "Du kan godt", "Vous pouvez")."""
+    at = _after_opening(found, code)
+    permit = tables()[code].permit
+    while (hit := _first(found, at, permit)) is not None:
+        at += len(hit)
+    return at
+
+
+def _with_condition_first(
+    decision: Decision, first: str, found: list[Word], size: int, opening: int = 0
+) -> Decision:
     """An approval whose condition stands before the verb ("30時間以内であれば、依頼して結構
-    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition."""
+    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition; the
+    words that only say yes or permit it ("Du kan godt indlevere") are none."""
     if decision.kind is not DecisionKind.APPROVAL or size < 2:
+        return decision
+    if opening >= size - 1:
         return decision
     before = first[: found[size - 1].start].strip(" \t、，,")
     if not before or not condition_form(before):

@@ -39,7 +39,7 @@ from gateway.replies.holdback import asks, held_back, refused, sentence_at, take
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.negation import exempt_positions, has_negated_approval, negated
+from gateway.replies.negation import exempt_positions, has_negated_approval, is_negator, negated
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.quick import (
     NEUTRAL_KEYWORDS,
@@ -47,7 +47,7 @@ from gateway.replies.quick import (
     read_after_approval,
     read_quick_reply,
 )
-from gateway.replies.statement import Lead, agreed, kinds_in, leading
+from gateway.replies.statement import Lead, agreed, bare_at, kinds_in, leading
 from gateway.replies.words import (
     Word,
     forget_splits,
@@ -63,10 +63,32 @@ __all__ = [
 ]  # fmt: skip
 
 _GREETING = re.compile(
-    r"^\s*(?:" + "|".join(re.escape(g) for g in LEXICON.greetings) + r")(?!\w)"
-    r"[^.!?\n。！？]{0,60}[,!:。、，！：]?\s*$",
+    # "Hi Tom,", "Анна, добрый день!": a greeting, maybe after the name it greets.
+    r"^\s*(?:[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*(?:\s+[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*){0,2},\s*)?(?:"
+    + "|".join(re.escape(g) for g in LEXICON.greetings)
+    + r")(?!\w)[^.!?\n。！？]{0,60}[,!:。、，！：]?\s*$",
     re.IGNORECASE,
 )
+# The name alone as the greeting line ("Sanne,", "小王：", "佐藤さん"), unless it is a word
+# that decides ("Approved,", "OK:").
+_NAME_GREETING = re.compile(
+    r"^\s*[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*(?:\s+[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*){0,2}\s*[,:：，]\s*$"
+    r"|^\s*[\u3400-\u9fff]{1,3}(?:さん|様|先生|律师|老师)\s*[:：，,]?\s*$"
+    r"|^\s*[\u3400-\u9fff]{1,3}\s*[:：]\s*$"
+)
+
+
+def _greeting(line: str) -> bool:
+    if _GREETING.match(line):
+        return True
+    if not _NAME_GREETING.match(line):
+        return False
+    found = words(line)
+    if find(found, merged_index("agreement")) is not None:
+        return False  # "OK:", "Fine,"
+    return not kinds_in(line, found) and not any(bare_at(line, found, i) for i in range(len(found)))
+
+
 # The quick-reply keywords typed at the start of a reply, in any language: "REJECT. ..."
 _NEUTRAL = re.compile(
     r"^[\s*_\"'“”]*(" + "|".join(re.escape(k) for k in NEUTRAL_KEYWORDS) + r")(?![\w'’])"
@@ -162,7 +184,10 @@ def _paragraphs(text: str) -> tuple[str, str]:
     lines = [line for line in text[:_MAX_SCAN].split("\n") if not line.lstrip().startswith(">")]
     while lines and not lines[0].strip():
         lines.pop(0)
-    if lines and _GREETING.match(lines[0][:200]):
+    # A greeting line, and a second one ("佐藤さん" then "お疲れ様です。").
+    for _ in range(2):
+        if not (lines and _greeting(lines[0][:200])):
+            break
         lines.pop(0)
         while lines and not lines[0].strip():
             lines.pop(0)
@@ -171,10 +196,41 @@ def _paragraphs(text: str) -> tuple[str, str]:
         if not line.strip():
             break
         region.append(line)
-    first = "\n".join(region)
+    first = _without_preamble("\n".join(region))
     # A first paragraph longer than the bound goes on in what follows it.
     after = first[_MAX_REGION:] + "\n" + "\n".join(lines[len(region) :])
     return first[:_MAX_REGION], after[:_MAX_LATER].strip()
+
+
+# A preamble is a short sentence: a longer one may say what no table knows.
+_MAX_PREAMBLE_WORDS = 12
+_PREAMBLE_STOPS = ("holdbacks", "deferrals", "retractions", "provisos", "conditions", "contingent")
+
+
+def _without_preamble(paragraph: str) -> str:
+    """The paragraph without an opening sentence that only thanks or says the lawyer has
+    read it ("Thanks for flagging. Go ahead and pay it.", "Kävin CV:n läpi. Hyväksyn.",
+    "内容は確認済みです。支払って大丈夫です。"): the answer is the sentence after it. A sentence
+    with anything that decides, asks, negates, holds back or sets a condition stays."""
+    spans = sentence_spans(paragraph)
+    if len(spans) < 2:
+        return paragraph
+    start, end = spans[0]
+    sentence = paragraph[start:end]
+    found = words(sentence)
+    if not found or len(found) > _MAX_PREAMBLE_WORDS or is_question(sentence):
+        return paragraph
+    if any(is_negator(word.text, everywhere=True) for word in found):
+        return paragraph
+    if kinds_in(sentence, found) or any(bare_at(sentence, found, i) for i in range(len(found))):
+        return paragraph
+    if any(find(found, merged_index(key)) is not None for key in _PREAMBLE_STOPS):
+        return paragraph
+    if any(leading(sentence, found, code) for code in script_languages(sentence)):
+        return paragraph
+    if find(found, merged_index("reviewed")) is None and not adds_nothing(sentence):
+        return paragraph
+    return paragraph[end:].lstrip()
 
 
 def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:

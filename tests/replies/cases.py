@@ -92,6 +92,7 @@ CASES: list[Case] = [
         "conditions_list_after_thanks_line",
         "Thanks,\n\nApproved, subject to:\n- cap at EUR 1m\n- no auto-renewal",
         _gmail("Thanks,\n\nApproved, subject to:\n- cap at EUR 1m\n- no auto-renewal"),
+        decision=A,
     ),
     Case(
         "regards_mid_sentence",
