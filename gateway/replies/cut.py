@@ -183,11 +183,17 @@ def is_signature_line(line: str) -> bool:
 _SENTENCE_WORDS = 3
 
 
+def _label(word: str) -> bool:
+    """The whole word is a contact label ("tel.", "m:"), not a word that starts like one."""
+    match = _CONTACT_LABEL.match(word)
+    return match is not None and match.end() == len(word)
+
+
 def _sentence_words(line: str) -> bool:
     plain = [
         word
         for word in line.split()
-        if word[:1].islower() and not _TITLE.search(word) and not _CONTACT_LABEL.match(word)
+        if word[:1].islower() and not _TITLE.search(word) and not _label(word)
     ]
     return len(plain) >= _SENTENCE_WORDS
 

@@ -33,6 +33,7 @@ import re
 from dataclasses import replace
 
 from gateway.replies.answer import decide_answer
+from gateway.replies.branches import sets_condition, without_branches
 from gateway.replies.conditions import MAX_CONDITION_CHARS, read_conditions
 from gateway.replies.errors import ReplyError
 from gateway.replies.holdback import asks, held_back, refused, sentence_at, taken_back
@@ -382,6 +383,12 @@ def _approval(
     region: str, text: str, found: list[Word], lead: Lead, decision: Decision, first_end: int
 ) -> Decision:
     size = max(lead.size, 1)
+    carried: tuple[str, ...] = ()
+    if sets_condition(region[:first_end]):
+        # "..., forudsat at skødet er tinglyst. Ellers venter vi.": the condition's other
+        # branch, or one more condition, is not a hold-back of the approval.
+        region, carried = without_branches(region, first_end)
+        found = words(region)
     stop = (
         taken_back(region, found, size)
         or asks(region)
@@ -395,7 +402,7 @@ def _approval(
     if lead.size and negated(found, 0, size, None, first_end, exempt_positions(found)):
         return _unclear(decision, decision.because)
     if lead.condition is not None:
-        return replace(decision, conditions=(lead.condition,))
+        return replace(decision, conditions=(lead.condition, *carried))
     reading = read_conditions(region, text, first_end, found[size - 1].end)
     if reading.unmet:
         return _unclear(decision, decision.because)
@@ -403,12 +410,13 @@ def _approval(
         # The keyword promises conditions: without them it is not a bare approval.
         return _unclear(decision, decision.trigger)
     if reading.conditions:
-        return replace(decision, conditions=reading.conditions)
+        return replace(decision, conditions=(*reading.conditions, *carried)[:50])
     # "Approved for two years.", "Approved from Monday.", "I approve the form.": the rest of
     # the approval's own sentence, unless it adds nothing ("Approved, thanks!"), is what
     # was approved, so it is the approval's condition rather than dropped.
     tail = region[found[size - 1].end : first_end].strip(_TAIL_PUNCTUATION)
     said = (tail[:MAX_CONDITION_CHARS],) if tail and not adds_nothing(tail) else ()
+    said = (*said, *carried)
     rest = region[first_end:].strip()
     if not rest:
         return replace(decision, conditions=said)

@@ -115,6 +115,11 @@ def settled_conditions(
             # request did not ask, so it decides nothing. Only a number after a limit
             # ("only up to EUR 40,000", "höchstens") caps what was asked instead.
             return Settled(doubt=f"names what the request does not ({named}): {condition[:200]}")
+        if listed:
+            # Each item of the list the approval announced is a condition as written, once.
+            if _said(condition) not in {_said(k) for k in kept}:
+                kept.append(condition)
+            continue
         if _adds_nothing(condition, ask):
             dropped.append(condition)
             continue
@@ -241,10 +246,22 @@ _FOR = frozenset(
 )
 
 
+def _said(condition: str) -> str:
+    """A condition without its list marker: "- cap at EUR 1m" and "cap at EUR 1m" are one."""
+    return (list_item(condition) or condition).strip(_TRIM)
+
+
 def _limited(condition: str) -> bool:
-    """A limit word of any table ("up to", "höchstens", "以内") or a list item."""
+    """A limit or a proviso of any table ("up to", "höchstens", "以内", "provided that",
+    "siempre que"), or a list item: a number or a name after one is a term the lawyer
+    sets. A "but" alone ("aber spätestens am 2. Juni", "maar dien het de 13e in") is not
+    one: a date or amount there that the ask does not hold answers something else."""
     found = words(condition)
-    return list_item(condition) is not None or find(found, merged_index("limits")) is not None
+    return (
+        list_item(condition) is not None
+        or find(found, merged_index("limits")) is not None
+        or find(found, merged_index("provisos")) is not None
+    )
 
 
 def _clean(item: str) -> str:

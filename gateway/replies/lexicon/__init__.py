@@ -21,7 +21,7 @@ _LIST_KEYS = (
     "not_answers", "alone",
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
     "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies", "as_is", "thanks_for",
-    "remarks", "irony", "sure_yes", "limits", "reviewed", "statement_openers", "obligations",
+    "remarks", "irony", "sure_yes", "limits", "reviewed", "statement_openers", "obligations", "otherwise", "if_words", "first_person",
 )  # fmt: skip
 
 Phrase = tuple[str, ...]
