@@ -268,11 +268,13 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     path = services.config.data_dir / "audit.jsonl"
     try:
         copied = mirror.complete(path, services.db.engine)
+        # Lines of entries erased since they were written (on another host, say).
+        rewritten = mirror.apply_erasures(path, services.db.engine)
     except ValueError as exc:
         return fail(str(exc), EXIT_FAILED)
     finally:
         services.close()
-    print(f"copied {copied} integrated entries to {path}")
+    print(f"copied {copied} integrated entries to {path}; {rewritten} erased lines rewritten")
     return EXIT_OK
 
 

@@ -25,6 +25,7 @@ from gateway.intake.reading import status_of
 from gateway.store import blobs, merkle, state, witness_report
 from gateway.store.audit import fields_of
 from gateway.store.db import Database
+from gateway.store.erasure import erased_marker
 from gateway.store.models import (
     ApiKey,
     AuditCheckpoint,
@@ -240,6 +241,13 @@ def collect(session: Session, reference: str, sender: str, *, witnessed: bool = 
     against where it covers the thread."""
     request = _request(session, reference)
     reference = request.reference
+    erased = erased_marker(request)
+    if erased is not None:
+        # What a bundle proves is gone; the bundles made before still verify.
+        raise NotProvable(
+            f"{reference}'s content was erased on {erased['at']} ({erased['reason']}): "
+            "a bundle made before the erasure still verifies"
+        )
     emails, unsent = _emails(session, request.id, sender)
     inbound = {e.inbound_id: e.at for e in emails if e.inbound_id is not None}
     entries = [
