@@ -49,7 +49,7 @@ def cmd_erase(args: argparse.Namespace) -> int:
         # Run again after an erasure, it finishes what the first run could not.
         mirror = services.audit.mirror
         lines = apply_erasures(mirror, services.db.engine) if mirror is not None else 0
-        reclaimed = erasure.reclaim(services.db.engine)
+        reclaimed = erasure.reclaim(services.db)
     finally:
         services.close()
     if done is None:

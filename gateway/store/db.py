@@ -120,6 +120,12 @@ class Database:
                 raise StorageError(f"database error: {type(exc).__name__}") from exc
 
     @contextmanager
+    def writing_alone(self) -> Iterator[None]:
+        """The write lock without a transaction, for work SQLite runs outside one (VACUUM)."""
+        with self._writer_lock.held() if self._writer_lock is not None else nullcontext():
+            yield
+
+    @contextmanager
     def statement(self) -> Iterator[Session]:
         """A session for a write that is one statement (a claim, a lease pushed forward).
 

@@ -25,13 +25,13 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import delete, exists, or_, select, text, update
-from sqlalchemy.engine import Engine
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.orm import Session
 
 from gateway.store.a2h_models import A2hInteraction
 from gateway.store.audit import ERASED_KEY, ERASURE_EVENT, AuditLog, canonical, is_erased_entry
 from gateway.store.blobs import BlobChunk
+from gateway.store.db import Database
 from gateway.store.models import (
     Attachment,
     AuditEntry,
@@ -341,23 +341,24 @@ def expired_requests(session: Session, before: datetime, final: Iterable[str]) -
     return [r.id for r in candidates if erased_marker(r) is None]
 
 
-def reclaim(engine: Engine, tables: Iterable[str] = ERASED_TABLES) -> bool:
+def reclaim(db: Database, tables: Iterable[str] = ERASED_TABLES) -> bool:
     """Make freed space hold no erased bytes: SQLite rewrites its file and empties its
     write-ahead log, PostgreSQL vacuums the tables whose rows changed. False when the
     database was too busy: the next retention run tries again."""
     try:
-        if engine.dialect.name == "sqlite":
-            raw = engine.raw_connection()
-            try:
-                cursor = raw.cursor()
-                cursor.execute("VACUUM")
-                cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-                busy = cursor.fetchone()
-                cursor.close()
-            finally:
-                raw.close()
+        if db.is_sqlite:
+            with db.writing_alone():
+                raw = db.engine.raw_connection()
+                try:
+                    cursor = raw.cursor()
+                    cursor.execute("VACUUM")
+                    cursor.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    busy = cursor.fetchone()
+                    cursor.close()
+                finally:
+                    raw.close()
             return not (busy and busy[0])
-        with engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
+        with db.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as conn:
             for name in tables:
                 conn.execute(text(f'VACUUM "{name}"'))
         return True

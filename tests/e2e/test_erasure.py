@@ -61,7 +61,7 @@ def _database_bytes(running: Running, tmp_path: Path) -> bytes:
     engine = create_engine(url)
     try:
         with engine.connect() as conn:
-            chunks = []
+            chunks: list[bytes] = []
             for table in inspect(conn).get_table_names():
                 rows = conn.execute(text(f'SELECT t::text FROM "{table}" t'))
                 chunks.extend(row[0].encode() for row in rows)
