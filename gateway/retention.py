@@ -11,6 +11,8 @@ space, and says what it did in one audit entry.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -130,3 +132,19 @@ def tick(services: Services) -> Purged | None:
     if every is None or not claim(services, services.clock.now(), every):
         return None
     return run(services)
+
+
+async def _loop(services: Services, stop: asyncio.Event) -> None:
+    while not stop.is_set() and interval(services) is not None:
+        try:
+            # In a thread even on SQLite: reclaiming space rewrites the file, for a while.
+            await asyncio.to_thread(tick, services)
+        except Exception:
+            log.exception("retention run failed; retrying")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=services.config.scheduler_seconds)
+
+
+def start(services: Services, stop: asyncio.Event) -> asyncio.Task[None]:
+    """The retention job's loop (it ends at once when HFA_RETENTION is empty)."""
+    return asyncio.create_task(_loop(services, stop))

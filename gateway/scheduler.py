@@ -29,7 +29,6 @@ from sqlalchemy import CursorResult, and_, or_, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from gateway import retention
 from gateway.contract import AWAITING_ANSWER, iso
 from gateway.errors import StorageError
 from gateway.inbound import pending
@@ -388,8 +387,6 @@ async def _loop(services: Services, stop: asyncio.Event) -> None:
             ran = await services.db.run(tick, services)
             if ran is not None and (ran.reminders or ran.escalations or ran.deadlines):
                 services.outbox_ready.set()
-            # In a thread even on SQLite: reclaiming space rewrites the file, for a while.
-            await asyncio.to_thread(retention.tick, services)
         except Exception:
             log.exception("scheduler scan failed; retrying")
         with contextlib.suppress(TimeoutError):

@@ -23,7 +23,7 @@ from gateway.settings.lawyers import (
     lawyer_settings,
 )
 from gateway.settings.mail_auth import mail_auth_fields
-from gateway.settings.retention import Retention, retention_fields
+from gateway.settings.retention import Retention, parse_retention
 from gateway.settings.sender_auth import sender_auth_fields
 from gateway.settings.table import SETTINGS, by_category
 from gateway.settings.unknown import read_config_file as read_config_file
@@ -346,7 +346,7 @@ def load_config(
         escalate_after=_int(values, "escalate_after"),
         deadline_closes=_flag(values, "deadline_closes"),
         scheduler_seconds=_float(values, "scheduler_seconds"),
-        **retention_fields(values),
+        retention=parse_retention(values["retention"]),
         ready_outbox_seconds=_float(values, "ready_outbox_seconds"),
         api_keys=_parse_api_keys(values["api_keys"]),
         rate_limit_per_minute=_int(values, "rate_limit_per_minute"),

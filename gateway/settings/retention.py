@@ -8,7 +8,6 @@ for ever; so is everything when the setting is empty (the default).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from gateway.errors import ConfigError
@@ -50,7 +49,3 @@ def parse_retention(text: str) -> Retention:
             raise ConfigError(f"{_EXPECTED}; got {duration.strip()!r} for {kind}")
         found[kind] = seconds
     return Retention(**found)
-
-
-def retention_fields(values: Mapping[str, str]) -> dict[str, Retention]:
-    return {"retention": parse_retention(values["retention"])}
