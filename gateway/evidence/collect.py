@@ -9,6 +9,7 @@ number of entries it proves.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,6 +41,10 @@ from gateway.store.signing import LogKeys
 # How long an export waits for the sequencer to put the thread's newest entries in a
 # signed checkpoint (it runs every HFA_AUDIT_INTEGRATE_SECONDS in a worker).
 SETTLE_SECONDS = 15.0
+
+
+# The hash of no bytes: a message received empty, not one whose bytes were removed.
+_EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 
 class NotProvable(LookupError):
@@ -92,7 +97,8 @@ def _request(session: Session, reference: str) -> Request:
 
 
 def _emails(session: Session, request_id: int, sender: str) -> tuple[list[Email], int]:
-    """The thread's emails oldest first, and how many sent ones were kept without their bytes."""
+    """The thread's emails oldest first, and how many were kept without their bytes (sent
+    before the gateway kept them, or removed past their retention period)."""
     sent = session.scalars(
         select(OutboxItem)
         .options(undefer(OutboxItem.relayed))
@@ -122,6 +128,9 @@ def _emails(session: Session, request_id: int, sender: str) -> tuple[list[Email]
     for row in session.scalars(
         select(InboundMessage).where(InboundMessage.request_id == request_id)
     ):
+        if not row.size and row.sha256 != _EMPTY_SHA256:
+            unsent += 1  # its bytes were removed past HFA_RETENTION's raw period
+            continue
         emails.append(
             Email(
                 "inbound",

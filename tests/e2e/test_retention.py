@@ -18,7 +18,9 @@ from gateway.settings.config import Config
 from gateway.store.audit import ERASURE_EVENT
 from gateway.store.models import Attachment, AuditEntry, InboundMessage, OutboxItem, Request
 from tests import auditkit
+from tests.clienv import hfa
 from tests.conftest import Running, make_config
+from tests.evidence.kit import export_of
 from tests.mailkit import reply_to, send
 
 ANSWER = "Approved, subject to the koala-clause-7781 staying as drafted."
@@ -58,7 +60,7 @@ async def _until(running: Running, done: Any, what: str, seconds: float = 30.0) 
 
 @pytest.mark.retention("raw=1s,attachments=1s")
 async def test_raw_messages_and_attachments_past_retention_lose_their_bytes(
-    running: Running,
+    running: Running, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     filed = await _answered(running, "May we sign the koala lease?")
 
@@ -84,6 +86,12 @@ async def test_raw_messages_and_attachments_past_retention_lose_their_bytes(
     assert any("koala-clause-7781" in t["body"] for t in status["turns"])
     verdict = await asyncio.to_thread(auditkit.verify, running.services)
     assert not verdict.problems, verdict.problems
+    # A bundle made now leaves out the emails whose bytes are gone, says so, and verifies.
+    bundle = tmp_path / "after-purge.zip"
+    exported = await asyncio.to_thread(export_of, running, filed["reference"], bundle)
+    assert exported.unsent >= 2  # the reply received, the emails relayed
+    code, out = await asyncio.to_thread(hfa, capsys, "evidence", "verify", str(bundle))
+    assert code == 0, out
 
 
 @pytest.mark.retention("texts=1s")
