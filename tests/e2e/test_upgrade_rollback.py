@@ -94,7 +94,16 @@ def _wheelhouse(tmp: Path) -> Path:
         PIP_SECONDS,
     )
     assert code == 0, out[-3000:]
-    built = [sys.executable, "-m", "build", "--wheel", "--no-isolation", "-o", house, ROOT]
+    built: list[str | Path] = [
+        sys.executable,
+        "-m",
+        "build",
+        "--wheel",
+        "--no-isolation",
+        "-o",
+        house,
+        ROOT,
+    ]
     code, out = _run(built, env, PIP_SECONDS)
     assert code == 0, out[-3000:]
     return house
