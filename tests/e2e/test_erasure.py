@@ -11,6 +11,7 @@ the thread says what was erased, when, by whom and why.
 from __future__ import annotations
 
 import asyncio
+import gzip
 import subprocess
 from pathlib import Path
 
@@ -83,6 +84,16 @@ def _backup_bytes(backup: Path) -> bytes:
     return out
 
 
+def _rotate(mirror: Path) -> tuple[Path, Path]:
+    """audit.jsonl renamed to audit.jsonl.1 (the writer starts a new file from where it had
+    reached), and a compressed copy of it as an older generation, audit.jsonl.2.gz."""
+    rotated = mirror.with_name(mirror.name + ".1")
+    mirror.rename(rotated)
+    compressed = mirror.with_name(mirror.name + ".2.gz")
+    compressed.write_bytes(gzip.compress(rotated.read_bytes()))
+    return rotated, compressed
+
+
 async def _answered_with_attachment(running: Running) -> dict[str, str]:
     filed = await running.file(request=ASK, context=CONTEXT, agent_name="platypus-agent-2270")
     emails = await running.sink.wait_for(1)
@@ -123,6 +134,12 @@ async def test_a_closed_request_erased_leaves_no_text_and_a_log_that_verifies(
         "kookaburra-reason-3391",
         "platypus-agent-2270",
     }
+    # The mirror rotated as logrotate does: renamed, an older copy compressed.
+    mirror = running.services.audit.mirror
+    assert mirror is not None
+    rotated, compressed = _rotate(mirror)
+    assert _found(rotated.read_bytes()) == _found(gzip.decompress(compressed.read_bytes()))
+    assert _found(rotated.read_bytes())
 
     reason = "erasure asked by the client (GDPR art. 17), ticket 881"
     code, out = await asyncio.to_thread(
@@ -145,6 +162,8 @@ async def test_a_closed_request_erased_leaves_no_text_and_a_log_that_verifies(
     # Nowhere: the database, the mirror, a backup made after.
     assert _found(_database_bytes(running, tmp_path)) == set()
     assert _found(auditkit.mirror_text(running.services).encode()) == set()
+    assert _found(rotated.read_bytes()) == set()
+    assert _found(gzip.decompress(compressed.read_bytes())) == set()
     backup = tmp_path / "backup"
     code, out = await asyncio.to_thread(hfa, capsys, "backup", str(backup))
     assert code == 0, out
