@@ -153,6 +153,7 @@ async def test_a_closed_request_erased_leaves_no_text_and_a_log_that_verifies(
     assert verdict.erased
     code, out = await asyncio.to_thread(hfa, capsys, "audit", "verify")
     assert code == 0 and "OK" in out, out
+    assert f"; {len(verdict.erased)} erased entries checked by their leaf hashes" in out
     # The bundle made before is whole, and the log still holds its checkpoint.
     code, out = await asyncio.to_thread(hfa, capsys, "evidence", "verify", str(bundle))
     assert code == 0 and f"OK: the evidence of {reference} is whole" in out, out
