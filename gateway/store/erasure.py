@@ -106,12 +106,12 @@ def is_placeholder(value: Any) -> bool:
     return isinstance(value, str) and value.startswith("[erased sha256:")
 
 
-def scrub(value: Any, key: str = "") -> Any:
+def scrub(value: Any) -> Any:
     """``value`` with every text replaced by its placeholder, keys in KEPT_KEYS aside."""
     if isinstance(value, dict):
-        return {k: (v if k in KEPT_KEYS else scrub(v, k)) for k, v in value.items()}
+        return {k: (v if k in KEPT_KEYS else scrub(v)) for k, v in value.items()}
     if isinstance(value, list):
-        return [scrub(v, key) for v in value]
+        return [scrub(v) for v in value]
     if isinstance(value, str) and value and not is_placeholder(value):
         return placeholder(value)
     return value
