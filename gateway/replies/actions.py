@@ -53,6 +53,10 @@ class Table:
     verbs: dict[str, tuple[Verb, ...]]
     # Said right after the verb, these permit it (languages whose verb comes last).
     after: tuple[tuple[str, ...], ...] = ()
+    # Said before all of it, they change nothing ("Per ora non pubblicare", "先别发").
+    lead_in: tuple[tuple[str, ...], ...] = ()
+    # Glued to the verb, it negates it ("nepublikujte", "nezveřejňujte").
+    negating_prefix: tuple[str, ...] = ()
 
 
 def _verb(entry: str) -> Verb:
@@ -73,6 +77,8 @@ def tables() -> dict[str, Table]:
             tuple(p for p in map(phrase, data.get("forbid", [])) if p),
             {k: tuple(map(_verb, v)) for k, v in data.get("verbs", {}).items()},
             tuple(p for p in map(phrase, data.get("after", [])) if p),
+            tuple(p for p in map(phrase, data.get("lead_in", [])) if p),
+            tuple(data.get("negating_prefix", [])),
         )
     return found
 
@@ -175,6 +181,9 @@ def _said_in(
 
 def _from(found: list[Word], at: int, table: Table, action: str) -> tuple[DecisionKind, int] | None:
     permitted = negated = False
+    lead_in = _first(found, at, table.lead_in)
+    if lead_in is not None:
+        at += len(lead_in)
     # "Bitte nicht", "Please don't", "Non": a permission or a negation before the verb.
     for _ in range(3):
         forbid = _first(found, at, table.forbid)
@@ -191,12 +200,25 @@ def _from(found: list[Word], at: int, table: Table, action: str) -> tuple[Decisi
     for position in range(at, min(len(found), at + limit)):
         verb = next((v for v in table.verbs.get(action, ()) if _verb_at(found, position, v)), None)
         if verb is None:
+            if _negated_verb(found, position, table, action):
+                return DecisionKind.REJECTION, position + 1
             continue
         end = position + len(verb.words)
         if negated or _forbidden(found[:end], found[end : end + 2], table):
             return DecisionKind.REJECTION, end
         return DecisionKind.APPROVAL, end
     return None
+
+
+def _negated_verb(found: list[Word], position: int, table: Table, action: str) -> bool:
+    """ "Nepublikujte to": the verb with its negation glued on."""
+    text = found[position].text
+    for prefix in table.negating_prefix:
+        if text.startswith(prefix):
+            rest = [replace(found[position], text=text[len(prefix) :])]
+            if any(_verb_at(rest, 0, verb) for verb in table.verbs.get(action, ())):
+                return True
+    return False
 
 
 def _verb_then(found: list[Word], table: Table, action: str) -> tuple[DecisionKind, int] | None:
