@@ -17,6 +17,7 @@ other; a negation before the verb (or, in Japanese, after it) is a rejection.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, replace
 from functools import cache
@@ -28,6 +29,7 @@ from gateway.replies.kinds import Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import is_negator
+from gateway.replies.phrases import find, merged_index
 from gateway.replies.words import Word, phrase, sentence_spans, words
 
 # How many words may stand between the opening (a yes, a permission) and the verb:
@@ -57,6 +59,8 @@ class Table:
     lead_in: tuple[tuple[str, ...], ...] = ()
     # Glued to the verb, it negates it ("nepublikujte", "nezveřejňujte").
     negating_prefix: tuple[str, ...] = ()
+    # How a question asks whether to do it ("darf ich", "må jeg", "てもよろしいでしょうか").
+    asks: tuple[str, ...] = ()
 
 
 def _verb(entry: str) -> Verb:
@@ -79,6 +83,7 @@ def tables() -> dict[str, Table]:
             tuple(p for p in map(phrase, data.get("after", [])) if p),
             tuple(p for p in map(phrase, data.get("lead_in", [])) if p),
             tuple(data.get("negating_prefix", [])),
+            tuple(data.get("asks", [])),
         )
     return found
 
@@ -112,6 +117,65 @@ def _action_of(proposed: str) -> str | None:
             if any(_verb_at(found, at, verb) for at in places for verb in verbs):
                 named.add(action)
     return named.pop() if len(named) == 1 else None
+
+
+# A question: "?" in any script, or a Japanese one ending in "か。".
+_QUESTION_END = ("?", "？")
+
+
+def asks_to_act(ask: Ask) -> bool:
+    """The request's one question asks, in any table language, whether to do the proposed
+    action: "Darf ich den Notartermin buchen?", "Må jeg betale den?", "答弁書を提出しても
+    よろしいでしょうか。". A yes or no to it is then an approval or a rejection."""
+    action = action_of(ask)
+    if action is None:
+        return False
+    parts = [p.strip() for p in re.split(r"(?<=[.!?。！？])\s*", ask.request[:4000]) if p.strip()]
+    questions = [p for p in parts if p.endswith(_QUESTION_END) or p.rstrip("。").endswith("か")]
+    if len(questions) != 1:
+        return False
+    question = questions[0].casefold()
+    found = words(question)
+    if _not_plain(question, found):
+        return False
+    for table in tables().values():
+        if not any(_asked_with(question, found, wanted) for wanted in table.asks):
+            continue
+        verbs = (verb for other in tables().values() for verb in other.verbs.get(action, ()))
+        if any(_verb_in(question, found, verb) for verb in verbs):
+            return True
+    return False
+
+
+# "Soll ich warten oder einreichen?", "Skal jeg ikke betale?": a yes answers something else.
+_OR = re.compile(r"\b(?:oder|ou|o|of|eller|tai|или|або|nebo|lub|albo|ali)\b|还是|または|それとも")
+
+
+def _not_plain(question: str, found: list[Word]) -> bool:
+    """The question is not plainly whether to act: it offers a choice, negates, or asks
+    whether to wait."""
+    if _OR.search(question):
+        return True
+    if any(is_negator(word.text, everywhere=True) for word in found):
+        return True
+    return find(found, merged_index("holdbacks")) is not None
+
+
+def _asked_with(question: str, found: list[Word], wanted: str) -> bool:
+    if _cjk(wanted):
+        return wanted in question  # no spaces between words to match on
+    phrase_words = phrase(wanted)
+    return any(_at(found, at, phrase_words) for at in range(min(len(found), 4)))
+
+
+def _verb_in(question: str, found: list[Word], verb: Verb) -> bool:
+    if verb.words and _cjk(verb.words[0]):
+        return "".join(verb.words) in question
+    return any(_verb_at(found, at, verb) for at in range(len(found)))
+
+
+def _cjk(text: str) -> bool:
+    return any("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" for ch in text)
 
 
 def read_action(said: str, ask: Ask) -> Decision | None:
