@@ -40,7 +40,8 @@ from gateway.replies.holdback import asks, held_back, refused, sentence_at, take
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.negation import exempt_positions, has_negated_approval, is_negator, negated
+from gateway.replies.negation import exempt_positions, has_negated_approval, negated
+from gateway.replies.opening import is_greeting, without_preamble
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.quick import (
     NEUTRAL_KEYWORDS,
@@ -48,7 +49,8 @@ from gateway.replies.quick import (
     read_after_approval,
     read_quick_reply,
 )
-from gateway.replies.statement import Lead, agreed, bare_at, kinds_in, leading
+from gateway.replies.statement import Lead, agreed, kinds_in, leading
+from gateway.replies.unled import asked, declined
 from gateway.replies.words import (
     Word,
     forget_splits,
@@ -62,33 +64,6 @@ from gateway.replies.words import (
 __all__ = [
     "Ask", "Decision", "DecisionKind", "decide_answer", "decision_region", "read_decision", "read_led",
 ]  # fmt: skip
-
-_GREETING = re.compile(
-    # "Hi Tom,", "Анна, добрый день!": a greeting, maybe after the name it greets.
-    r"^\s*(?:[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*(?:\s+[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*){0,2},\s*)?(?:"
-    + "|".join(re.escape(g) for g in LEXICON.greetings)
-    + r")(?!\w)[^.!?\n。！？]{0,60}[,!:。、，！：]?\s*$",
-    re.IGNORECASE,
-)
-# The name alone as the greeting line ("Sanne,", "小王：", "佐藤さん"), unless it is a word
-# that decides ("Approved,", "OK:").
-_NAME_GREETING = re.compile(
-    r"^\s*[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*(?:\s+[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*){0,2}\s*[,:：，]\s*$"
-    r"|^\s*[\u3400-\u9fff]{1,3}(?:さん|様|先生|律师|老师)\s*[:：，,]?\s*$"
-    r"|^\s*[\u3400-\u9fff]{1,3}\s*[:：]\s*$"
-)
-
-
-def _greeting(line: str) -> bool:
-    if _GREETING.match(line):
-        return True
-    if not _NAME_GREETING.match(line):
-        return False
-    found = words(line)
-    if find(found, merged_index("agreement")) is not None:
-        return False  # "OK:", "Fine,"
-    return not kinds_in(line, found) and not any(bare_at(line, found, i) for i in range(len(found)))
-
 
 # The quick-reply keywords typed at the start of a reply, in any language: "REJECT. ..."
 _NEUTRAL = re.compile(
@@ -137,9 +112,9 @@ def read_typed(new_text: str) -> Decision:
         return Decision(None, sentence, ambiguous=True, because=sentence)
     if lead is None or lead.kind is DecisionKind.QUESTION:
         # "Fragen Sie stattdessen Frau Keller" opens with the word for "question".
-        declined = _declined(region, found)
-        if declined is not None or lead is None:
-            return declined or _asked(region, found)
+        decline = declined(region, found)
+        if decline is not None or lead is None:
+            return decline or asked(region, found)
     return _settled(text, _with_lead(region, text, found, lead), lead)
 
 
@@ -187,7 +162,7 @@ def _paragraphs(text: str) -> tuple[str, str]:
         lines.pop(0)
     # A greeting line, and a second one ("佐藤さん" then "お疲れ様です。").
     for _ in range(2):
-        if not (lines and _greeting(lines[0][:200])):
+        if not (lines and is_greeting(lines[0][:200])):
             break
         lines.pop(0)
         while lines and not lines[0].strip():
@@ -197,41 +172,10 @@ def _paragraphs(text: str) -> tuple[str, str]:
         if not line.strip():
             break
         region.append(line)
-    first = _without_preamble("\n".join(region))
+    first = without_preamble("\n".join(region))
     # A first paragraph longer than the bound goes on in what follows it.
     after = first[_MAX_REGION:] + "\n" + "\n".join(lines[len(region) :])
     return first[:_MAX_REGION], after[:_MAX_LATER].strip()
-
-
-# A preamble is a short sentence: a longer one may say what no table knows.
-_MAX_PREAMBLE_WORDS = 12
-_PREAMBLE_STOPS = ("holdbacks", "deferrals", "retractions", "provisos", "conditions", "contingent")
-
-
-def _without_preamble(paragraph: str) -> str:
-    """The paragraph without an opening sentence that only thanks or says the lawyer has
-    read it ("Thanks for flagging. Go ahead and pay it.", "Kävin CV:n läpi. Hyväksyn.",
-    "内容は確認済みです。支払って大丈夫です。"): the answer is the sentence after it. A sentence
-    with anything that decides, asks, negates, holds back or sets a condition stays."""
-    spans = sentence_spans(paragraph)
-    if len(spans) < 2:
-        return paragraph
-    start, end = spans[0]
-    sentence = paragraph[start:end]
-    found = words(sentence)
-    if not found or len(found) > _MAX_PREAMBLE_WORDS or is_question(sentence):
-        return paragraph
-    if any(is_negator(word.text, everywhere=True) for word in found):
-        return paragraph
-    if kinds_in(sentence, found) or any(bare_at(sentence, found, i) for i in range(len(found))):
-        return paragraph
-    if any(find(found, merged_index(key)) is not None for key in _PREAMBLE_STOPS):
-        return paragraph
-    if any(leading(sentence, found, code) for code in script_languages(sentence)):
-        return paragraph
-    if find(found, merged_index("reviewed")) is None and not adds_nothing(sentence):
-        return paragraph
-    return paragraph[end:].lstrip()
 
 
 def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
@@ -313,44 +257,6 @@ def _unclear(decision: Decision, because: str | None) -> Decision:
     )  # fmt: skip
 
 
-def _declined(region: str, found: list[Word]) -> Decision | None:
-    """A decline said naturally ("Not my area", "ask Tom instead"), with no approval."""
-    decline = _said(region, found, "decline_phrases", DecisionKind.DECLINE)
-    if decline is None or DecisionKind.APPROVAL in kinds_in(region, found):
-        return None
-    return decline
-
-
-def _said(region: str, found: list[Word], key: str, kind: DecisionKind) -> Decision | None:
-    """The first phrase of the table ``key`` in a language the paragraph is in, read as
-    ``kind``; the detector is asked only when a table of the script has one."""
-    if not any(find(found, own_index(code, key)) for code in script_languages(region)):
-        return None
-    for code in with_kin(identify(region)):
-        hit = find(found, own_index(code, key))
-        if hit is not None:
-            said = region[found[hit[0]].start : found[hit[1] - 1].end]
-            because = sentence_at(region, found[hit[0]].start)
-            return Decision(kind, said, read_from="phrase", because=because, language=code)
-    return None
-
-
-def _asked(region: str, found: list[Word]) -> Decision:
-    """No decision opens the paragraph: a question if it asks one, else a promise to
-    answer later read as I'M ON IT."""
-    question = asks(region)
-    if question is not None:
-        return Decision(DecisionKind.QUESTION, question, read_from="phrase", because=question)
-    return _deferred(region, found) or NO_DECISION
-
-
-def _deferred(region: str, found: list[Word]) -> Decision | None:
-    """ "Je regarde ça demain et je vous reviens": the lawyer has read it and will answer
-    later. Taken for an answer, it would tell the agent the request was answered; it is
-    read as I'M ON IT instead (reviewed, reminders pause), in the paragraph's languages."""
-    return _said(region, found, "deferrals", DecisionKind.ACKNOWLEDGE)
-
-
 def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decision:
     size = max(lead.size, 1)
     trigger = region[found[0].start : found[size - 1].end] if lead.size else region.strip()[:200]
@@ -365,7 +271,7 @@ def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decisio
     )  # fmt: skip
     if lead.kind is not DecisionKind.QUESTION and is_question(region[:first_end]):
         # "Approve the NDA as it stands?": a question about the decision, not the decision.
-        return _asked(region, found)
+        return asked(region, found)
     kinds = kinds_in(region, found)
     if lead.kind is not None:
         kinds.add(lead.kind)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from gateway.replies.actions import read_action
 from gateway.replies.cut import is_signature_line
-from gateway.replies.forms import condition_form
+from gateway.replies.forms import LIMIT, condition_form
 from gateway.replies.kinds import Ask, DecisionKind
 from gateway.replies.negation import is_negator
 from gateway.replies.phrases import find, merged_index, phrase_at
@@ -187,63 +187,15 @@ def _not_in_ask(condition: str, ask: Ask) -> str | None:
     return None
 
 
+# The prepositions before what an approval is for, in the table languages.
 _FOR = frozenset(
     [
-        "for",
-        "to",
-        "with",
-        "avec",
-        "con",
-        "met",
-        "med",
-        "com",
-        "in",
-        "at",
-        "on",
-        "of",
-        "für",
-        "nach",
-        "in",
-        "zu",
-        "pour",
-        "à",
-        "au",
-        "en",
-        "de",
-        "para",
-        "por",
-        "a",
-        "en",
-        "per",
-        "voor",
-        "naar",
-        "in",
-        "för",
-        "till",
-        "i",
-        "på",
-        "for",
-        "til",
-        "på",
-        "för",
-        "dla",
-        "do",
-        "na",
-        "w",
-        "za",
-        "pro",
-        "do",
-        "na",
-        "v",
-        "для",
-        "до",
-        "на",
-        "в",
-        "у",
-        "з",
-        "за",
+        "for", "to", "with", "avec", "con", "met", "med", "com", "in", "at", "on", "of", "für",
+        "nach", "zu", "pour", "à", "au", "en", "de", "para", "por", "a", "per", "voor", "naar",
+        "för", "till", "i", "på", "til", "dla", "do", "na", "w", "za", "pro", "v", "для", "до",
+        "на", "в", "у", "з", "за"
     ]
-)
+)  # fmt: skip
 
 
 def _said(condition: str) -> str:
@@ -281,7 +233,22 @@ def _adds_nothing(condition: str, ask: Ask) -> bool:
     if _remark(condition) or _restates(condition, ask) or is_signature_line(condition):
         return True
     clauses = [c for c in _CLAUSES.split(condition) if c.strip(_TRIM)]
+    if clauses and _reason(clauses[0].strip(_TRIM)) and _quiet(condition):
+        # "Sorry für die späte Rückmeldung, war den ganzen Tag im Termin.": the whole
+        # statement is the reason, unless a clause of it sets a term.
+        return not any(_sets_a_term(clause) for clause in clauses)
     return bool(clauses) and all(_clause_adds_nothing(clause, ask) for clause in clauses)
+
+
+def _sets_a_term(clause: str) -> bool:
+    """A number, a limit, a proviso, a condition word proper or an obligation: a term of
+    the approval, whatever sentence it stands in. (The modal words of ``contingent``,
+    "kan", "could", are not: "Han er den bedste vi kan få" sets nothing.)"""
+    found = words(clause)
+    if LIMIT.search(clause):
+        return True
+    keys = ("limits", "provisos", "obligations", "first_steps")
+    return any(find(found, merged_index(key)) is not None for key in keys)
 
 
 # Where a remark may end and the next clause begin: "from me, renew it", "pay it - they
@@ -298,6 +265,8 @@ def _clause_adds_nothing(clause: str, ask: Ask) -> bool:
         return False
     plain = _without_softeners(clause)
     if not plain or _remark(plain):
+        return True
+    if _reason(plain) and not _sets_a_term(plain):
         return True
     if condition_form(plain):
         return False
