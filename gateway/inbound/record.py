@@ -20,6 +20,7 @@ from gateway.inbound.attachments import recorded_detail, store_attachments
 from gateway.inbound.effect import ask_of, put_into_effect, status_after, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
+from gateway.options import shape_of
 from gateway.outbound import outbox
 from gateway.replies import (
     DecisionKind,
@@ -32,6 +33,7 @@ from gateway.replies import (
     read_reply,
     read_text,
 )
+from gateway.replies.choice import with_choice
 from gateway.services import Services
 from gateway.store.models import (
     InboundMessage,
@@ -107,6 +109,9 @@ def record_reply(
         reply = reply_of(mail)
         reading = read_reply(
             text_of(mail, reply), ask_of(request), has_attachments=bool(mail.attachments)
+        )
+        reading = with_choice(
+            reading, shape_of(request.fields).choices, mail.subject, request.reference
         )
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
@@ -215,6 +220,9 @@ def _turn_data(
         "attachments": attachments,
         "inbound_id": row.id,
     }
+    if reading.choice is not None:
+        # The agent's choice the lawyer picked, exactly as the agent wrote it.
+        data["choice"] = reading.choice
     if reading.conditions:
         # What the approval is subject to: the agent may act only within these.
         data["conditions"] = list(reading.conditions)
