@@ -20,7 +20,6 @@ from gateway.inbound.attachments import recorded_detail, store_attachments
 from gateway.inbound.effect import ask_of, put_into_effect, status_after, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.sender import SenderCheck
-from gateway.options import shape_of
 from gateway.outbound import outbox
 from gateway.replies import (
     DecisionKind,
@@ -32,8 +31,8 @@ from gateway.replies import (
     plain_language,
     read_reply,
     read_text,
+    with_choice,
 )
-from gateway.replies.choice import with_choice
 from gateway.services import Services
 from gateway.store.models import (
     InboundMessage,
@@ -107,12 +106,7 @@ def record_reply(
     """
     try:
         reply = reply_of(mail)
-        reading = read_reply(
-            text_of(mail, reply), ask_of(request), has_attachments=bool(mail.attachments)
-        )
-        reading = with_choice(
-            reading, shape_of(request.fields).choices, mail.subject, request.reference
-        )
+        reading = reading_of(mail, reply, request)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     # Held or challenged, the reply is described to the lawyer by this same reading.
@@ -184,6 +178,13 @@ def _policy_refuses(services: Services, check: SenderCheck, reading: Reading) ->
     else:
         kind = DecisionKind(reading.decision) if reading.decision else None
     return refusal(services.config, check, None if reading.unclear else kind)
+
+
+def reading_of(mail: ParsedMail, reply: ReplyText, request: Request) -> Reading:
+    """The one reading of the reply, with the agent's choice it picks (if it offered any)."""
+    has_attachments = bool(mail.attachments)
+    reading = read_reply(text_of(mail, reply), ask_of(request), has_attachments=has_attachments)
+    return with_choice(reading, request.fields, mail.subject, request.reference)
 
 
 def text_of(mail: ParsedMail, reply: ReplyText) -> TextReading:

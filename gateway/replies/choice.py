@@ -32,9 +32,14 @@ import tomllib
 from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
+from typing import Any
 
+from gateway import options
 from gateway.replies.errors import ReplyError
+from gateway.replies.holdback import held_back, taken_back
 from gateway.replies.kinds import Reading
+from gateway.replies.language import script_languages
+from gateway.replies.negation import is_negator
 from gateway.replies.words import words
 
 KEYWORD = "CHOICE"
@@ -54,7 +59,11 @@ _REF_END = r"(?![0-9a-zà-öø-ÿ])"
 _WHOLE = re.compile(r"^[(\[]?(10|[1-9]|[a-j])[)\].]?$")
 _HASH = re.compile(r"(?<![\w#])#\s?" + _NUMBER + _REF_END)
 # A capital letter standing alone: not part of a word, an initial ("J.") or a contraction.
-_BARE = re.compile(r"(?<![\w'’\-.])([B-HJ])(?![\w'’\-]|\.\w)")
+_BARE = re.compile(r"(?<![0-9A-Za-zÀ-ÖØ-öø-ÿ'’\-.])([B-HJ])(?![0-9A-Za-zÀ-ÖØ-öø-ÿ'’\-]|\.\w)")
+# A letter or number stands alone when no Latin letter or digit touches it: Chinese and
+# Japanese write words around it without spaces ("选项A和B").
+_NOT_LATIN_BEFORE = r"(?<![0-9a-zà-öø-ÿ'’])"
+_NOT_LATIN_AFTER = r"(?![0-9a-zà-öø-ÿ'’])"
 # The end of a sentence, or of a clause: "the second, please" ("the second clause" is not).
 _SENTENCE_END = r"(?=\s*(?:[.!。！;；,，\n]|$))"
 _STRIP = " \t\n.!:;,*_-–—\"'“”«»"
@@ -69,12 +78,21 @@ class Named:
 
 
 @dataclass(frozen=True)
+class _Ordinal:
+    """One language's forms of one place, with the words that may and may not stand
+    before them: Portuguese "a segunda" is "the second", English "a second" a moment."""
+
+    place: int
+    pattern: re.Pattern[str]
+    before: frozenset[str]
+    not_before: frozenset[str]
+
+
+@dataclass(frozen=True)
 class _Tables:
     markers: re.Pattern[str]
     numbers: re.Pattern[str]
-    ordinals: tuple[tuple[int, re.Pattern[str]], ...]
-    not_before: frozenset[str]
-    before: frozenset[str]
+    ordinals: tuple[_Ordinal, ...]
     pairs: re.Pattern[str]
 
 
@@ -100,38 +118,38 @@ def _tables() -> _Tables:
     markers: set[str] = set()
     numbers: set[str] = set()
     after: set[str] = set()
-    not_before: set[str] = set()
-    before: set[str] = set()
     conjunctions: set[str] = {",", "/", "&"}
-    ordinals: dict[int, set[str]] = {}
-    for path in sorted(resources.files("gateway.replies.lexicon").joinpath("choices").iterdir()):
+    languages: list[dict[str, Any]] = []
+    folder = resources.files("gateway.replies.lexicon").joinpath("choices")
+    for path in sorted(folder.iterdir(), key=lambda entry: entry.name):
         if not path.name.endswith(".toml"):
             continue
         table = tomllib.loads(path.read_text(encoding="utf-8"))
         markers.update(fold(m) for m in table["markers"])
         numbers.update(fold(m) for m in table["number_markers"])
         after.update(fold(a) for a in table["after"])
-        not_before.update(fold(n) for n in table["not_before"])
-        before.update(fold(b) for b in table["before"])
         conjunctions.update(fold(c) for c in table["conjunctions"])
-        for place, forms in enumerate(table["ordinals"]):
-            ordinals.setdefault(place, set()).update(fold(f) for f in forms)
+        languages.append(table)
     ending = rf"(?:\s*(?P<noun>{_either(after)})|{_SENTENCE_END})"
     joined = "|".join(
         _bounded(c) if c[0].isalnum() else re.escape(c)
         for c in sorted(conjunctions, key=len, reverse=True)
     )
-    alone = r"(?<![\w'’])(10|[1-9]|[a-j])(?![\w'’])"
+    alone = rf"{_NOT_LATIN_BEFORE}(10|[1-9]|[a-j]){_NOT_LATIN_AFTER}"
     return _Tables(
         markers=re.compile(_either(markers) + r"[\s:：]*[(\[]?" + _REF + r"[)\]]?" + _REF_END),
         numbers=re.compile(_either(numbers) + r"[\s.:：]*" + _NUMBER + _REF_END),
         ordinals=tuple(
-            (place, re.compile(_either(forms) + ending))
-            for place, forms in sorted(ordinals.items())
+            _Ordinal(
+                place,
+                re.compile(_either({fold(f) for f in forms}) + ending),
+                frozenset(fold(b) for b in table["before"]),
+                frozenset(fold(n) for n in table["not_before"]),
+            )
+            for table in languages
+            for place, forms in enumerate(table["ordinals"])
         ),
-        not_before=frozenset(not_before),
-        before=frozenset(before),
-        pairs=re.compile(rf"{alone}\s*(?:{joined})\s*(?=(10|[1-9]|[a-j])(?![\w'’]))"),
+        pairs=re.compile(rf"{alone}\s*(?:{joined})\s*(?=(10|[1-9]|[a-j]){_NOT_LATIN_AFTER})"),
     )
 
 
@@ -157,32 +175,31 @@ class _Reader:
 
     def scan(self, pattern: re.Pattern[str], index: int | None = None) -> None:
         for match in pattern.finditer(self.folded):
-            if not self.free(match.start(), match.end()) or not self._placed(match.start()):
+            if not self.free(match.start(), match.end()):
                 continue
             ref = match.groupdict().get("ref")
-            self.take(match.start(), match.end(), index if ref is None else _index(ref))
-
-    def _placed(self, start: int) -> bool:
-        """Not right after an indefinite article ("a second", "un segundo")."""
-        before = self._word_before(start)
-        return before is None or before not in _tables().not_before
+            chosen = index if ref is None else _index(ref)
+            if chosen is not None:
+                self.take(match.start(), match.end(), chosen)
 
     def _word_before(self, start: int) -> str | None:
         before = re.search(r"(\w+)[^\w\n]*$", self.folded[:start])
         return None if before is None else before.group(1)
 
-    def scan_ordinal(self, pattern: re.Pattern[str], place: int) -> None:
+    def scan_ordinal(self, ordinal: _Ordinal) -> None:
         """An ordinal names a place with a noun after it ("the second one"), after an
         article or a verb of choosing ("die zweite", "I'd take the second."), or as the
-        whole answer ("Second."); anywhere else it is an ordinary word ("prima")."""
+        whole answer ("Second."); anywhere else it is an ordinary word ("prima"), and
+        never after an indefinite article ("a second", "un segundo")."""
         whole = self.folded.strip(_STRIP)
-        for match in pattern.finditer(self.folded):
+        for match in ordinal.pattern.finditer(self.folded):
             start, end = match.start(), match.end()
-            if not self.free(start, end) or not self._placed(start):
+            before = self._word_before(start)
+            if not self.free(start, end) or before in ordinal.not_before:
                 continue
             said = self.folded[start:end].strip(_STRIP)
-            if match.group("noun") or said == whole or self._word_before(start) in _tables().before:
-                self.take(start, end, place)
+            if match.group("noun") or said == whole or before in ordinal.before:
+                self.take(start, end, ordinal.place)
 
     def scan_pairs(self) -> None:
         """Letters or numbers joined by "and", "or", a comma ("A or B", "1, 2"): each one
@@ -228,8 +245,8 @@ def named_choices(text: str, choices: tuple[str, ...]) -> Named:
     reader.scan(tables.numbers)
     reader.scan(_HASH)
     reader.scan_words(choices)
-    for place, pattern in tables.ordinals:
-        reader.scan_ordinal(pattern, place)
+    for ordinal in tables.ordinals:
+        reader.scan_ordinal(ordinal)
     reader.scan_pairs()
     whole = reader.folded.strip(_STRIP)
     if (match := _WHOLE.match(whole)) is not None and not reader.named:
@@ -247,12 +264,6 @@ def _doubted(rest: str, count: int, named: set[int]) -> bool:
         return True
     if "?" in rest or "？" in rest:
         return True
-    # The word tables (about 3 MB) are loaded by the first reply read, as for every reading
-    # (``replies/__init__``): a process that only imports the recorder never loads them.
-    from gateway.replies.holdback import held_back, taken_back
-    from gateway.replies.language import script_languages
-    from gateway.replies.negation import is_negator
-
     found = words(rest)
     if any(is_negator(word.text, everywhere=True) for word in found):
         return True
@@ -289,9 +300,11 @@ def read_choice(
 
 
 def with_choice(
-    reading: Reading, choices: tuple[str, ...], subject: str | None, reference: str
+    reading: Reading, fields: dict[str, Any] | None, subject: str | None, reference: str
 ) -> Reading:
-    """The reading, with the choice its reply picks when the agent offered choices."""
+    """The reading, with the choice its reply picks when the request (its ``fields``)
+    offered choices (``options``)."""
+    choices = options.shape_of(fields).choices
     try:
         picked = read_choice(reading.said, choices, subject, reference) if choices else None
     except Exception as exc:  # the package's contract: nothing but ReplyError escapes
