@@ -78,15 +78,34 @@ def tables() -> dict[str, Table]:
 
 
 def action_of(ask: Ask) -> str | None:
-    """The canonical action the proposed action opens with ("Pay EUR 48,500" -> "pay")."""
-    found = words(ask.proposed_action or "")
+    """The canonical action of the proposed action ("Pay EUR 48,500" -> "pay"): the verb
+    it opens with in English, as agents write it; otherwise the verb of another table
+    that opens it ("Pagar la provisión", "Zapłacić fakturę") or, in a language whose
+    infinitive comes last, ends it ("De factuur betalen", "Den Mietvertrag unterzeichnen"),
+    where every table that reads one reads the same action."""
+    return _action_of(ask.proposed_action or "")
+
+
+# Languages whose infinitive closes the proposed action ("... unterzeichnen", "... betalen").
+_VERB_LAST = ("de", "nl")
+
+
+@cache
+def _action_of(proposed: str) -> str | None:
+    found = words(proposed)
     english = tables().get("en")
     if not found or english is None:
         return None
     for action, verbs in english.verbs.items():
         if any(_verb_at(found, 0, verb) for verb in verbs):
             return action
-    return None
+    named: set[str] = set()
+    for code, table in tables().items():
+        places = (0, len(found) - 1) if code in _VERB_LAST else (0,)
+        for action, verbs in table.verbs.items():
+            if any(_verb_at(found, at, verb) for at in places for verb in verbs):
+                named.add(action)
+    return named.pop() if len(named) == 1 else None
 
 
 def read_action(said: str, ask: Ask) -> Decision | None:
@@ -106,14 +125,29 @@ def read_action(said: str, ask: Ask) -> Decision | None:
         hit = _said_in(found, tables()[code], action, code)
         if hit is not None:
             kind, size = hit
-            return _with_condition_first(read_led(said, kind, size, code), first, found, size)
+            decision = read_led(said, kind, size, code)
+            return _with_condition_first(decision, first, found, size, _permitting(found, code))
     return None
 
 
-def _with_condition_first(decision: Decision, first: str, found: list[Word], size: int) -> Decision:
+def _permitting(found: list[Word], code: str) -> int:
+    """How many opening words only say yes or permit ("Ja,", "Du kan godt", "Vous pouvez")."""
+    at = _after_opening(found, code)
+    permit = tables()[code].permit
+    while (hit := _first(found, at, permit)) is not None:
+        at += len(hit)
+    return at
+
+
+def _with_condition_first(
+    decision: Decision, first: str, found: list[Word], size: int, opening: int = 0
+) -> Decision:
     """An approval whose condition stands before the verb ("30時間以内であれば、依頼して結構
-    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition."""
+    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition; the
+    words that only say yes or permit it ("Du kan godt indlevere") are none."""
     if decision.kind is not DecisionKind.APPROVAL or size < 2:
+        return decision
+    if opening >= size - 1:
         return decision
     before = first[: found[size - 1].start].strip(" \t、，,")
     if not before or not condition_form(before):

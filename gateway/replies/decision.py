@@ -33,13 +33,14 @@ import re
 from dataclasses import replace
 
 from gateway.replies.answer import decide_answer
+from gateway.replies.branches import sets_condition, without_branches
 from gateway.replies.conditions import MAX_CONDITION_CHARS, read_conditions
 from gateway.replies.errors import ReplyError
 from gateway.replies.holdback import asks, held_back, refused, sentence_at, taken_back
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.negation import exempt_positions, has_negated_approval, negated
+from gateway.replies.negation import exempt_positions, has_negated_approval, is_negator, negated
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.quick import (
     NEUTRAL_KEYWORDS,
@@ -47,7 +48,7 @@ from gateway.replies.quick import (
     read_after_approval,
     read_quick_reply,
 )
-from gateway.replies.statement import Lead, agreed, kinds_in, leading
+from gateway.replies.statement import Lead, agreed, bare_at, kinds_in, leading
 from gateway.replies.words import (
     Word,
     forget_splits,
@@ -63,10 +64,32 @@ __all__ = [
 ]  # fmt: skip
 
 _GREETING = re.compile(
-    r"^\s*(?:" + "|".join(re.escape(g) for g in LEXICON.greetings) + r")(?!\w)"
-    r"[^.!?\n。！？]{0,60}[,!:。、，！：]?\s*$",
+    # "Hi Tom,", "Анна, добрый день!": a greeting, maybe after the name it greets.
+    r"^\s*(?:[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*(?:\s+[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*){0,2},\s*)?(?:"
+    + "|".join(re.escape(g) for g in LEXICON.greetings)
+    + r")(?!\w)[^.!?\n。！？]{0,60}[,!:。、，！：]?\s*$",
     re.IGNORECASE,
 )
+# The name alone as the greeting line ("Sanne,", "小王：", "佐藤さん"), unless it is a word
+# that decides ("Approved,", "OK:").
+_NAME_GREETING = re.compile(
+    r"^\s*[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*(?:\s+[A-ZÀ-ÞĀ-ŽА-ЯІЇЄҐ][\w.'’-]*){0,2}\s*[,:：，]\s*$"
+    r"|^\s*[\u3400-\u9fff]{1,3}(?:さん|様|先生|律师|老师)\s*[:：，,]?\s*$"
+    r"|^\s*[\u3400-\u9fff]{1,3}\s*[:：]\s*$"
+)
+
+
+def _greeting(line: str) -> bool:
+    if _GREETING.match(line):
+        return True
+    if not _NAME_GREETING.match(line):
+        return False
+    found = words(line)
+    if find(found, merged_index("agreement")) is not None:
+        return False  # "OK:", "Fine,"
+    return not kinds_in(line, found) and not any(bare_at(line, found, i) for i in range(len(found)))
+
+
 # The quick-reply keywords typed at the start of a reply, in any language: "REJECT. ..."
 _NEUTRAL = re.compile(
     r"^[\s*_\"'“”]*(" + "|".join(re.escape(k) for k in NEUTRAL_KEYWORDS) + r")(?![\w'’])"
@@ -162,7 +185,10 @@ def _paragraphs(text: str) -> tuple[str, str]:
     lines = [line for line in text[:_MAX_SCAN].split("\n") if not line.lstrip().startswith(">")]
     while lines and not lines[0].strip():
         lines.pop(0)
-    if lines and _GREETING.match(lines[0][:200]):
+    # A greeting line, and a second one ("佐藤さん" then "お疲れ様です。").
+    for _ in range(2):
+        if not (lines and _greeting(lines[0][:200])):
+            break
         lines.pop(0)
         while lines and not lines[0].strip():
             lines.pop(0)
@@ -171,10 +197,41 @@ def _paragraphs(text: str) -> tuple[str, str]:
         if not line.strip():
             break
         region.append(line)
-    first = "\n".join(region)
+    first = _without_preamble("\n".join(region))
     # A first paragraph longer than the bound goes on in what follows it.
     after = first[_MAX_REGION:] + "\n" + "\n".join(lines[len(region) :])
     return first[:_MAX_REGION], after[:_MAX_LATER].strip()
+
+
+# A preamble is a short sentence: a longer one may say what no table knows.
+_MAX_PREAMBLE_WORDS = 12
+_PREAMBLE_STOPS = ("holdbacks", "deferrals", "retractions", "provisos", "conditions", "contingent")
+
+
+def _without_preamble(paragraph: str) -> str:
+    """The paragraph without an opening sentence that only thanks or says the lawyer has
+    read it ("Thanks for flagging. Go ahead and pay it.", "Kävin CV:n läpi. Hyväksyn.",
+    "内容は確認済みです。支払って大丈夫です。"): the answer is the sentence after it. A sentence
+    with anything that decides, asks, negates, holds back or sets a condition stays."""
+    spans = sentence_spans(paragraph)
+    if len(spans) < 2:
+        return paragraph
+    start, end = spans[0]
+    sentence = paragraph[start:end]
+    found = words(sentence)
+    if not found or len(found) > _MAX_PREAMBLE_WORDS or is_question(sentence):
+        return paragraph
+    if any(is_negator(word.text, everywhere=True) for word in found):
+        return paragraph
+    if kinds_in(sentence, found) or any(bare_at(sentence, found, i) for i in range(len(found))):
+        return paragraph
+    if any(find(found, merged_index(key)) is not None for key in _PREAMBLE_STOPS):
+        return paragraph
+    if any(leading(sentence, found, code) for code in script_languages(sentence)):
+        return paragraph
+    if find(found, merged_index("reviewed")) is None and not adds_nothing(sentence):
+        return paragraph
+    return paragraph[end:].lstrip()
 
 
 def _lead(region: str, found: list[Word]) -> tuple[Lead | None, bool]:
@@ -326,6 +383,12 @@ def _approval(
     region: str, text: str, found: list[Word], lead: Lead, decision: Decision, first_end: int
 ) -> Decision:
     size = max(lead.size, 1)
+    carried: tuple[str, ...] = ()
+    if sets_condition(region[:first_end]):
+        # "..., forudsat at skødet er tinglyst. Ellers venter vi.": the condition's other
+        # branch, or one more condition, is not a hold-back of the approval.
+        region, carried = without_branches(region, first_end)
+        found = words(region)
     stop = (
         taken_back(region, found, size)
         or asks(region)
@@ -339,7 +402,7 @@ def _approval(
     if lead.size and negated(found, 0, size, None, first_end, exempt_positions(found)):
         return _unclear(decision, decision.because)
     if lead.condition is not None:
-        return replace(decision, conditions=(lead.condition,))
+        return replace(decision, conditions=(lead.condition, *carried))
     reading = read_conditions(region, text, first_end, found[size - 1].end)
     if reading.unmet:
         return _unclear(decision, decision.because)
@@ -347,12 +410,13 @@ def _approval(
         # The keyword promises conditions: without them it is not a bare approval.
         return _unclear(decision, decision.trigger)
     if reading.conditions:
-        return replace(decision, conditions=reading.conditions)
+        return replace(decision, conditions=(*reading.conditions, *carried)[:50])
     # "Approved for two years.", "Approved from Monday.", "I approve the form.": the rest of
     # the approval's own sentence, unless it adds nothing ("Approved, thanks!"), is what
     # was approved, so it is the approval's condition rather than dropped.
     tail = region[found[size - 1].end : first_end].strip(_TAIL_PUNCTUATION)
     said = (tail[:MAX_CONDITION_CHARS],) if tail and not adds_nothing(tail) else ()
+    said = (*said, *carried)
     rest = region[first_end:].strip()
     if not rest:
         return replace(decision, conditions=said)
