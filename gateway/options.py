@@ -14,6 +14,7 @@ lawyer may name one by its letter, its number, its place or its text.
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,8 +73,10 @@ def check(value: Any) -> AnswerShape:
         field = f"options.choices[{number}]"
         if not isinstance(choice, str) or not choice.strip() or len(choice) > MAX_CHOICE_CHARS:
             raise _problem(field, f"a string of 1 to {MAX_CHOICE_CHARS} characters")
-        if "\n" in choice or "\r" in choice:
-            raise _problem(field, "one line of text")
+        if any(unicodedata.category(c) in ("Cc", "Cf") for c in choice):
+            # A choice is a button's label and a receipt's headline: no line breaks, and no
+            # hidden controls (bidi overrides, zero-width marks) that could disguise it.
+            raise _problem(field, "one line of printable text")
         folded = " ".join(choice.split()).casefold()
         if folded in seen:
             raise _problem(field, "a choice different from the others")

@@ -31,6 +31,7 @@ def test_a_multiple_choice_keeps_its_choices_exactly_as_given() -> None:
         ({"format": "multiple_choice", "choices": ["A", ""]}, "options.choices[1]"),
         ({"format": "multiple_choice", "choices": ["A", "x" * 201]}, "options.choices[1]"),
         ({"format": "multiple_choice", "choices": ["A", "two\nlines"]}, "options.choices[1]"),
+        ({"format": "multiple_choice", "choices": ["A", "law\u202eB"]}, "options.choices[1]"),
         ({"format": "multiple_choice", "choices": ["Yes", " yes"]}, "options.choices[1]"),
         ({"format": "yes_no", "choices": ["a", "b"]}, "options.choices"),
     ],
