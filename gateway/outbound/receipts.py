@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from gateway import options
 from gateway.i18n import _
 from gateway.outbound import when
 from gateway.store.models import Request, Turn
@@ -269,6 +270,9 @@ def receipt_view(
     ]
     view["standing"] = _standing(turns, turn, tz, key)
     view["reading"] = reading_view(turn, payload, tz, key)
+    picked = turn.data.get("choice") or (turn.data.get("pending") or {}).get("choice")
+    if key is None and isinstance(picked, str):
+        return _chose(view, request, turn, picked, tz)
     if key is None:
         view["headline"] = _("No decision was read from your reply")
         view["recorded_as"] = _("your reply (no decision)")
@@ -286,6 +290,26 @@ def receipt_view(
         action = request.fields.get("proposed_action")
         view["target"] = str(action or request.fields.get("request", ""))
         view["target_is_action"] = bool(action)
+    return view
+
+
+def _chose(
+    view: dict[str, Any], request: Request, turn: Turn, picked: str, tz: ZoneInfo
+) -> dict[str, Any]:
+    """The receipt of a reply that picked one of the agent's choices."""
+    choices = options.shape_of(request.fields).choices
+    letter = options.letter(choices.index(picked)) if picked in choices else "?"
+    view["headline"] = _("You chose %(letter)s: %(choice)s") % {"letter": letter, "choice": picked}
+    view["recorded_as"] = _("your choice")
+    due = (turn.data.get("pending") or {}).get("takes_effect_at")
+    if due:
+        view["effect"] = _(
+            "NOT IN EFFECT YET. It takes effect on %(when)s unless you correct it before then "
+            "with a button below or a new reply; until then the agent is told the request is "
+            "still waiting."
+        ) % {"when": _to_the_second(str(due), tz)}
+        # The buttons stay, to pick another choice inside the window.
+        view["unsettled"] = True
     return view
 
 

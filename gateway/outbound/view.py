@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from babel.numbers import format_decimal
 
-from gateway import contract, i18n
+from gateway import contract, i18n, options
 from gateway.i18n import _, ngettext
 from gateway.outbound import quickreply, subjects, when
 from gateway.outbound.changes import notice_view
@@ -259,7 +259,8 @@ def lawyer_context(
     now = item.created_at
     payload = dict(item.payload)
     fields = request.fields
-    known = set(_contract_fields() + _FOR_KEYS + PARTY_FIELDS)
+    # ``options`` is shown as the choice buttons, not as a detail.
+    known = {*_contract_fields(), *_FOR_KEYS, *PARTY_FIELDS, "options"}
     extra = sorted((k, str(v)) for k, v in fields.items() if k not in known)
     s = summary(request, now, tz, key_party)
     receipt = receipt_view(request, turns, payload, tz) if item.purpose == "receipt" else None
@@ -304,6 +305,13 @@ def lawyer_context(
         # A notice about a request that still waits for this lawyer keeps the buttons.
         context["links"] = quick_links(request, reply_address)
     context["preheader"] = preheader(item.purpose, s, request)
+    # Wherever the answer links are, a multiple choice shows a button per choice above them.
+    choices = options.shape_of(fields).choices
+    context["choices"] = (
+        quickreply.choice_links(reply_address, request.reference, choices)
+        if context["links"]
+        else []
+    )
     return context
 
 
