@@ -366,6 +366,7 @@ def reading_view(
         "decided": key is not None,
         # The block cut as the lawyer's signature, so a wrong cut is seen and corrected.
         "signature": [str(line) for line in turn.data.get("signature") or []][:12],
+        "exceeds": str((turn.data.get("reading") or {}).get("exceeds") or ""),
         "because": str(turn.data.get("because") or ""),
         "rule": _rule(str(read_from), key),
         "at_once": read_from == "quick_reply" and not due,

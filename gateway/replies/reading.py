@@ -25,6 +25,7 @@ from gateway.replies.cut import cut_contact_block
 from gateway.replies.decision import read_decision
 from gateway.replies.empty import is_no_answer
 from gateway.replies.errors import ReplyError
+from gateway.replies.exceeds import exceeded
 from gateway.replies.kinds import (
     KIND_OF,
     Ask,
@@ -95,6 +96,7 @@ def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:
     return Reading(
         kind,
         conditions,
+        exceeds=exceeded(conditions, ask) if conditions else None,
         read_from=decision.read_from or "keyword",
         because=decision.because or decision.trigger,
         trigger=decision.trigger,
