@@ -209,3 +209,34 @@ def test_an_ask_in_the_lawyers_own_language_is_read_as_whether_to_act() -> None:
     choice = Ask("Soll ich bis Montag warten oder heute buchen?", "Book the notary appointment")
     assert not asks_to_act(choice)
     assert read("Ja.", choice).kind != "approval"
+
+
+def test_the_fourth_trials_replies_are_read_as_a_careful_reader_would() -> None:
+    lease = Ask("Darf ich den Mietvertrag für die Büroflächen unterschreiben?", "Sign the lease")
+    assert read("Ja, passt so.", lease).kind == "approval"
+    customers = Ask("May I send the customer list to the CRM provider?", "Send the customer list")
+    reading = read(
+        "Genehmigt, aber nur für Namen und dienstliche E-Mail-Adressen; private Adressen bitte "
+        "nicht übermitteln.",
+        customers,
+    )
+    assert reading.kind == "conditional_approval"
+    release = Ask(
+        "Release payment of EUR 62,000.00 to Kraftwerk Logistics GmbH?",
+        "Release payment of EUR 62,000.00 to Kraftwerk Logistics GmbH",
+    )
+    noted = replies.read_reply(
+        replies.read_text(
+            "APPROVE\n\nNotes (optional):\nonly if the amount stays under EUR 50,000.\n",
+            "APPROVE [HFA-00007]",
+        ),
+        release,
+    )
+    assert noted.kind == "conditional_approval"
+    assert noted.exceeds is not None and "EUR 62,000.00" in noted.exceeds
+
+
+def test_a_condition_said_to_be_unmet_still_decides_nothing() -> None:
+    assert read(
+        "Genehmigt, sofern der AVV unterschrieben ist, was nicht der Fall ist.", PAY
+    ).kind == ("reply")
