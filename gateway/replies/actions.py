@@ -164,8 +164,13 @@ def _not_plain(question: str, found: list[Word]) -> bool:
 def _asked_with(question: str, found: list[Word], wanted: str) -> bool:
     if _cjk(wanted):
         return wanted in question  # no spaces between words to match on
-    phrase_words = phrase(wanted)
+    phrase_words = _phrase_of(wanted)
     return any(_at(found, at, phrase_words) for at in range(min(len(found), 4)))
+
+
+@cache
+def _phrase_of(entry: str) -> tuple[str, ...]:
+    return phrase(entry)
 
 
 def _verb_in(question: str, found: list[Word], verb: Verb) -> bool:

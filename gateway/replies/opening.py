@@ -11,6 +11,7 @@ left out says nothing.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from gateway.replies.language import script_languages
 from gateway.replies.lexicon import LEXICON
@@ -36,6 +37,7 @@ _NAME_GREETING = re.compile(
 )
 
 
+@lru_cache(maxsize=512)
 def is_greeting(line: str) -> bool:
     """A line that only greets ("Hi Tom,", "Анна, добрый день!", "小王：")."""
     if _GREETING.match(line):
@@ -53,6 +55,8 @@ _MAX_PREAMBLE_WORDS = 12
 _PREAMBLE_STOPS = ("holdbacks", "deferrals", "retractions", "provisos", "conditions", "contingent")
 
 
+# A reply's paragraphs are split several times by the rules that read them: read once.
+@lru_cache(maxsize=512)
 def without_preamble(paragraph: str) -> str:
     """The paragraph without an opening sentence that only thanks or says the lawyer has
     read it ("Thanks for flagging. Go ahead and pay it.", "Kävin CV:n läpi. Hyväksyn.",

@@ -64,8 +64,10 @@ def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:
         return Reading("no_answer", said=text.said, cut=text.cut)
     # Whether the ask is whether to act, in English or in the lawyer's language
     # ("Darf ich den Termin buchen?"): only then does a yes or a no decide.
-    asked = asks_whether_to_act(ask) or asks_to_act(ask)
-    decision = decide_answer(text.decision, ask, whether_to_act=asked)
+    read = text.decision
+    answered = read.kind is None and read.answer is not None and not read.ambiguous
+    asked = (asks_whether_to_act(ask) or asks_to_act(ask)) if answered else None
+    decision = decide_answer(read, ask, whether_to_act=asked)
     if decision.kind is None:
         # The action's own verb ("Pay it.", "Sí, fírmalo.", "Bitte nicht zahlen."): read with
         # every rule that stops an approval, so it may settle what a bare yes left open.
