@@ -12,12 +12,16 @@ from zoneinfo import ZoneInfo
 
 from gateway.i18n import _
 from gateway.outbound import when
-from gateway.outbound.receipts import outcome_word
+from gateway.outbound.group import outcome_word
 from gateway.store.models import Request
 
 
 def notice_view(
-    purpose: str, request: Request, payload: dict[str, Any], tz: ZoneInfo
+    purpose: str,
+    request: Request,
+    payload: dict[str, Any],
+    tz: ZoneInfo,
+    g: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The ``n`` variables of templates/email/notice.*."""
     view: dict[str, Any] = {
@@ -65,8 +69,10 @@ def notice_view(
             "answers first is recorded and the others are told."
         ) % {"reminders": payload.get("reminders", "?"), "to": to}
         view["open"] = True
+    elif purpose == "late_objection":
+        view.update(_objection_view(payload, tz))
     elif purpose == "approver_away" or (purpose == "answered_by_other" and payload.get("outcome")):
-        view.update(_policy_view(purpose, payload))
+        view.update(_policy_view(purpose, payload, g))
     elif purpose == "answered_by_other":
         who = str(payload.get("who") or _("another lawyer"))
         label = str(payload.get("decision_label") or "")
@@ -113,17 +119,26 @@ def _deadline_passed(
     view["open"] = True
 
 
-def _policy_view(purpose: str, payload: dict[str, Any]) -> dict[str, Any]:
+def _policy_view(
+    purpose: str, payload: dict[str, Any], g: dict[str, Any] | None
+) -> dict[str, Any]:
     """An approver away, or an approval policy's outcome reached: what the others read."""
     view: dict[str, Any] = {}
     if purpose == "approver_away":
         who = str(payload.get("who") or _("an approver"))
         view["tag"] = _("an approver is away")
         view["headline"] = _("%(who)s is away") % {"who": who}
-        view["text"] = _(
-            "%(who)s sent an out-of-office reply and has no delegate, so their answer may not "
-            "come. Your answer is still needed."
+        away = _(
+            "%(who)s sent an out-of-office reply and has no delegate, so their answer may not come."
         ) % {"who": who}
+        # Only a lawyer the policy still waits for is asked; the others are told, no more.
+        waits = g is None or bool(g.get("awaits_me"))
+        view["open"] = waits
+        view["text"] = away + " " + (
+            _("Your answer is still needed.")
+            if waits
+            else _("Your answer is on the record; nothing more is needed from you.")
+        )
         return view
     outcome = payload["outcome"]
     said = outcome_word(str(outcome.get("outcome", "")))
@@ -135,12 +150,40 @@ def _policy_view(purpose: str, payload: dict[str, Any]) -> dict[str, Any]:
     view["decision_label"] = _(label) if label else ""
     view["other_text"] = str(payload.get("body") or "")
     view["text"] = _(
-        "The approval policy (%(rule)s) is met or can no longer be met: the outcome is "
-        "%(outcome)s, and the agent has been told."
-    ) % {"rule": outcome.get("rule", ""), "outcome": said}
+        "The approvers' votes have decided this request: the outcome is %(outcome)s, and "
+        "the agent has been told."
+    ) % {"outcome": said}
     if outcome.get("conflict"):
         view["text"] += " " + _("The votes conflict; all of them are on the record.")
     view["text"] += " " + _(
         "You do not need to answer; if you reply, your reply is recorded as well."
     )
     return view
+
+
+def _objection_view(payload: dict[str, Any], tz: ZoneInfo) -> dict[str, Any]:
+    """A vote against the outcome, cast after it was reached: an alarm to everyone."""
+    who = str(payload.get("who") or _("another lawyer"))
+    outcome = payload.get("outcome") or {}
+    said = outcome_word(str(outcome.get("outcome", "")))
+    label = str(payload.get("decision_label") or "")
+    return {
+        "tag": _("objection after the outcome"),
+        "headline": _("%(who)s objects: the outcome %(outcome)s stands")
+        % {"who": who, "outcome": said},
+        "who": who,
+        "decision_label": _(label) if label else "",
+        "other_text": str(payload.get("body") or ""),
+        "text": _(
+            "%(who)s answered %(what)s on %(when)s, after the outcome %(outcome)s was "
+            "reached. Under the approval rule the outcome stands, and the agent may already "
+            "have acted on it; the agent has been told of the objection, with the words "
+            "below. If the objection must stop the action, tell the agent's operator now."
+        )
+        % {
+            "who": who,
+            "what": _(label) if label else _("a reply"),
+            "when": when.local_iso(payload.get("at"), tz),
+            "outcome": said,
+        },
+    }

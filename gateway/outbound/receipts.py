@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from gateway.i18n import _
 from gateway.outbound import when
+from gateway.outbound.group import GroupState, outcome_word
 from gateway.store.models import Request, Turn
 
 
@@ -188,12 +189,11 @@ def _policy_effect(payload: dict[str, Any]) -> str:
             text += " " + _("The votes conflict; all of them are on the record.")
         return text
     if parts.get("kind") == "count":
-        line = tally_line(parts)
-        counted = _(
+        # Where the votes stand is the group block's, shown live below with every name.
+        return _(
             "Your vote is counted; the agent is told only once the policy is met or can no "
             "longer be met."
         )
-        return f"{counted} {line[:1].upper()}{line[1:]}."
     return ""
 
 
@@ -217,20 +217,41 @@ def tally_line(parts: dict[str, Any]) -> str:
     return line + "; " + _("waiting for %(who)s") % {"who": waiting}
 
 
-def outcome_word(outcome: str) -> str:
-    """A policy's outcome as the lawyer reads it, in capitals like the decision words."""
-    words = {
-        "approved": _("approved"),
-        "approved_with_conditions": _("approved with conditions"),
-        "rejected": _("rejected"),
-        "expired": _("expired"),
-        "pending": _("pending"),
-    }
-    return words.get(outcome, outcome.replace("_", " ")).upper()
+def _after_outcome(group: GroupState, key: str | None, pending: bool) -> str:
+    """What a decision that came after the policy's outcome does: nothing to the outcome.
+
+    A rejection after an approval (or the reverse) is an objection: it is on the record,
+    and every approver and the agent are told of it, but the outcome stands.
+    """
+    said = {"outcome": outcome_word(group.outcome)}
+    approved = group.outcome.startswith("approved")
+    disagrees = (key == "rejection" and approved) or (
+        key in ("approval", "conditional") and not approved
+    )
+    if not disagrees:
+        return _(
+            "The outcome (%(outcome)s) was reached before your reply; your answer is on the "
+            "record and changes nothing."
+        ) % said
+    if pending:
+        return _(
+            "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
+            "cannot change it. When the window ends, your objection is recorded and every "
+            "approver and the agent are told of it, with your words."
+        ) % said
+    return _(
+        "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
+        "cannot change it. Your objection is recorded, and every approver and the agent "
+        "have been told of it, with your words."
+    ) % said
 
 
 def receipt_view(
-    request: Request, turns: list[Turn], payload: dict[str, Any], tz: ZoneInfo
+    request: Request,
+    turns: list[Turn],
+    payload: dict[str, Any],
+    tz: ZoneInfo,
+    group: GroupState | None = None,
 ) -> dict[str, Any]:
     turn = _this_turn(turns, payload)
     view: dict[str, Any] = {
@@ -245,6 +266,8 @@ def receipt_view(
         "attachments": [],
         "late": "",
         "unsettled": False,
+        # The outcome was reached before this reply: no answer now can change it.
+        "after_outcome": False,
         "kind": "reply",
         "reading": None,
         "tally": tally_line(payload["tally_parts"])
@@ -269,6 +292,7 @@ def receipt_view(
     ]
     view["standing"] = _standing(turns, turn, tz, key)
     view["reading"] = reading_view(turn, payload, tz, key)
+    view["after_outcome"] = group is not None and group.decided_before(turn.at)
     if key is None:
         view["headline"] = _("No decision was read from your reply")
         view["recorded_as"] = _("your reply (no decision)")
@@ -281,6 +305,9 @@ def receipt_view(
         if view["late"] or view["reading"]["pending"]
         else _policy_effect(payload) or _effect(key)
     )
+    if view["after_outcome"] and group is not None and not view["late"]:
+        told = _after_outcome(group, key, view["reading"]["pending"])
+        view["effect"], view["reading"]["then"] = told, told
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")

@@ -21,6 +21,7 @@ from gateway import policy as rules
 from gateway.contract import iso
 from gateway.store.models import Recipient, Request
 from gateway.store.policy_models import RequestPolicy, Vote
+from gateway.store.reading_models import PendingReading
 from gateway.store.prepared import Prepared, connection_of, prepared_insert
 
 
@@ -366,3 +367,16 @@ def replace_approver(
         },
     )
     return policy
+
+
+def reading_pending(session: Session, request_id: int) -> bool:
+    """A reply on this request is waiting out its correction window: an answer is in, and
+    nobody is chased until it takes effect or is corrected."""
+    return (
+        session.scalars(
+            select(PendingReading.id)
+            .where(PendingReading.request_id == request_id, PendingReading.settled_at.is_(None))
+            .limit(1)
+        ).first()
+        is not None
+    )
