@@ -72,9 +72,10 @@ class Tags:
         return " · ".join(t for t in (self.urgent, self.due) if t)
 
 
-# The ask keeps at least this many characters (or all of it): the tags and the kind's
-# long prefix give way first, so every kind of email, in every language, names the ask.
-MIN_ASK = 36
+# The ask keeps at least this many characters, about four words (or all of it): the
+# kind's long prefix and then the tags give way first, so every kind of email, in every
+# language, names the ask.
+MIN_ASK = 24
 
 
 def subject(
@@ -83,16 +84,16 @@ def subject(
     """``<prefix>"<gist>" · <tags> [<reference>]``, at most 78 characters.
 
     The prefix names the kind of email ("Reminder 2 (overdue): "). When the ask
-    would keep fewer than MIN_ASK characters, the due date gives way first, then
-    the prefix its ``short`` form, then the urgency; only then is the ask
-    shortened, so the kind and the reference always fit and the ask's first
-    words stay.
+    would keep fewer than MIN_ASK characters, the prefix gives way to its
+    ``short`` form first, then the due date, then the urgency; only then is the
+    ask shortened further, so the kind and the reference always fit and the
+    ask's first words stay.
     """
     cleaned = gist(ask)
     wanted = min(len(cleaned), MIN_ASK)
     urgent = Tags(tags.urgent) if tags else None
     short = short or prefix
-    tries = [(prefix, tags), (prefix, urgent), (short, urgent), (short, None)]
+    tries = [(prefix, tags), (short, tags), (short, urgent), (short, None)]
     for kind, tagged in tries:
         line, room = _line(kind, cleaned, reference, tagged)
         if room >= wanted:
