@@ -119,9 +119,7 @@ def _deadline_passed(
     view["open"] = True
 
 
-def _policy_view(
-    purpose: str, payload: dict[str, Any], g: dict[str, Any] | None
-) -> dict[str, Any]:
+def _policy_view(purpose: str, payload: dict[str, Any], g: dict[str, Any] | None) -> dict[str, Any]:
     """An approver away, or an approval policy's outcome reached: what the others read."""
     view: dict[str, Any] = {}
     if purpose == "approver_away":
@@ -134,10 +132,14 @@ def _policy_view(
         # Only a lawyer the policy still waits for is asked; the others are told, no more.
         waits = g is None or bool(g.get("awaits_me"))
         view["open"] = waits
-        view["text"] = away + " " + (
-            _("Your answer is still needed.")
-            if waits
-            else _("Your answer is on the record; nothing more is needed from you.")
+        view["text"] = (
+            away
+            + " "
+            + (
+                _("Your answer is still needed.")
+                if waits
+                else _("Your answer is on the record; nothing more is needed from you.")
+            )
         )
         return view
     outcome = payload["outcome"]

@@ -33,7 +33,9 @@ def human_size(size: int) -> str:
         value, unit = size / 1048576, "MB"
     else:
         value, unit = size / 1024**3, "GB"
-    shown = format_decimal(value, format="#,##0" if value >= 100 else "#,##0.#", locale=i18n.locale())
+    shown = format_decimal(
+        value, format="#,##0" if value >= 100 else "#,##0.#", locale=i18n.locale()
+    )
     return f"{shown}\u00a0{unit}"
 
 

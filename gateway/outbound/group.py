@@ -100,7 +100,7 @@ def _span(seconds: float) -> str:
 
 
 def _group_need(group: rules.Group) -> str:
-    """"2 approvals from a@x, b@x, c@x" or "an approval from every one of a@x, b@x"."""
+    """ "2 approvals from a@x, b@x, c@x" or "an approval from every one of a@x, b@x"."""
     members = _names(group.members)
     if group.need is None:
         return _("an approval from every one of %(members)s") % {"members": members}
@@ -112,7 +112,9 @@ def _group_need(group: rules.Group) -> str:
 def _veto_sentence(veto: bool) -> str:
     if veto:
         return _("One rejection stops it.")
-    return _("A rejection counts against it: it is rejected once the approvals needed can no longer be reached.")
+    return _(
+        "A rejection counts against it: it is rejected once the approvals needed can no longer be reached."
+    )
 
 
 def rule_sentences(policy: rules.Policy, address: str) -> list[str]:

@@ -197,26 +197,6 @@ def _policy_effect(payload: dict[str, Any]) -> str:
     return ""
 
 
-def tally_line(parts: dict[str, Any]) -> str:
-    """The count, e.g. "2 of 3 approvals needed; you are the first; waiting for partner@"."""
-    line = _("%(needed)s of %(of)s approvals needed") % parts
-    if parts.get("step"):
-        line = _("step %(step)s of %(steps)s: %(rule)s") % {**parts, "rule": line}
-    place = int(parts.get("place") or 0)
-    if place:
-        places = (
-            _("you are the first"),
-            _("you are the second"),
-            _("you are the third"),
-            _("you are the fourth"),
-            _("you are the fifth"),
-        )
-        mine = places[place - 1] if place <= len(places) else ""
-        line += "; " + (mine or _("you are number %(n)s") % {"n": place})
-    waiting = ", ".join(str(w) for w in parts.get("waiting") or ()) or _("nobody")
-    return line + "; " + _("waiting for %(who)s") % {"who": waiting}
-
-
 def _after_outcome(group: GroupState, key: str | None, pending: bool) -> str:
     """What a decision that came after the policy's outcome does: nothing to the outcome.
 
@@ -229,21 +209,30 @@ def _after_outcome(group: GroupState, key: str | None, pending: bool) -> str:
         key in ("approval", "conditional") and not approved
     )
     if not disagrees:
-        return _(
-            "The outcome (%(outcome)s) was reached before your reply; your answer is on the "
-            "record and changes nothing."
-        ) % said
+        return (
+            _(
+                "The outcome (%(outcome)s) was reached before your reply; your answer is on the "
+                "record and changes nothing."
+            )
+            % said
+        )
     if pending:
-        return _(
+        return (
+            _(
+                "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
+                "cannot change it. When the window ends, your objection is recorded and every "
+                "approver and the agent are told of it, with your words."
+            )
+            % said
+        )
+    return (
+        _(
             "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
-            "cannot change it. When the window ends, your objection is recorded and every "
-            "approver and the agent are told of it, with your words."
-        ) % said
-    return _(
-        "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
-        "cannot change it. Your objection is recorded, and every approver and the agent "
-        "have been told of it, with your words."
-    ) % said
+            "cannot change it. Your objection is recorded, and every approver and the agent "
+            "have been told of it, with your words."
+        )
+        % said
+    )
 
 
 def receipt_view(
@@ -270,9 +259,6 @@ def receipt_view(
         "after_outcome": False,
         "kind": "reply",
         "reading": None,
-        "tally": tally_line(payload["tally_parts"])
-        if (payload.get("tally_parts") or {}).get("kind") == "count"
-        else "",
     }
     if turn is None:
         return view

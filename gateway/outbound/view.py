@@ -245,7 +245,7 @@ def subject_of(
         "withdrawal": (_("Withdrawn, no answer needed: "), _("Withdrawn: ")),
         "closed": (_("Closed, no answer needed: "), _("Closed: ")),
         "deadline_passed": (_("Deadline passed: "), ""),
-        "escalated_notice": (_("Also sent to escalation: "), _("Escalated: ")),
+        "escalated_notice": (_("Also sent to escalation: "), ""),
         "answered_by_other": (_("Answered by another lawyer: "), _("Answered: ")),
         "approver_away": (_("An approver is away: "), _("Approver away: ")),
         "reassigned": (_("Reassigned, no answer needed: "), _("Reassigned: ")),
@@ -275,7 +275,9 @@ def lawyer_context(
     payload = dict(item.payload)
     fields = request.fields
     files = documents(fields)
-    known = set(_contract_fields() + _FOR_KEYS + PARTY_FIELDS) | ({"attachments"} if files else set())
+    known = set(_contract_fields() + _FOR_KEYS + PARTY_FIELDS) | (
+        {"attachments"} if files else set()
+    )
     extra = sorted((k, str(v)) for k, v in fields.items() if k not in known)
     s = summary(request, now, tz, key_party)
     receipt = (

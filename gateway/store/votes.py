@@ -21,8 +21,8 @@ from gateway import policy as rules
 from gateway.contract import iso
 from gateway.store.models import Recipient, Request
 from gateway.store.policy_models import RequestPolicy, Vote
-from gateway.store.reading_models import PendingReading
 from gateway.store.prepared import Prepared, connection_of, prepared_insert
+from gateway.store.reading_models import PendingReading
 
 
 @dataclass(frozen=True)

@@ -64,9 +64,7 @@ KEYWORDS = re.compile(r"APPROVE WITH CONDITIONS|APPROVE|REJECT|QUESTION|DECLINE|
 
 
 @pytest.fixture
-async def running(
-    tmp_path: Path, sink: SmtpSink, database_url: str
-) -> AsyncIterator[Running]:
+async def running(tmp_path: Path, sink: SmtpSink, database_url: str) -> AsyncIterator[Running]:
     config = make_config(
         tmp_path,
         database_url=database_url,
@@ -200,8 +198,10 @@ async def test_three_approvers_in_three_languages_are_told_as_one_group(
 
     # Avocate's veto after the outcome: an alarm to everyone, and the outcome stands.
     await asyncio.sleep(1.1)
-    await send(reply_to(asks[AVOCATE], f"REJECT\n\n{VETO}", sender=AVOCATE, display_name=""),
-               running.smtp_port)
+    await send(
+        reply_to(asks[AVOCATE], f"REJECT\n\n{VETO}", sender=AVOCATE, display_name=""),
+        running.smtp_port,
+    )
     receipt = plain(await mail_to(running, AVOCATE, "receipt"))
     assert "a été atteint avant votre réponse et est maintenu" in receipt
     assert "L’agent est informé que vous avez rejeté" not in receipt
@@ -228,7 +228,9 @@ async def test_three_approvers_in_three_languages_are_told_as_one_group(
         seconds = [str(m["Date"]) for m in mails(running, address)]
         assert len(seconds) == len(set(seconds)), (address, seconds)
     held = [t for t in thread["turns"] if t["kind"] == "pending_decision"]
-    reminded = [datetime.fromisoformat(t["at"]) for t in thread["turns"] if t["kind"] == "reminder_sent"]
+    reminded = [
+        datetime.fromisoformat(t["at"]) for t in thread["turns"] if t["kind"] == "reminder_sent"
+    ]
     for turn in held:
         start = datetime.fromisoformat(turn["at"])
         assert not [r for r in reminded if start <= r <= start + timedelta(seconds=WINDOW)], turn
@@ -246,4 +248,3 @@ async def test_three_approvers_in_three_languages_are_told_as_one_group(
                 assert not found, (address, email["X-HFA-Kind"], found, left[:400])
             subject = own_words_removed(str(email["Subject"]))
             assert not ENGLISH.findall(subject), subject
-
