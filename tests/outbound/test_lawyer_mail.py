@@ -139,7 +139,7 @@ def test_subjects_fit_put_the_ask_first_and_tell_each_kind_apart(
     # A long ask keeps its first words in every kind: the kind's prefix gives way first.
     for kind in lawyer_kinds:
         assert "“Approve? APPROVED - sign" in subjects[kind], (kind, subjects[kind])
-    assert prefixes["withdrawal"] == "Withdrawn: "
+    assert prefixes["withdrawal"] == "Withdrawn, no answer needed: "
     assert prefixes["reminder"] == "Reminder 2: "
     assert prefixes["escalation"] == "Escalated: "
     assert prefixes["receipt"] == "Recorded: "
