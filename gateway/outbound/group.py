@@ -227,14 +227,24 @@ def _mine(group: GroupState, address: str) -> str:
     )
 
 
-def group_view(group: GroupState | None, address: str, tz: ZoneInfo) -> dict[str, Any] | None:
-    """The ``g`` variables of the templates' group block (None: nobody else decides)."""
+def group_view(
+    group: GroupState | None, address: str, tz: ZoneInfo, *, held: bool = False
+) -> dict[str, Any] | None:
+    """The ``g`` variables of the templates' group block (None: nobody else decides).
+
+    ``held``: this lawyer's answer waits out its correction window; it is not counted
+    yet, and they are not listed among those still awaited.
+    """
     if group is None or not group.several:
         return None
     policy = group.policy
     counted, later = _votes(group, tz)
     outcome = group.outcome
     waiting = [str(w) for w in group.state.get("waiting_for") or ()] if not group.decided else []
+    mine = _mine(group, address)
+    if held and not group.decided:
+        waiting = [w for w in waiting if w != group.person_of(address)]
+        mine = _("Your answer counts when its correction window ends.")
     conditions = [str(c) for c in group.state.get("conditions") or ()]
     return {
         "rule": " ".join(rule_sentences(policy, address)),
@@ -247,7 +257,7 @@ def group_view(group: GroupState | None, address: str, tz: ZoneInfo) -> dict[str
         "later": later,
         "waiting": _names(waiting),
         "conditions": conditions,
-        "mine": _mine(group, address),
+        "mine": mine,
         "awaits_me": group.awaits(address),
     }
 

@@ -288,7 +288,8 @@ def lawyer_context(
     if receipt is not None:
         payload["recorded_as"] = receipt["recorded_as"]
     subject = subject_of(item, request, now, tz, payload)
-    g = group_view(group, recipient.address, tz)
+    held = receipt is not None and bool(receipt["reading"] and receipt["reading"]["pending"])
+    g = group_view(group, recipient.address, tz, held=held)
     # Decided: nothing this lawyer answers now can change the outcome, so nothing is asked.
     several = group is not None and group.several
     settled = several and group is not None and group.decided
