@@ -246,6 +246,8 @@ def receipt_view(
     view: dict[str, Any] = {
         "headline": _("Your reply was recorded"),
         "recorded_as": _("your reply"),
+        # The decision without "your", for a subject that needs the room for the ask.
+        "label": "",
         "target": None,
         "target_is_action": False,
         "conditions": [],
@@ -286,6 +288,7 @@ def receipt_view(
         view["unsettled"] = True
         return view
     view["headline"], view["recorded_as"] = _recorded_as(key)
+    view["label"] = _label(key)
     view["effect"] = (
         ""
         if view["late"] or view["reading"]["pending"]

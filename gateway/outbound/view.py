@@ -234,8 +234,10 @@ def subject_of(
         )
     if purpose == "receipt":
         recorded = payload.get("recorded_as") or _("your reply")
+        label = payload.get("recorded_label")
+        short = _("Recorded: %(what)s: ") % {"what": label} if label else _("Recorded: ")
         return subjects.subject(
-            _("Recorded: %(what)s: ") % {"what": recorded}, ask, ref, short=_("Recorded: ")
+            _("Recorded: %(what)s: ") % {"what": recorded}, ask, ref, short=short
         )
     outcome = payload.get("outcome")
     if purpose == "answered_by_other" and isinstance(outcome, dict) and outcome.get("outcome"):
@@ -287,6 +289,7 @@ def lawyer_context(
     )
     if receipt is not None:
         payload["recorded_as"] = receipt["recorded_as"]
+        payload["recorded_label"] = receipt["label"]
     subject = subject_of(item, request, now, tz, payload)
     held = receipt is not None and bool(receipt["reading"] and receipt["reading"]["pending"])
     g = group_view(group, recipient.address, tz, held=held)

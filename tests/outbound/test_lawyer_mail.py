@@ -142,7 +142,7 @@ def test_subjects_fit_put_the_ask_first_and_tell_each_kind_apart(
     assert prefixes["withdrawal"] == "Withdrawn, no answer needed: "
     assert prefixes["reminder"] == "Reminder 2: "
     assert prefixes["escalation"] == "Escalated: "
-    assert prefixes["receipt"] == "Recorded: "
+    assert prefixes["receipt"] == "Recorded: APPROVAL WITH CONDITIONS: "
 
 
 def test_headers_name_the_sender_and_text_parts_are_never_base64(
