@@ -330,3 +330,50 @@ async def test_im_on_it_marks_the_request_reviewed_and_pauses_reminders(
     assert (await scan(clocked)).reminders == 0
     clock.advance(timedelta(hours=2))
     assert (await scan(clocked)).reminders == 1  # the pause is over; still no answer
+
+
+PARTNER = "partner@lawfirm.example"
+
+
+async def test_nobody_is_reminded_while_an_answer_waits_out_its_window_nor_after_it(
+    config: Config, sink: SmtpSink, clock: FrozenClock
+) -> None:
+    """2 of 3: counsel's typed approval is held for its window; no reminder goes to
+    anyone meanwhile, and afterwards only to those whose vote is still awaited."""
+    running = await start_clocked(
+        config,
+        sink,
+        clock,
+        lawyers=f"{LAWYER},{PARTNER},{GC}",
+        policies=f"*=2 of {LAWYER},{PARTNER},{GC} veto",
+        correction_window="3h",
+    )
+    try:
+        filed = await running.file(urgency="blocking")
+        first = await sink.wait_for(3)
+        asked = next(m for m in first if m["To"] == LAWYER)
+        clock.advance(timedelta(hours=1))
+        await send(reply_to(asked, "Approved."), running.smtp_port)
+        thread = await running.wait_status(
+            filed, lambda t: "pending_decision" in [x["kind"] for x in t["turns"]]
+        )
+        # The reminder falls due (2 h) inside the window: the whole request pauses.
+        clock.advance(timedelta(hours=1, minutes=30))
+        assert (await scan(running)).reminders == 0
+        # The window ends; the vote counts; the reminder goes to those still awaited.
+        clock.advance(timedelta(hours=2))
+        thread = await running.wait_status(
+            filed, lambda t: len(t["turns"][0]["policy"]["approvals"]) == 1
+        )
+        assert (await scan(running)).reminders == 1
+        turns = (await running.status(filed))["turns"]
+        [turn] = [t for t in turns if t["kind"] == "reminder_sent"]
+        assert LAWYER not in turn["body"] and PARTNER in turn["body"] and GC in turn["body"]
+        # Three requests, counsel's receipt, two reminders.
+        await sink.wait_for(6)
+        kinds = [(str(m["To"]), m["X-HFA-Kind"]) for m in sink.messages()]
+        assert (LAWYER, "reminder") not in kinds
+        assert (PARTNER, "reminder") in kinds and (GC, "reminder") in kinds
+        assert thread["status"] == "reviewed"
+    finally:
+        await stop_running(running)
