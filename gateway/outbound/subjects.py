@@ -12,6 +12,7 @@ decision reader reads only a quick reply's own subject form.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -79,21 +80,26 @@ MIN_ASK = 24
 
 
 def subject(
-    prefix: str, ask: str, reference: str, tags: Tags | None = None, short: str = ""
+    prefix: str,
+    ask: str,
+    reference: str,
+    tags: Tags | None = None,
+    short: str | Sequence[str] = (),
 ) -> str:
     """``<prefix>"<gist>" · <tags> [<reference>]``, at most 78 characters.
 
     The prefix names the kind of email ("Reminder 2 (overdue): "). When the ask
     would keep fewer than MIN_ASK characters, the prefix gives way to its
-    ``short`` form first, then the due date, then the urgency; only then is the
-    ask shortened further, so the kind and the reference always fit and the
-    ask's first words stay.
+    ``short`` forms first (shorter and shorter), then the due date, then the
+    urgency; only then is the ask shortened further, so the kind and the
+    reference always fit and the ask's first words stay.
     """
     cleaned = gist(ask)
     wanted = min(len(cleaned), MIN_ASK)
     urgent = Tags(tags.urgent) if tags else None
-    short = short or prefix
-    tries = [(prefix, tags), (short, tags), (short, urgent), (short, None)]
+    forms = [f for f in ([short] if isinstance(short, str) else list(short)) if f]
+    last = forms[-1] if forms else prefix
+    tries = [(prefix, tags), *((f, tags) for f in forms), (last, urgent), (last, None)]
     for kind, tagged in tries:
         line, room = _line(kind, cleaned, reference, tagged)
         if room >= wanted:

@@ -235,14 +235,18 @@ def subject_of(
     if purpose == "receipt":
         recorded = payload.get("recorded_as") or _("your reply")
         label = payload.get("recorded_label")
-        short = _("Recorded: %(what)s: ") % {"what": label} if label else _("Recorded: ")
+        short = [_("Recorded: %(what)s: ") % {"what": label}, f"{label}: "] if label else []
         return subjects.subject(
-            _("Recorded: %(what)s: ") % {"what": recorded}, ask, ref, short=short
+            _("Recorded: %(what)s: ") % {"what": recorded},
+            ask,
+            ref,
+            short=[*short, _("Recorded: ")],
         )
     outcome = payload.get("outcome")
     if purpose == "answered_by_other" and isinstance(outcome, dict) and outcome.get("outcome"):
         said = {"outcome": outcome_word(str(outcome["outcome"]))}
-        return subjects.subject(_("Decided: %(outcome)s: ") % said, ask, ref)
+        prefix = _("Decided: %(outcome)s: ") % said
+        return subjects.subject(prefix, ask, ref, short=f"{said['outcome']}: ")
     prefixes = {
         "withdrawal": (_("Withdrawn, no answer needed: "), _("Withdrawn: ")),
         "closed": (_("Closed, no answer needed: "), _("Closed: ")),
