@@ -242,9 +242,13 @@ def group_view(
     outcome = group.outcome
     waiting = [str(w) for w in group.state.get("waiting_for") or ()] if not group.decided else []
     mine = _mine(group, address)
+    # Whom the others still wait for, once there is a tally: not the reader (their own
+    # line says where they stand), and not before anyone voted (the rule names them).
+    waiting = [w for w in waiting if w != group.person_of(address)] if counted or held else []
     if held and not group.decided:
-        waiting = [w for w in waiting if w != group.person_of(address)]
         mine = _("Your answer counts when its correction window ends.")
+    elif counted and not mine and group.awaits(address):
+        mine = _("Your answer is still needed.")
     conditions = [str(c) for c in group.state.get("conditions") or ()]
     return {
         "rule": " ".join(rule_sentences(policy, address)),

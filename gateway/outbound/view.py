@@ -235,12 +235,12 @@ def subject_of(
     if purpose == "receipt":
         recorded = payload.get("recorded_as") or _("your reply")
         label = payload.get("recorded_label")
-        short = [_("Recorded: %(what)s: ") % {"what": label}, f"{label}: "] if label else []
+        forms = [_("Recorded: %(what)s: ") % {"what": label}, f"{label}: "] if label else []
         return subjects.subject(
             _("Recorded: %(what)s: ") % {"what": recorded},
             ask,
             ref,
-            short=[*short, _("Recorded: ")],
+            short=[*forms, _("Recorded: ")],
         )
     outcome = payload.get("outcome")
     if purpose == "answered_by_other" and isinstance(outcome, dict) and outcome.get("outcome"):

@@ -103,7 +103,8 @@ def test_while_pending_the_tally_names_who_is_still_awaited() -> None:
     group = GroupState(rules.to_json(TWO_OF_THREE), state)
     view = group_view(group, B, BERLIN)
     assert view is not None and not view["decided"]
-    assert view["waiting"] == f"{B}, {C}" and view["awaits_me"] and view["mine"] == ""
+    assert view["waiting"] == C and view["awaits_me"]
+    assert view["mine"] == "Your answer is still needed."
     held = group_view(group, B, BERLIN, held=True)
     assert held is not None and held["waiting"] == C
     assert held["mine"] == "Your answer counts when its correction window ends."
