@@ -57,6 +57,22 @@ def notice_view(
         view["reason"] = str(payload.get("reason") or "") or None
     elif purpose == "deadline_passed":
         _deadline_passed(view, request, payload, tz)
+        if g is not None and g["votes"] and not payload.get("closes"):
+            # Votes are in: "no human has answered" would be false, and only a lawyer
+            # the policy still waits for is asked to answer.
+            view["open"] = bool(g["awaits_me"])
+            view["text"] = (
+                _(
+                    "The deadline passed before the approvers' votes decided this request, and "
+                    "the agent has been told. The request is still open."
+                )
+                + " "
+                + (
+                    _("Your answer is still needed.")
+                    if view["open"]
+                    else _("Your answer is on the record; nothing more is needed from you.")
+                )
+            )
     elif purpose == "escalated_notice":
         to = ", ".join(str(a) for a in payload.get("to") or []) or _("the escalation contact")
         view["tag"] = _("escalated")

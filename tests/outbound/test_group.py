@@ -2,15 +2,26 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import UTC, datetime
+from email.message import EmailMessage
+from pathlib import Path
 from zoneinfo import ZoneInfo
 
 import pytest
+from sqlalchemy import select
 
 from gateway import i18n
 from gateway import policy as rules
+from gateway.clock import FrozenClock
+from gateway.outbound import outbox
 from gateway.outbound.documents import documents, human_size
 from gateway.outbound.group import GroupState, group_view, rule_sentences
+from gateway.services import Services, build_services
+from gateway.store.models import Recipient, Request
+from gateway.store.votes import cast
+from tests.conftest import make_config
+from tests.lawyer_mails import compose_item, file, text_of
 
 A, B, C = "counsel@firm.test", "partner@firm.test", "avocate@firm.test"
 TWO_OF_THREE = rules.Policy((rules.Step((rules.Group((A, B, C), 2, "legal"),)),), veto=True)
@@ -142,3 +153,69 @@ def test_documents_are_named_sized_links_never_a_list_repr() -> None:
     assert documents({"attachments": "a.pdf"}) == [] and documents({}) == []
     many = documents({"attachments": [f"f{n}.pdf" for n in range(25)]})
     assert len(many) == 21 and many[-1]["name"] == "and 5 more"
+
+
+@pytest.fixture
+def two_of_three(tmp_path: Path) -> Iterator[Services]:
+    built = build_services(
+        make_config(
+            tmp_path,
+            lawyers=f"{A},{B},{C}",
+            policies=f"*=2 of {A},{B},{C} veto",
+            lawyer_languages=f"{B}=de",
+        ),
+        clock=FrozenClock(datetime(2026, 11, 30, 9, 0, tzinfo=UTC)),
+    )
+    yield built
+    built.close()
+
+
+def _after_counsels_approval(
+    services: Services, purpose: str, payload: dict[str, object]
+) -> dict[str, EmailMessage]:
+    """Counsel's approval counted; then one ``purpose`` email to each lawyer, composed."""
+    request_id = file(services)
+    now = services.clock.now()
+    items = {}
+    with services.db.transaction() as session:
+        cast(session, request_id, address=A, voter=A, decision=rules.APPROVE, at=now)
+        request = session.get(Request, request_id)
+        assert request is not None
+        for recipient in session.scalars(
+            select(Recipient).where(Recipient.request_id == request_id)
+        ):
+            items[recipient.address] = outbox.enqueue_lawyer_email(
+                services, session, request, recipient, purpose=purpose, at=now, payload=payload
+            )
+    return {address: compose_item(services, item) for address, item in items.items()}
+
+
+def test_a_follow_up_does_not_ask_a_lawyer_whose_vote_is_in(two_of_three: Services) -> None:
+    mails = _after_counsels_approval(two_of_three, "follow_up", {"message": "Cap is 14.2."})
+    voted, awaited = text_of(mails[A]), text_of(mails[C])
+    assert "your answer is still needed" not in voted
+    assert "a follow-up from the agent, for your information" in voted
+    assert f"APPROVED - {A}" in " ".join(voted.split())
+    assert "Your approval is counted; you can still change it" in " ".join(voted.split())
+    assert "your answer is still needed" in awaited
+    assert "Your answer is still needed." in " ".join(awaited.split())
+
+
+def test_an_approver_away_notice_never_both_asks_and_says_no_answer_is_needed(
+    two_of_three: Services,
+) -> None:
+    mails = _after_counsels_approval(two_of_three, "approver_away", {"who": C})
+    voted, awaited = " ".join(text_of(mails[A]).split()), " ".join(text_of(mails[B]).split())
+    assert "nothing more is needed from you" in voted and "still needed" not in voted
+    assert "<mailto:" not in voted
+    # Partner is still awaited: asked, with the buttons, in German, never "no answer needed".
+    assert "Ihre Antwort wird weiterhin benötigt." in awaited and "<mailto:" in awaited
+    assert "Keine Antwort ist nötig" not in awaited
+
+
+def test_a_deadline_notice_tells_a_voter_their_answer_is_in(two_of_three: Services) -> None:
+    mails = _after_counsels_approval(two_of_three, "deadline_passed", {"closes": False})
+    voted = " ".join(text_of(mails[A]).split())
+    assert "no human has answered" not in voted and "still wanted" not in voted
+    assert "nothing more is needed from you" in voted
+    assert "Your answer is still needed." in " ".join(text_of(mails[C]).split())
