@@ -87,6 +87,8 @@ def notice_view(
         view["open"] = True
     elif purpose == "late_objection":
         view.update(_objection_view(payload, tz))
+    elif purpose == "delegation":
+        view.update(_delegation_view(payload))
     elif purpose == "approver_away" or (purpose == "answered_by_other" and payload.get("outcome")):
         view.update(_policy_view(purpose, payload, g))
     elif purpose == "answered_by_other":
@@ -204,4 +206,56 @@ def _objection_view(payload: dict[str, Any], tz: ZoneInfo) -> dict[str, Any]:
             "when": when.local_iso(payload.get("at"), tz),
             "outcome": said,
         },
+    }
+
+
+def _refusals() -> dict[str, str]:
+    """Why a DELEGATE reply handed nothing on, one sentence each (``inbound.delegation``)."""
+    return {
+        "no_address": _(
+            "No colleague's address was found in your reply, so the request was not handed "
+            "on; type one address under the prompt."
+        ),
+        "several": _(
+            "Your reply names more than one address, so the request was not handed on; name "
+            "one colleague."
+        ),
+        "decided": _("The request is already decided or closed, so it was not handed on."),
+        "loop_self": _(
+            "You answer this request for %(who)s as their delegate, so you cannot hand it on again."
+        ),
+        "loop_other": _(
+            "%(to)s already answers this request for %(who)s, so it was not handed to them: "
+            "a delegation never goes round in a loop."
+        ),
+        "voted": _("Your vote is already on the record, so the request was not handed on."),
+        "approver": _(
+            "%(to)s is already asked on this request; handing your vote to them would count "
+            "one person twice."
+        ),
+        "unknown": _(
+            "%(to)s is not a lawyer this gateway knows, so the request was not handed on."
+        ),
+    }
+
+
+def _delegation_view(payload: dict[str, Any]) -> dict[str, Any]:
+    """A DELEGATE reply: handed on to a colleague, or why not."""
+    values = {"to": str(payload.get("to") or ""), "who": str(payload.get("who") or "")}
+    refused = str(payload.get("refused") or "")
+    if refused:
+        return {
+            "tag": _("not handed on"),
+            "headline": _("Not handed on"),
+            "text": _refusals().get(refused, refused) % values,
+            "open": True,
+        }
+    return {
+        "tag": _("handed on"),
+        "headline": _("Handed on to %(to)s") % values,
+        "text": _(
+            "You handed this request to %(to)s. Their answer counts as yours, once, and you "
+            "are not reminded again; if you answer yourself first, your answer counts instead."
+        )
+        % values,
     }

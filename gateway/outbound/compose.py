@@ -53,6 +53,7 @@ PURPOSE_TEMPLATE = {
     "approver_away": "notice",
     "reassigned": "notice",
     "late_objection": "notice",
+    "delegation": "notice",
 }
 
 

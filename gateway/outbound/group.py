@@ -263,6 +263,8 @@ def group_view(
         "conditions": conditions,
         "mine": mine,
         "awaits_me": group.awaits(address),
+        # The DELEGATE link, when this lawyer may hand the request on (set by the view).
+        "delegate_url": "",
     }
 
 

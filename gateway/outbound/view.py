@@ -256,6 +256,7 @@ def subject_of(
         "approver_away": (_("An approver is away: "), _("Approver away: ")),
         "reassigned": (_("Reassigned, no answer needed: "), _("Reassigned: ")),
         "late_objection": (_("Objection after the outcome: "), _("Objection: ")),
+        "delegation": (_("Handed on: "), ""),
     }
     prefix, short = prefixes.get(purpose, ("", ""))
     return subjects.subject(prefix, ask, ref, short=short)
@@ -297,6 +298,18 @@ def lawyer_context(
     subject = subject_of(item, request, now, tz, payload)
     held = receipt is not None and bool(receipt["reading"] and receipt["reading"]["pending"])
     g = group_view(group, recipient.address, tz, held=held)
+    if (
+        g is not None
+        and g["awaits_me"]
+        and item.purpose in ANSWERABLE
+        and recipient.role != "delegate"
+    ):
+        # Cannot answer it: hand it to a colleague (gateway.inbound.delegation).
+        g["delegate_url"] = quickreply.mailto(
+            reply_address,
+            quickreply.quick_subject("DELEGATE", request.reference),
+            "DELEGATE\n\n" + _("A colleague's email address:") + "\n",
+        )
     # Decided: nothing this lawyer answers now can change the outcome, so nothing is asked.
     several = group is not None and group.several
     settled = several and group is not None and group.decided

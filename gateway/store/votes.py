@@ -320,12 +320,14 @@ def awaited(session: Session, request_id: int) -> frozenset[str] | None:
     if row is None or row[1] != rules.PENDING:
         return None
     voted = session.scalars(select(Vote.id).where(Vote.request_id == request_id).limit(1)).first()
-    # After a reassignment too: the lawyer replaced is no longer reminded.
-    if voted is None and not row[0].get("reassigned"):
+    # After a reassignment or a delegation too: the lawyer replaced, or who handed the
+    # request to a delegate, is no longer reminded.
+    if voted is None and not row[0].get("reassigned") and not row[3]:
         return None
     waiting = {str(a) for a in row[2].get("waiting_for", ())}
     delegates = {str(d) for d, person in row[3].items() if person in waiting}
-    return frozenset(waiting | delegates)
+    handed = {str(person) for person in row[3].values()}
+    return frozenset((waiting - handed) | delegates)
 
 
 def replace_approver(
