@@ -57,34 +57,9 @@ def notice_view(
         view["reason"] = str(payload.get("reason") or "") or None
     elif purpose == "deadline_passed":
         _deadline_passed(view, request, payload, tz)
-        if g is not None and g["votes"] and not payload.get("closes"):
-            # Votes are in: "no human has answered" would be false, and only a lawyer
-            # the policy still waits for is asked to answer.
-            view["open"] = bool(g["awaits_me"])
-            view["text"] = (
-                _(
-                    "The deadline passed before the approvers' votes decided this request, and "
-                    "the agent has been told. The request is still open."
-                )
-                + " "
-                + (
-                    _("Your answer is still needed.")
-                    if view["open"]
-                    else _("Your answer is on the record; nothing more is needed from you.")
-                )
-            )
+        _deadline_with_votes(view, payload, g)
     elif purpose == "escalated_notice":
-        to = ", ".join(str(a) for a in payload.get("to") or []) or _("the escalation contact")
-        view["tag"] = _("escalated")
-        view["headline"] = _("Escalated to %(to)s") % {"to": to}
-        # The request is still open and this lawyer may still answer: the email keeps the
-        # buttons and says so, and never says that no answer is needed.
-        view["text"] = _(
-            "This request had no answer after %(reminders)s reminder(s), so it was also "
-            "sent to %(to)s. It is still open and your answer is still wanted: whoever "
-            "answers first is recorded and the others are told."
-        ) % {"reminders": payload.get("reminders", "?"), "to": to}
-        view["open"] = True
+        view.update(_escalated_view(payload))
     elif purpose == "late_objection":
         view.update(_objection_view(payload, tz))
     elif purpose == "delegation":
@@ -107,6 +82,42 @@ def notice_view(
             "agent is told of it too."
         ) % {"who": who, "what": label or _("a reply")}
     return view
+
+
+def _deadline_with_votes(
+    view: dict[str, Any], payload: dict[str, Any], g: dict[str, Any] | None
+) -> None:
+    """Votes are in: "no human has answered" would be false, and only a lawyer the
+    policy still waits for is asked to answer."""
+    if g is None or not g["votes"] or payload.get("closes"):
+        return
+    view["open"] = bool(g["awaits_me"])
+    passed = _(
+        "The deadline passed before the approvers' votes decided this request, and "
+        "the agent has been told. The request is still open."
+    )
+    view["text"] = f"{passed} " + (
+        _("Your answer is still needed.")
+        if view["open"]
+        else _("Your answer is on the record; nothing more is needed from you.")
+    )
+
+
+def _escalated_view(payload: dict[str, Any]) -> dict[str, Any]:
+    to = ", ".join(str(a) for a in payload.get("to") or []) or _("the escalation contact")
+    # The request is still open and this lawyer may still answer: the email keeps the
+    # buttons and says so, and never says that no answer is needed.
+    text = _(
+        "This request had no answer after %(reminders)s reminder(s), so it was also "
+        "sent to %(to)s. It is still open and your answer is still wanted: whoever "
+        "answers first is recorded and the others are told."
+    ) % {"reminders": payload.get("reminders", "?"), "to": to}
+    return {
+        "tag": _("escalated"),
+        "headline": _("Escalated to %(to)s") % {"to": to},
+        "text": text,
+        "open": True,
+    }
 
 
 def _deadline_passed(

@@ -282,6 +282,7 @@ def lawyer_context(
     payload = dict(item.payload)
     fields = request.fields
     files = documents(fields)
+    # Documents listed as documents are not repeated among the other details.
     known = set(_contract_fields() + _FOR_KEYS + PARTY_FIELDS) | (
         {"attachments"} if files else set()
     )
@@ -297,23 +298,7 @@ def lawyer_context(
         payload["recorded_label"] = receipt["label"]
     subject = subject_of(item, request, now, tz, payload)
     held = receipt is not None and bool(receipt["reading"] and receipt["reading"]["pending"])
-    g = group_view(group, recipient.address, tz, held=held)
-    if (
-        g is not None
-        and g["awaits_me"]
-        and item.purpose in ANSWERABLE
-        and recipient.role != "delegate"
-    ):
-        # Cannot answer it: hand it to a colleague (gateway.inbound.delegation).
-        g["delegate_url"] = quickreply.mailto(
-            reply_address,
-            quickreply.quick_subject("DELEGATE", request.reference),
-            "DELEGATE\n\n" + _("A colleague's email address:") + "\n",
-        )
-    # Decided: nothing this lawyer answers now can change the outcome, so nothing is asked.
-    several = group is not None and group.several
-    settled = several and group is not None and group.decided
-    voted = several and group is not None and group.vote_of(recipient.address) is not None
+    g, settled, voted = _group_of(item, request, recipient, group, tz, held, reply_address)
     answerable = item.purpose in ANSWERABLE and request.status != "closed" and not settled
     links = quick_links(request, reply_address) if answerable else []
     context: dict[str, Any] = {
@@ -358,6 +343,31 @@ def lawyer_context(
         context["links"] = quick_links(request, reply_address)
     context["preheader"] = preheader(item.purpose, s, request)
     return context
+
+
+def _group_of(
+    item: OutboxItem,
+    request: Request,
+    recipient: Recipient,
+    group: GroupState | None,
+    tz: ZoneInfo,
+    held: bool,
+    reply_address: str,
+) -> tuple[dict[str, Any] | None, bool, bool]:
+    """(the group block, the outcome is reached, this lawyer's vote is in), for a request
+    that several approvers decide; (None, False, False) for any other."""
+    g = group_view(group, recipient.address, tz, held=held)
+    if group is None or g is None:
+        return None, False, False
+    if g["awaits_me"] and item.purpose in ANSWERABLE and recipient.role != "delegate":
+        # Cannot answer it: hand it to a colleague (gateway.inbound.delegation).
+        g["delegate_url"] = quickreply.mailto(
+            reply_address,
+            quickreply.quick_subject("DELEGATE", request.reference),
+            "DELEGATE\n\n" + _("A colleague's email address:") + "\n",
+        )
+    # Decided: nothing this lawyer answers now can change the outcome, so nothing is asked.
+    return g, group.decided, group.vote_of(recipient.address) is not None
 
 
 def preheader(purpose: str, s: dict[str, Any], request: Request) -> str:
