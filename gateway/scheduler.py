@@ -7,9 +7,10 @@ reminders_sent = n``): when several gateway processes look at the same
 request, exactly one UPDATE matches and only that process sends. The
 ``schedules`` row makes the scan itself happen once per interval.
 
-A reminder goes to every recipient of the request, in the same mail thread,
-while it is ``recorded`` or ``reviewed`` and no human has written; it is a
-``system`` turn and an audit event. After ``HFA_ESCALATE_AFTER`` unanswered
+A reminder goes to every recipient of the request (under a policy with votes
+in, to those still awaited), in the same mail thread, while it is ``recorded``
+or ``reviewed`` and no human has written; never while a reply waits out its
+correction window. It is a ``system`` turn and an audit event. After ``HFA_ESCALATE_AFTER`` unanswered
 reminders the request also goes to the category's ``HFA_ESCALATION``
 addresses, as new recipients whose replies count as the lawyers' would. A
 deadline that passes without an answer is a ``system`` turn, pushed to the

@@ -147,6 +147,18 @@ def cast_vote(
     _mark_on_thread(services, session, request, counted, now)
     if counted.late_conflict:
         _tell_objection(services, session, request, recipient, turn, counted, now)
+    elif counted_as.reached_now and "held_turn" in turn.data and _needs_several(counted_as.policy):
+        # The deciding answer waited out its window: its receipt went out before the
+        # outcome, so this lawyer gets the outcome email like everyone else.
+        outbox.enqueue_lawyer_email(
+            services,
+            session,
+            request,
+            recipient,
+            purpose="answered_by_other",
+            at=now,
+            payload={"who": counted.person, "outcome": counted.policy()},
+        )
     return counted
 
 

@@ -179,7 +179,7 @@ def _policy_view(purpose: str, payload: dict[str, Any], g: dict[str, Any] | None
     view["who"] = str(payload.get("who") or _("another lawyer"))
     # Stored in English when queued; a label the catalogue knows reads in this language.
     view["decision_label"] = _(label) if label else ""
-    view["other_text"] = str(payload.get("body") or "")
+    view["other_text"] = str(payload["body"]) if payload.get("body") else None
     view["text"] = _(
         "The approvers' votes have decided this request: the outcome is %(outcome)s, and "
         "the agent has been told."

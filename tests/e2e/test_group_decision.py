@@ -187,6 +187,11 @@ async def test_three_approvers_in_three_languages_are_told_as_one_group(
     # One outcome email to every approver who did not decide it, with every condition.
     told_counsel = await mail_to(running, COUNSEL, "answered_by_other")
     told_avocate = await mail_to(running, AVOCATE, "answered_by_other")
+    # Partner's answer decided it once its window ended: she is told the whole outcome too.
+    told_partner = plain(await mail_to(running, PARTNER, "answered_by_other"))
+    assert "Ihre Genehmigung hat gezählt." in told_partner
+    for condition in (*COUNSEL_CONDITIONS, *PARTNER_CONDITIONS):
+        assert condition in told_partner
     text = plain(told_counsel)
     assert "Your approval counted." in text
     for condition in (*COUNSEL_CONDITIONS, *PARTNER_CONDITIONS):
