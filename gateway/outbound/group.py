@@ -278,3 +278,41 @@ def outcome_word(outcome: str) -> str:
         "pending": _("pending"),
     }
     return words.get(outcome, outcome.replace("_", " ")).upper()
+
+
+def after_outcome(group: GroupState, key: str | None, pending: bool) -> str:
+    """What a decision that came after the policy's outcome does: nothing to the outcome.
+
+    A rejection after an approval (or the reverse) is an objection: it is on the record,
+    and every approver and the agent are told of it, but the outcome stands.
+    """
+    said = {"outcome": outcome_word(group.outcome)}
+    approved = group.outcome.startswith("approved")
+    disagrees = (key == "rejection" and approved) or (
+        key in ("approval", "conditional") and not approved
+    )
+    if not disagrees:
+        return (
+            _(
+                "The outcome (%(outcome)s) was reached before your reply; your answer is on the "
+                "record and changes nothing."
+            )
+            % said
+        )
+    if pending:
+        return (
+            _(
+                "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
+                "cannot change it. When the window ends, your objection is recorded and every "
+                "approver and the agent are told of it, with your words."
+            )
+            % said
+        )
+    return (
+        _(
+            "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
+            "cannot change it. Your objection is recorded, and every approver and the agent "
+            "have been told of it, with your words."
+        )
+        % said
+    )

@@ -13,9 +13,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from gateway import options
 from gateway.i18n import _
 from gateway.outbound import when
-from gateway.outbound.group import GroupState, outcome_word
+from gateway.outbound.group import GroupState, after_outcome, outcome_word
 from gateway.store.models import Request, Turn
 
 
@@ -197,44 +198,6 @@ def _policy_effect(payload: dict[str, Any]) -> str:
     return ""
 
 
-def _after_outcome(group: GroupState, key: str | None, pending: bool) -> str:
-    """What a decision that came after the policy's outcome does: nothing to the outcome.
-
-    A rejection after an approval (or the reverse) is an objection: it is on the record,
-    and every approver and the agent are told of it, but the outcome stands.
-    """
-    said = {"outcome": outcome_word(group.outcome)}
-    approved = group.outcome.startswith("approved")
-    disagrees = (key == "rejection" and approved) or (
-        key in ("approval", "conditional") and not approved
-    )
-    if not disagrees:
-        return (
-            _(
-                "The outcome (%(outcome)s) was reached before your reply; your answer is on the "
-                "record and changes nothing."
-            )
-            % said
-        )
-    if pending:
-        return (
-            _(
-                "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
-                "cannot change it. When the window ends, your objection is recorded and every "
-                "approver and the agent are told of it, with your words."
-            )
-            % said
-        )
-    return (
-        _(
-            "The outcome (%(outcome)s) was reached before your reply and stands: your vote "
-            "cannot change it. Your objection is recorded, and every approver and the agent "
-            "have been told of it, with your words."
-        )
-        % said
-    )
-
-
 def receipt_view(
     request: Request,
     turns: list[Turn],
@@ -281,6 +244,9 @@ def receipt_view(
     view["standing"] = _standing(turns, turn, tz, key)
     view["reading"] = reading_view(turn, payload, tz, key)
     view["after_outcome"] = group is not None and group.decided_before(turn.at)
+    picked = turn.data.get("choice") or (turn.data.get("pending") or {}).get("choice")
+    if key is None and isinstance(picked, str):
+        return _chose(view, request, turn, picked, tz)
     if key is None:
         view["headline"] = _("No decision was read from your reply")
         view["recorded_as"] = _("your reply (no decision)")
@@ -295,13 +261,33 @@ def receipt_view(
         else _policy_effect(payload) or _effect(key)
     )
     if view["after_outcome"] and group is not None and not view["late"]:
-        told = _after_outcome(group, key, view["reading"]["pending"])
+        told = after_outcome(group, key, view["reading"]["pending"])
         view["effect"], view["reading"]["then"] = told, told
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")
         view["target"] = str(action or request.fields.get("request", ""))
         view["target_is_action"] = bool(action)
+    return view
+
+
+def _chose(
+    view: dict[str, Any], request: Request, turn: Turn, picked: str, tz: ZoneInfo
+) -> dict[str, Any]:
+    """The receipt of a reply that picked one of the agent's choices."""
+    choices = options.shape_of(request.fields).choices
+    letter = options.letter(choices.index(picked)) if picked in choices else "?"
+    view["headline"] = _("You chose %(letter)s: %(choice)s") % {"letter": letter, "choice": picked}
+    view["recorded_as"] = _("your choice")
+    due = (turn.data.get("pending") or {}).get("takes_effect_at")
+    if due:
+        view["effect"] = _(
+            "NOT IN EFFECT YET. It takes effect on %(when)s unless you correct it before then "
+            "with a button below or a new reply; until then the agent is told the request is "
+            "still waiting."
+        ) % {"when": _to_the_second(str(due), tz)}
+        # The buttons stay, to pick another choice inside the window.
+        view["unsettled"] = True
     return view
 
 

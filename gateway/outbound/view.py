@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from babel.numbers import format_decimal
 
-from gateway import contract, i18n
+from gateway import contract, i18n, options
 from gateway.i18n import _, ngettext
 from gateway.outbound import quickreply, subjects, when
 from gateway.outbound.changes import notice_view
@@ -282,16 +282,10 @@ def lawyer_context(
     payload = dict(item.payload)
     fields = request.fields
     files = documents(fields)
-    # Documents listed as documents are not repeated among the other details.
-    known = set(_contract_fields() + _FOR_KEYS + PARTY_FIELDS) | (
-        {"attachments"} if files else set()
-    )
-    extra = sorted((k, str(v)) for k, v in fields.items() if k not in known)
+    extra = _extra(fields, files)
     s = summary(request, now, tz, key_party)
     receipt = (
-        receipt_view(request, turns, payload, tz, group=group)
-        if item.purpose == "receipt"
-        else None
+        receipt_view(request, turns, payload, tz, group) if item.purpose == "receipt" else None
     )
     if receipt is not None:
         payload["recorded_as"] = receipt["recorded_as"]
@@ -342,7 +336,24 @@ def lawyer_context(
         # A notice about a request that still waits for this lawyer keeps the buttons.
         context["links"] = quick_links(request, reply_address)
     context["preheader"] = preheader(item.purpose, s, request)
+    # Wherever the answer links are, a multiple choice shows a button per choice above them.
+    choices = options.shape_of(fields).choices
+    context["choices"] = (
+        quickreply.choice_links(reply_address, request.reference, choices)
+        if context["links"]
+        else []
+    )
     return context
+
+
+def _extra(fields: dict[str, Any], files: list[dict[str, str]]) -> list[tuple[str, str]]:
+    """The agent's other properties, shown as details."""
+    # ``options`` is shown as the choice buttons, not as a detail; documents listed as
+    # documents are not repeated among the other details.
+    known = {*_contract_fields(), *_FOR_KEYS, *PARTY_FIELDS, "options"}
+    if files:
+        known.add("attachments")
+    return sorted((k, str(v)) for k, v in fields.items() if k not in known)
 
 
 def _group_of(
