@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
+from gateway.replies.kinds import DecisionKind
 from gateway.replies.language import script_languages
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import is_negator
@@ -62,22 +63,47 @@ def without_preamble(paragraph: str) -> str:
     read it ("Thanks for flagging. Go ahead and pay it.", "Kävin CV:n läpi. Hyväksyn.",
     "内容は確認済みです。支払って大丈夫です。"): the answer is the sentence after it. A sentence
     with anything that decides, asks, negates, holds back or sets a condition stays."""
+    keyword = _KEYWORD.search(paragraph)
+    if (
+        keyword is not None
+        and keyword.start(1) > 0
+        and _says_nothing(
+            paragraph[: keyword.start(1)], agreeing=keyword.group(1).startswith("APPROVE")
+        )
+    ):
+        # "Update: after speaking with the client, APPROVE the refund.": the answer link's
+        # own keyword, in capitals, after words that neither decide nor hold anything back.
+        return paragraph[keyword.start(1) :]
     spans = sentence_spans(paragraph)
     if len(spans) < 2:
         return paragraph
     start, end = spans[0]
     sentence = paragraph[start:end]
+    if not _says_nothing(sentence) or len(words(sentence)) > _MAX_PREAMBLE_WORDS:
+        return paragraph
     found = words(sentence)
-    if not found or len(found) > _MAX_PREAMBLE_WORDS or is_question(sentence):
-        return paragraph
-    if any(is_negator(word.text, everywhere=True) for word in found):
-        return paragraph
-    if kinds_in(sentence, found) or any(bare_at(sentence, found, i) for i in range(len(found))):
-        return paragraph
-    if any(find(found, merged_index(key)) is not None for key in _PREAMBLE_STOPS):
-        return paragraph
     if any(leading(sentence, found, code) for code in script_languages(sentence)):
         return paragraph
     if find(found, merged_index("reviewed")) is None and not adds_nothing(sentence):
         return paragraph
     return paragraph[end:].lstrip()
+
+
+# The answer links' keywords as the lawyer types them, in capitals, opening a clause.
+_KEYWORD = re.compile(r"(?:^|[.!:;,]\s+)(APPROVE WITH CONDITIONS|APPROVE|REJECT|DECLINE)\b")
+
+
+def _says_nothing(text: str, *, agreeing: bool = False) -> bool:
+    """No word that decides, asks, negates, holds back or sets a condition; ``agreeing``:
+    before an APPROVE, an approval word ("the client agreed") is no other decision."""
+    found = words(text)
+    if not found or is_question(text):
+        return False
+    if any(is_negator(word.text, everywhere=True) for word in found):
+        return False
+    kinds = kinds_in(text, found)
+    if agreeing:
+        kinds.discard(DecisionKind.APPROVAL)
+    if kinds or any(bare_at(text, found, i) for i in range(len(found))):
+        return False
+    return all(find(found, merged_index(key)) is None for key in _PREAMBLE_STOPS)

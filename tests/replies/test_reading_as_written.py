@@ -240,3 +240,11 @@ def test_a_condition_said_to_be_unmet_still_decides_nothing() -> None:
     assert read(
         "Genehmigt, sofern der AVV unterschrieben ist, was nicht der Fall ist.", PAY
     ).kind == ("reply")
+
+
+def test_the_answer_links_keyword_typed_after_a_preamble_decides() -> None:
+    refund = Ask("May I refund the customer EUR 300?", "Refund EUR 300 to the customer")
+    said = "Update: spoke with the client, they agreed. APPROVE the refund."
+    assert read(said, refund).kind == "approval"
+    assert read("Update: the client refused. APPROVE.", refund).kind == "reply"
+    assert read("If the client agrees, APPROVE.", refund).kind != "approval"
