@@ -15,6 +15,16 @@ the same lawyer inside the window replaces the pending reading instead: a
 ``system/reading_replaced`` turn says so, and the held decision never takes
 effect. Nothing is edited: both readings stay on the record.
 
+"Inside the window" is judged by when the new answer was received (its
+durable ``received_at``, written before the listener's 250), never by when the
+worker reads it: a worker stalled or restarted after a crash reads late, and
+the lawyer who corrected in time must still win. So a window does not end
+while a reply to this lawyer's address received before its end is unread; the
+job that ends windows waits for the worker to read it (``store.arrivals``
+orders the two). And an answer received before one already recorded from the
+same lawyer (read late, after a crash) is kept but never takes effect: the
+later one is their last word.
+
 Each pending reading is a ``pending_readings`` row, settled exactly once by a
 guarded UPDATE in the same transaction as what it settles, so a restart loses
 none and two workers never both act on one.
@@ -37,6 +47,7 @@ from gateway.inbound.effect import put_into_effect, tell_and_push
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
 from gateway.replies import Reading
 from gateway.services import Services
+from gateway.store import arrivals
 from gateway.store.models import Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
 from gateway.store.recording import add_pending_reading, unsettled_readings
@@ -148,21 +159,88 @@ def hold(
 
 
 def settle_earlier(
-    services: Services, session: Session, request: Request, recipient: Recipient, now: datetime
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    received: datetime,
+    now: datetime,
 ) -> list[dict[str, Any]]:
     """Settle this lawyer's held readings before their new answer is recorded.
 
-    One whose window has ended takes effect first (the new answer is then a
-    correction after the fact, a turn of its own); one still inside it is
-    replaced. Returns what was replaced, for the receipt.
+    ``received``: when the new answer was received (not ``now``, when it is read).
+    A reading whose window had ended by then takes effect first (the new answer is
+    then a correction after the fact, a turn of its own), unless another reply of
+    the lawyer's received in its window is still unread (that one settles it when
+    read); one whose window was still open is replaced. Returns what was
+    replaced, for the receipt.
     """
     replaced = []
     for pending_id, turn_id, due in unsettled_readings(session, request.id, recipient.id):
-        if due <= now:
-            take_effect(services, session, pending_id, now)
+        if _received(session, turn_id) > received:
+            # Held from a later reply (this one was read late): the later one stands.
+            continue
+        if due <= received:
+            if not _unread_in_window(services, session, pending_id):
+                take_effect(services, session, pending_id, now)
         elif _claim(session, pending_id, REPLACED, now):
             replaced.append(_replace(services, session, request, turn_id, now))
     return replaced
+
+
+def superseded(
+    session: Session, request: Request, recipient: Recipient, inbound_id: int, received: datetime
+) -> bool:
+    """Was an answer of this lawyer received after this one already recorded?
+
+    Then this one, read late (its first reading cut short by a crash), is not
+    their last word: it is kept on the record and never takes effect.
+    """
+    latest = arrivals.latest_recorded(session, request.id, recipient.id, inbound_id)
+    return latest is not None and latest > received
+
+
+def superseded_data(data: dict[str, Any]) -> dict[str, Any]:
+    """The turn data of an answer read after a later one of the same lawyer's."""
+    kept = dict(data)
+    kept["superseded"] = {"read_as": data["decision"]}
+    kept["decision"] = None
+    kept["notice"] = (
+        "Not in effect: a later answer of the same lawyer was received and recorded "
+        "before this one was read; the later one stands."
+    )
+    return kept
+
+
+def _received(session: Session, turn_id: int) -> datetime:
+    """When the reply a held turn was read from was received."""
+    held = session.get(Turn, turn_id)
+    assert held is not None
+    inbound_id = held.data.get("inbound_id")
+    received = arrivals.received_at(session, inbound_id) if inbound_id else None
+    return received or held.at
+
+
+def _unread_in_window(services: Services, session: Session, pending_id: int) -> bool:
+    """Is a reply to this lawyer's address, received in the reading's window, unread?
+
+    Such a reply may correct the reading, so the window waits for the worker to
+    read it. Only messages received after the held reply and before the window's
+    end count; the fence makes sure none is being stored unseen right now.
+    """
+    row = session.get(PendingReading, pending_id)
+    if row is None:
+        return False
+    arrivals.fence(session, exclusive=True)
+    unread = arrivals.unread_between(session, _received(session, row.turn_id), row.due_at)
+    tokens, domain = services.tokens, services.config.reply_domain
+    for rcpt_to in unread:
+        for address in rcpt_to:
+            token = tokens.token_from_address(address, domain)
+            verified = tokens.verify(token) if token is not None else None
+            if verified is not None and verified.recipient_id == row.recipient_id:
+                return True
+    return False
 
 
 def _replace(
@@ -272,7 +350,11 @@ def _reading(turn: Turn) -> dict[str, Any]:
 
 
 def settle_due(services: Services) -> int:
-    """Put every reading whose window has ended into effect; returns how many did."""
+    """Put every reading whose window has ended into effect; returns how many did.
+
+    A reading waits (and is looked at again on the next pass) while a reply of the
+    lawyer's received inside its window is unread.
+    """
     now = services.clock.now()
     with services.db.reading() as session:
         due = list(
@@ -288,6 +370,8 @@ def settle_due(services: Services) -> int:
     for pending_id in due:
         try:
             with services.db.transaction() as session:
+                if _unread_in_window(services, session, pending_id):
+                    continue
                 settled += take_effect(services, session, pending_id, now, unless_taken=True)
         except StorageError:
             log.exception("pending reading %s did not take effect; retried", pending_id)

@@ -135,8 +135,17 @@ def record_reply(
         data[NO_ANSWER_KIND] = True
         due = None
     else:
-        replaced = pending.settle_earlier(services, session, request, recipient, now)
+        received = row.received_at
+        replaced = pending.settle_earlier(services, session, request, recipient, received, now)
         due = pending.due_at(services, reading, link, late=late, now=now)
+        if pending.superseded(session, request, recipient, row.id, received):
+            # Read after a later answer of the same lawyer's: kept, never in effect.
+            data, kind, new_status, due = (
+                pending.superseded_data(data),
+                "reply",
+                request.status,
+                None,
+            )
     if due is not None:
         data = pending.held_data(data, kind, new_status, due)
         kind = pending.PENDING_KIND
@@ -249,7 +258,7 @@ def _hold_or_put_into_effect(
     if due is not None:
         pending.hold(services, session, request, recipient, turn, due)
         return None
-    if turn.kind == NO_ANSWER_KIND:
+    if turn.kind == NO_ANSWER_KIND or "superseded" in turn.data:
         return None
     return put_into_effect(
         services, session, request, recipient, turn, new_status, actor=actor, now=now
@@ -273,6 +282,9 @@ def _tell_everyone(
     to a receipt) is recorded and sets off nothing: no receipt, no notice, no push.
     """
     if turn.kind == NO_ANSWER_KIND and request.status not in AWAITING_ANSWER:
+        return
+    if "superseded" in turn.data:
+        # The later answer's receipt stands; this one changes nothing.
         return
     if services.config.receipts:
         _queue_receipt(services, session, request, recipient, turn, now, replaced, counted)
