@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from gateway.contract import AWAITING_ANSWER, LATE_REPLY_NOTICE, iso
-from gateway.inbound import pending
+from gateway.inbound import crossed, pending
 from gateway.inbound.approvals import Counted
 from gateway.inbound.assurance import refusal
 from gateway.inbound.attachments import recorded_detail, store_attachments
@@ -114,6 +114,9 @@ def record_reply(
     mail.reading = reading
     # The sender policy, now that what the reply decides is known: held, not recorded.
     refused = _policy_refuses(services, check, reading)
+    if not refused and check.strength != "vouched":
+        # An answer link naming another request decides neither: the lawyer is asked.
+        refused = crossed.other_request(reading, mail.subject, request.reference)
     if refused:
         return Outcome("unverified_sender", refused)
     kind: str = reading.kind
