@@ -55,6 +55,8 @@ def _env(data_dir: Path, database_url: str, http_port: int, smtp_port: int) -> d
         HFA_LEASE_SECONDS="2",
         HFA_DNS_RESOLVER=empty_dns(),
         HFA_CORRECTION_WINDOW=f"{WINDOW_SECONDS}s",
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
         # The pushes go to a loopback port nobody listens on: queued, counted, never sent.
         HFA_WEBHOOK_ALLOW_PRIVATE="1",
     )
