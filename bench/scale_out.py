@@ -356,6 +356,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         HFA_WEBHOOK_SECRET="whsec_" + "bG9hZC13ZWJob29rLXNlY3JldC0wMTIz",
         HFA_SMTP_RELAY=f"127.0.0.1:{sink.port}",
         HFA_LAWYERS=LAWYER,
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
         HFA_REPLY_DOMAIN=REPLY_DOMAIN,
         HFA_SMTP_BIND=f"127.0.0.1:{free_port()}",
         HFA_RATE_LIMIT_PER_MINUTE="100000000",
