@@ -44,11 +44,12 @@ from sqlalchemy.orm import Session
 from gateway.contract import iso
 from gateway.errors import StorageError
 from gateway.inbound.effect import put_into_effect, tell_and_push
+from gateway.inbound.late_replies import received_of, unread_in_window
+from gateway.inbound.late_replies import unless_superseded as unless_superseded
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
 from gateway.replies import Reading
 from gateway.services import Services
-from gateway.store import arrivals
-from gateway.store.models import Recipient, Request, Turn
+from gateway.store.models import InboundMessage, Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
 from gateway.store.recording import add_pending_reading, unsettled_readings
 from gateway.store.thread import add_turn
@@ -163,84 +164,30 @@ def settle_earlier(
     session: Session,
     request: Request,
     recipient: Recipient,
-    received: datetime,
+    row: InboundMessage,
     now: datetime,
 ) -> list[dict[str, Any]]:
     """Settle this lawyer's held readings before their new answer is recorded.
 
-    ``received``: when the new answer was received (not ``now``, when it is read).
+    ``row``: the new answer as stored; its ``received_at`` counts, not ``now`` (when it is
+    read).
     A reading whose window had ended by then takes effect first (the new answer is
     then a correction after the fact, a turn of its own), unless another reply of
     the lawyer's received in its window is still unread (that one settles it when
     read); one whose window was still open is replaced. Returns what was
     replaced, for the receipt.
     """
-    replaced = []
+    replaced, received = [], row.received_at
     for pending_id, turn_id, due in unsettled_readings(session, request.id, recipient.id):
-        if _received(session, turn_id) > received:
+        if received_of(session, turn_id) > received:
             # Held from a later reply (this one was read late): the later one stands.
             continue
         if due <= received:
-            if not _unread_in_window(services, session, pending_id):
+            if not unread_in_window(services, session, pending_id):
                 take_effect(services, session, pending_id, now)
         elif _claim(session, pending_id, REPLACED, now):
             replaced.append(_replace(services, session, request, turn_id, now))
     return replaced
-
-
-def superseded(
-    session: Session, request: Request, recipient: Recipient, inbound_id: int, received: datetime
-) -> bool:
-    """Was an answer of this lawyer received after this one already recorded?
-
-    Then this one, read late (its first reading cut short by a crash), is not
-    their last word: it is kept on the record and never takes effect.
-    """
-    latest = arrivals.latest_recorded(session, request.id, recipient.id, inbound_id)
-    return latest is not None and latest > received
-
-
-def superseded_data(data: dict[str, Any]) -> dict[str, Any]:
-    """The turn data of an answer read after a later one of the same lawyer's."""
-    kept = dict(data)
-    kept["superseded"] = {"read_as": data["decision"]}
-    kept["decision"] = None
-    kept["notice"] = (
-        "Not in effect: a later answer of the same lawyer was received and recorded "
-        "before this one was read; the later one stands."
-    )
-    return kept
-
-
-def _received(session: Session, turn_id: int) -> datetime:
-    """When the reply a held turn was read from was received."""
-    held = session.get(Turn, turn_id)
-    assert held is not None
-    inbound_id = held.data.get("inbound_id")
-    received = arrivals.received_at(session, inbound_id) if inbound_id else None
-    return received or held.at
-
-
-def _unread_in_window(services: Services, session: Session, pending_id: int) -> bool:
-    """Is a reply to this lawyer's address, received in the reading's window, unread?
-
-    Such a reply may correct the reading, so the window waits for the worker to
-    read it. Only messages received after the held reply and before the window's
-    end count; the fence makes sure none is being stored unseen right now.
-    """
-    row = session.get(PendingReading, pending_id)
-    if row is None:
-        return False
-    arrivals.fence(session, exclusive=True)
-    unread = arrivals.unread_between(session, _received(session, row.turn_id), row.due_at)
-    tokens, domain = services.tokens, services.config.reply_domain
-    for rcpt_to in unread:
-        for address in rcpt_to:
-            token = tokens.token_from_address(address, domain)
-            verified = tokens.verify(token) if token is not None else None
-            if verified is not None and verified.recipient_id == row.recipient_id:
-                return True
-    return False
 
 
 def _replace(
@@ -370,7 +317,7 @@ def settle_due(services: Services) -> int:
     for pending_id in due:
         try:
             with services.db.transaction() as session:
-                if _unread_in_window(services, session, pending_id):
+                if unread_in_window(services, session, pending_id):
                     continue
                 settled += take_effect(services, session, pending_id, now, unless_taken=True)
         except StorageError:

@@ -113,11 +113,7 @@ def record_reply(
     # Held or challenged, the reply is described to the lawyer by this same reading.
     mail.reading = reading
     # The sender policy, now that what the reply decides is known: held, not recorded.
-    refused = _policy_refuses(services, check, reading)
-    if not refused and check.strength != "vouched":
-        # An answer link naming another request decides neither: the lawyer is asked.
-        refused = crossed.other_request(reading, mail.subject, request.reference)
-    if refused:
+    if refused := _policy_refuses(services, check, reading, (mail.subject, request.reference)):
         return Outcome("unverified_sender", refused)
     kind: str = reading.kind
     new_status, body = status_after(reading, request), reading.said
@@ -138,17 +134,9 @@ def record_reply(
         data[NO_ANSWER_KIND] = True
         due = None
     else:
-        received = row.received_at
-        replaced = pending.settle_earlier(services, session, request, recipient, received, now)
+        replaced = pending.settle_earlier(services, session, request, recipient, row, now)
         due = pending.due_at(services, reading, link, late=late, now=now)
-        if pending.superseded(session, request, recipient, row.id, received):
-            # Read after a later answer of the same lawyer's: kept, never in effect.
-            data, kind, new_status, due = (
-                pending.superseded_data(data),
-                "reply",
-                request.status,
-                None,
-            )
+        data, kind, due = pending.unless_superseded(session, recipient, row, (data, kind, due))
     if due is not None:
         data = pending.held_data(data, kind, new_status, due)
         kind = pending.PENDING_KIND
@@ -180,11 +168,19 @@ def record_reply(
     return Outcome("recorded", detail, request, recipient, turn.id)
 
 
-def _policy_refuses(services: Services, check: SenderCheck, reading: Reading) -> str:
-    """Why the sender policy holds this reply (``assurance.refusal``), or ""."""
+def _policy_refuses(
+    services: Services, check: SenderCheck, reading: Reading, subject_reference: tuple[str, str]
+) -> str:
+    """Why the sender policy holds this reply (``assurance.refusal``), or "".
+
+    ``subject_reference``: the reply's subject and its request's reference. An answer
+    link naming another request decides neither: it is held and the lawyer asked.
+    """
     if check.strength == "vouched":
         # An operator accepted it, or the lawyer confirmed it.
         return ""
+    if crossed_link := crossed.other_request(reading, *subject_reference):
+        return crossed_link
     # Thanks or a greeting moves nothing, so it is read as a question is.
     if reading.kind == NO_ANSWER_KIND:
         kind: DecisionKind | None = DecisionKind.QUESTION

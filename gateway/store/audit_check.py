@@ -157,7 +157,9 @@ def verify(
     verdict.checkpoints = len(rows)
     verdict.pending = int(
         session.scalar(
-            select(func.count()).select_from(AuditEntry).where(AuditEntry.leaf_index.is_(None))
+            select(func.count())
+            .select_from(AuditEntry)
+            .where(AuditEntry.leaf_index.is_(None), AuditEntry.refused.is_(None))
         )
         or 0
     )
@@ -201,6 +203,9 @@ def verify(
         saved_problem = _saved_problem(target, edge.size, rows)
     if saved_problem is not None:
         verdict.problems.append(saved_problem)
+    refused = _refused_problem(session)
+    if refused is not None:
+        verdict.problems.append(refused)
     if cursor is not None:
         cursor.finish(complete=problem is None)
         verdict.mirror_lines, verdict.mirror_behind = cursor.line_no, cursor.behind
@@ -208,6 +213,28 @@ def verify(
         if cursor.problem is not None:
             verdict.problems.append(cursor.problem)
     return verdict
+
+
+def _refused_problem(session: Session) -> Problem | None:
+    """Rows the sequencer refused to integrate: someone wrote to the audit table directly."""
+    seqs = list(
+        session.scalars(
+            select(AuditEntry.seq)
+            .where(AuditEntry.refused.is_not(None))
+            .order_by(AuditEntry.seq)
+            .limit(11)
+        )
+    )
+    if not seqs:
+        return None
+    shown = ", ".join(str(s) for s in seqs[:10]) + (", ..." if len(seqs) > 10 else "")
+    return Problem(
+        "database",
+        f"entries {shown}",
+        "inserted",
+        "written to the audit table by something other than the gateway (no valid MAC); "
+        "refused, never signed into the log (their audit.entry_refused entries name them)",
+    )
 
 
 def _size_problem(leaves: int, signed: int) -> Problem | None:

@@ -39,7 +39,7 @@ def reply_with(own: str, attached: EmailMessage, disposition: str | None) -> byt
     msg["Subject"] = "Re: May we sign the ACME NDA? [HFA-00001]"
     msg.set_content(own)
     msg.add_attachment(attached)
-    part = msg.get_payload()[-1]
+    part = list(msg.iter_attachments())[-1]
     del part["Content-Disposition"]
     if disposition is not None:
         part["Content-Disposition"] = disposition
