@@ -36,6 +36,17 @@ def sql(database: Path, statement: str) -> list[tuple[object, ...]]:
         engine.dispose()
 
 
+def verify(tmp_path: Path) -> subprocess.CompletedProcess[str]:
+    """``hfa audit verify`` on the gateway's data directory, as ops run it."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
+    config = make_config(tmp_path / "var")
+    env |= {f"HFA_{k.upper()}": v for k, v in config.raw.items() if v}
+    env["PYTHONPATH"] = str(ROOT)
+    return subprocess.run(
+        [*HFA, "audit", "verify"], env=env, capture_output=True, text=True, timeout=120
+    )
+
+
 def test_a_row_inserted_while_stopped_is_refused_and_reported(tmp_path: Path) -> None:
     process, database, _port = serve(tmp_path, "var")
     stop(process)
@@ -46,6 +57,9 @@ def test_a_row_inserted_while_stopped_is_refused_and_reported(tmp_path: Path) ->
         '\'{"kind": "approval"}\')',
     )
     [(forged,)] = sql(database, "SELECT max(seq) FROM audit")
+    # Seen while the gateway is stopped, before any sequencer looked at it.
+    stopped = verify(tmp_path)
+    assert stopped.returncode == 1 and f"entries {forged}" in stopped.stdout + stopped.stderr
 
     process, database, _port = serve(tmp_path, "var")
     try:
@@ -65,12 +79,6 @@ def test_a_row_inserted_while_stopped_is_refused_and_reported(tmp_path: Path) ->
     )
     assert len(reports) == 1 and f'"seq":{forged}' in str(reports[0][0]).replace(" ", "")
 
-    env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
-    config = make_config(tmp_path / "var")
-    env |= {f"HFA_{k.upper()}": v for k, v in config.raw.items() if v}
-    env["PYTHONPATH"] = str(ROOT)
-    verify = subprocess.run(
-        [*HFA, "audit", "verify"], env=env, capture_output=True, text=True, timeout=120
-    )
-    assert verify.returncode == 1, verify.stdout + verify.stderr
-    assert f"entries {forged}" in verify.stdout + verify.stderr
+    after = verify(tmp_path)
+    assert after.returncode == 1, after.stdout + after.stderr
+    assert f"entries {forged}" in after.stdout + after.stderr
