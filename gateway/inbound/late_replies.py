@@ -13,11 +13,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.services import Services
 from gateway.store import arrivals
-from gateway.store.models import InboundMessage, Recipient, Turn
+from gateway.store.models import InboundMessage, Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
 
 
@@ -81,3 +82,18 @@ def unread_in_window(services: Services, session: Session, pending_id: int) -> b
             if verified is not None and verified.recipient_id == row.recipient_id:
                 return True
     return False
+
+
+def request_free(session: Session, pending_id: int) -> bool:
+    """Lock the reading's request, unless another transaction holds it (PostgreSQL): then
+    False at once, and the reading waits for the next pass. A worker recording a reply
+    takes the request's row before the fence; so does the job that ends windows."""
+    if session.get_bind().dialect.name != "postgresql":
+        return True
+    owner = select(PendingReading.request_id).where(PendingReading.id == pending_id)
+    query = (
+        select(Request.id)
+        .where(Request.id == owner.scalar_subquery())
+        .with_for_update(skip_locked=True)
+    )
+    return session.scalar(query) is not None

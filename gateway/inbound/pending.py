@@ -44,7 +44,7 @@ from sqlalchemy.orm import Session
 from gateway.contract import iso
 from gateway.errors import StorageError
 from gateway.inbound.effect import put_into_effect, tell_and_push
-from gateway.inbound.late_replies import received_of, unread_in_window
+from gateway.inbound.late_replies import received_of, request_free, unread_in_window
 from gateway.inbound.late_replies import unless_superseded as unless_superseded
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
 from gateway.replies import Reading
@@ -317,6 +317,9 @@ def settle_due(services: Services) -> int:
     for pending_id in due:
         try:
             with services.db.transaction() as session:
+                # The request's row before the fence, in the order a worker takes them.
+                if not request_free(session, pending_id):
+                    continue
                 if unread_in_window(services, session, pending_id):
                     continue
                 settled += take_effect(services, session, pending_id, now, unless_taken=True)

@@ -67,7 +67,9 @@ def fence(session: Session, *, exclusive: bool) -> None:
 
     ``exclusive=False`` in a listener's transaction, before it reads the clock;
     ``exclusive=True`` in the transaction that ends a window, before it looks for
-    unread replies. Nothing to do on SQLite: both hold its one write lock.
+    unread replies, after the request's row (as a worker recording a reply takes
+    them), so that no two transactions wait on each other. Nothing to do on SQLite:
+    both hold its one write lock.
     """
     if session.get_bind().dialect.name != "postgresql":
         return

@@ -16,6 +16,7 @@ test, on SQLite and PostgreSQL.
 from __future__ import annotations
 
 import itertools
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
@@ -30,6 +31,7 @@ from gateway.inbound.listener import store_inbound
 from gateway.inbound.worker import claim_pending, process_batch
 from gateway.intake.filing import file_request
 from gateway.services import Services, build_services
+from gateway.store import arrivals
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
 from tests.conftest import LAWYER, REPLY_DOMAIN, make_config
 
@@ -207,3 +209,35 @@ def test_the_orders_include_the_review_s_faults() -> None:
     found = set(orders())
     assert ("recv0", "read", "recv1", "end", "read", "crash") in found
     assert ("recv0", "read", "recv1", "crash", "end", "read") in found
+
+
+def test_a_reply_being_stored_at_the_window_s_end_is_waited_for_never_raced(
+    gateway: Services, clock: FrozenClock
+) -> None:
+    """PostgreSQL: while a listener's transaction is storing a reply (it holds the shared
+    fence), neither the worker nor the job that ends windows puts a due reading into
+    effect: both wait for the listener's commit, then the window ends before the later
+    reply counts."""
+    if gateway.db.is_sqlite:
+        pytest.skip("SQLite orders them by its one write lock")
+    run = new_request(gateway, clock, "reject_link")
+    run.receive("recv0")
+    run.read()
+    clock.advance(WINDOW + STEP)
+    run.receive("recv1")
+    with gateway.db.transaction() as listener:
+        arrivals.fence(listener, exclusive=False)
+        worker = threading.Thread(target=run.read)
+        job = threading.Thread(target=lambda: pending.settle_due(gateway))
+        worker.start()
+        job.start()
+        worker.join(timeout=1.0)
+        job.join(timeout=1.0)
+        # Both wait for the listener's commit; nothing took effect meanwhile.
+        assert worker.is_alive() or job.is_alive()
+        assert decisions_in_effect(run) == []
+    worker.join(timeout=20)
+    job.join(timeout=20)
+    pending.settle_due(gateway)
+    # The lawyer's answer in time first, then the later correction: as it was sent.
+    assert decisions_in_effect(run) == ["approval", "rejection"]
