@@ -1,3 +1,3 @@
 """hfa-gateway: agents ask a human lawyer by email; every answer is recorded."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

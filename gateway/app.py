@@ -20,7 +20,7 @@ from typing import Any
 import uvicorn
 from sqlalchemy.orm import Session
 
-from gateway import __version__, scheduler
+from gateway import __version__, retention, scheduler
 from gateway.errors import ConfigError
 from gateway.http import mounts
 from gateway.http.app import build_app
@@ -232,6 +232,7 @@ class Gateway:
         self._tasks.append(asyncio.create_task(outbox.run_forever(self._stop)))
         self._tasks.append(asyncio.create_task(inbound.run_forever(self._stop)))
         self._tasks.extend(scheduler.start(self.services, self._stop))
+        self._tasks.append(retention.start(self.services, self._stop))
         self._tasks.append(asyncio.create_task(a2h_push.run_callbacks(self.services, self._stop)))
         self._tasks.append(asyncio.create_task(self._sequencer()))
         if self._witnessing.targets:

@@ -7,9 +7,10 @@ reminders_sent = n``): when several gateway processes look at the same
 request, exactly one UPDATE matches and only that process sends. The
 ``schedules`` row makes the scan itself happen once per interval.
 
-A reminder goes to every recipient of the request, in the same mail thread,
-while it is ``recorded`` or ``reviewed`` and no human has written; it is a
-``system`` turn and an audit event. After ``HFA_ESCALATE_AFTER`` unanswered
+A reminder goes to every recipient of the request (under a policy with votes
+in, to those still awaited), in the same mail thread, while it is ``recorded``
+or ``reviewed`` and no human has written; never while a reply waits out its
+correction window. It is a ``system`` turn and an audit event. After ``HFA_ESCALATE_AFTER`` unanswered
 reminders the request also goes to the category's ``HFA_ESCALATION``
 addresses, as new recipients whose replies count as the lawyers' would. A
 deadline that passes without an answer is a ``system`` turn, pushed to the
@@ -38,7 +39,7 @@ from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
 from gateway.store.thread import add_turn, change_status
-from gateway.store.votes import awaited, votes_awaited, waiting_for
+from gateway.store.votes import awaited, reading_pending, votes_awaited, waiting_for
 
 log = logging.getLogger(__name__)
 
@@ -68,6 +69,9 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         awaiting = awaited(session, request_id)
         if request.first_human_reply_at is not None and awaiting is None:
             return ran
+        if reading_pending(session, request_id):
+            # An answer waits out its correction window: nobody is chased meanwhile.
+            return ran
         interval = config.reminders.get(request.urgency)
         if interval is None:
             return ran
@@ -90,6 +94,8 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
                 select(Recipient).where(Recipient.request_id == request.id).order_by(Recipient.id)
             )
         )
+        # Under an approval policy with votes in, only those not yet answered are reminded.
+        recipients = [r for r in recipients if awaiting is None or r.address in awaiting]
         if (
             config.escalate_after > 0
             and sent >= config.escalate_after
@@ -98,8 +104,6 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         ):
             ran.escalations += 1
         number = sent + 1
-        # Under an approval policy with votes in, only those not yet answered are reminded.
-        recipients = [r for r in recipients if awaiting is None or r.address in awaiting]
         for recipient in recipients:
             outbox.enqueue_lawyer_email(
                 services,
@@ -143,6 +147,9 @@ def backoff(interval: float, sent: int) -> timedelta:
 
 
 def _escalate(services: Services, session: Session, request: Request, now: datetime) -> bool:
+    """Send the request to the escalation contacts. The lawyers still awaited hear of it
+    in the reminder sent with it ("It was also sent to ..."), never in a second email
+    of the same second; those whose answer is in are not asked again."""
     addresses = services.config.escalation_for(request.category)
     if not addresses:
         return False
@@ -164,7 +171,6 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
     # Under an approval policy, who of them has not answered yet.
     waiting = ", ".join(waiting_for(session, request.id))
     added = []
-    new_ids: set[int] = set()
     for address in addresses:
         if address.lower() in existing:
             continue
@@ -188,18 +194,6 @@ def _escalate(services: Services, session: Session, request: Request, now: datet
             },
         )
         added.append(address)
-        new_ids.add(recipient.id)
-    if added:
-        # Counsel hears that the request went further, and to whom.
-        tell_thread(
-            services,
-            session,
-            request,
-            "escalated_notice",
-            {"to": added, "reminders": request.reminders_sent - 1},
-            at=now,
-            skip=frozenset(new_ids),
-        )
     add_turn(
         session,
         request,
@@ -332,8 +326,18 @@ def run_due(services: Services) -> Ran:
             )
         )
     total = Ran()
+    # Deadlines first: a request whose deadline notice goes out now gets no reminder in
+    # the same scan (the notice says it is still open), so no two emails arrive together.
+    noticed = set()
+    for request_id in overdue:
+        try:
+            if _deadline(services, request_id, now):
+                total.deadlines += 1
+                noticed.add(request_id)
+        except StorageError:
+            log.exception("deadline notice for request %s failed; retried next scan", request_id)
     # One transaction per request, so one bad row never holds back the rest.
-    for request_id in waiting:
+    for request_id in (r for r in waiting if r not in noticed):
         try:
             ran = _remind(services, request_id, now)
         except StorageError:
@@ -341,11 +345,6 @@ def run_due(services: Services) -> Ran:
             continue
         total.reminders += ran.reminders
         total.escalations += ran.escalations
-    for request_id in overdue:
-        try:
-            total.deadlines += _deadline(services, request_id, now)
-        except StorageError:
-            log.exception("deadline notice for request %s failed; retried next scan", request_id)
     # Steps of an approval policy that ran out of their own time.
     total.deadlines += expire_overdue_steps(services, now)
     return total

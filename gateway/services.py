@@ -13,6 +13,7 @@ from gateway.settings.config import Config
 from gateway.store.audit import AuditLog
 from gateway.store.audit_mac import EntryMacs
 from gateway.store.db import Database
+from gateway.store.pool import Pool
 from gateway.tokens import ReplyTokens, load_or_create_keys
 
 T = TypeVar("T")
@@ -44,9 +45,29 @@ class Services:
         self.db.dispose()
 
 
-def build_services(config: Config, *, clock: Clock | None = None, migrate: bool = True) -> Services:
+# PostgreSQL connections a process keeps open between bursts, per role it runs: what its
+# loops use at once when work trickles in (the worker's outbox, inbound and sequencer; the
+# listeners' commits). A burst opens more, as many as the threads that use the database
+# at once (``Pool``), and closes them as they come back.
+KEPT_PER_ROLE = {"http": 2, "smtp": 1, "worker": 3}
+ALL_ROLES = ("http", "smtp", "worker")
+
+
+def pool_for(roles: tuple[str, ...]) -> Pool:
+    """The connection pool of a process running ``roles`` (none: a command)."""
+    kept = max(1, sum(KEPT_PER_ROLE.get(role, 0) for role in roles))
+    return Pool(kept, name="hfa " + (",".join(roles) or "cli"))
+
+
+def build_services(
+    config: Config,
+    *,
+    clock: Clock | None = None,
+    migrate: bool = True,
+    roles: tuple[str, ...] = ALL_ROLES,
+) -> Services:
     config.data_dir.mkdir(parents=True, exist_ok=True)
-    db = Database(config.database_url)
+    db = Database(config.database_url, pool=pool_for(roles))
     if migrate:
         db.ensure_schema()
     keys = load_or_create_keys(config.secret_keys, config.data_dir)

@@ -71,6 +71,7 @@ LAZY_IMPORTS = {
     ("gateway/replies/__init__.py", "gateway.replies.empty"),
     ("gateway/replies/__init__.py", "gateway.replies.language"),
     ("gateway/replies/__init__.py", "gateway.replies.reading"),
+    ("gateway/replies/__init__.py", "gateway.replies.choice"),
 }
 
 

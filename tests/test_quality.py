@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CHECKED = ("gateway", "tests", "bench")
+CHECKED = ("gateway", "tests", "bench", "examples")
 
 
 def run(*cmd: str) -> subprocess.CompletedProcess[str]:

@@ -138,17 +138,18 @@ async def test_escalation_after_unanswered_reminders_and_the_escalation_contact_
         clock.advance(timedelta(hours=2))
         ran = await scan(running)
         assert (ran.reminders, ran.escalations) == (1, 1)
-        messages = await sink.wait_for(5)
+        messages = await sink.wait_for(4)
         to_gc = [m for m in messages if m["To"] == GC]
         assert len(to_gc) == 1  # the escalation, not also a reminder
         escalation = to_gc[0]
         assert "ESCALATED" in body(escalation) and LAWYER in body(escalation)
         assert "Please review clause 7." in body(escalation)
         assert str(escalation["Subject"]).startswith("Escalated to you: ")
-        # Counsel is told the request went to the GC.
-        [told] = [m for m in messages if m["X-HFA-Kind"] == "escalated_notice"]
-        assert told["To"] == LAWYER and GC in body(told)
-        assert str(told["Subject"]).startswith("Also sent to escalation: ")
+        # Counsel is told the request went to the GC in the reminder that goes with it:
+        # one email, not a reminder and a notice in the same second.
+        assert [m for m in messages if m["X-HFA-Kind"] == "escalated_notice"] == []
+        second = [m for m in messages if m["To"] == LAWYER and m["X-HFA-Kind"] == "reminder"]
+        assert len(second) == 2 and f"also sent to {GC}" in " ".join(body(second[1]).split())
 
         with running.services.db.reading() as session:
             roles = {
@@ -166,7 +167,7 @@ async def test_escalation_after_unanswered_reminders_and_the_escalation_contact_
         clock.advance(timedelta(hours=2))
         ran = await scan(running)
         assert (ran.reminders, ran.escalations) == (1, 0)
-        await sink.wait_for(7)
+        await sink.wait_for(6)
 
         await send(reply_to(escalation, "APPROVE. Go ahead.", sender=GC), running.smtp_port)
         thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
@@ -176,10 +177,10 @@ async def test_escalation_after_unanswered_reminders_and_the_escalation_contact_
         kinds = [t["kind"] for t in thread["turns"] if t["author"] == "system"]
         assert "escalated" in kinds
         # Counsel hears that the GC answered, and what; the GC gets the receipt.
-        messages = await sink.wait_for(9)
+        messages = await sink.wait_for(8)
         [other] = [m for m in messages if m["X-HFA-Kind"] == "answered_by_other"]
         assert other["To"] == LAWYER and GC in body(other) and "APPROVAL" in body(other)
-        assert str(other["Subject"]).startswith("Answered by another lawyer: ")
+        assert str(other["Subject"]).startswith("Decided: APPROVED: ")
         [receipt] = [m for m in messages if m["X-HFA-Kind"] == "receipt"]
         assert receipt["To"] == GC
     finally:
@@ -301,9 +302,12 @@ async def test_reminders_back_off_stop_at_the_cap_and_say_when_the_deadline_pass
         reminders = [m for m in messages if m["X-HFA-Kind"] == "reminder"]
         assert [str(m["Subject"]).split(":")[0] for m in reminders] == [
             "Reminder 1",
-            "Reminder 2 (overdue)",
-            "Reminder 3 (overdue)",
+            "Reminder 2",
+            "Reminder 3",
         ]
+        # Overdue is said by the tag; the prefix's own "(overdue)" gave way to the ask.
+        assert ["OVERDUE" in str(m["Subject"]) for m in reminders] == [False, True, True]
+        assert all("“Please review clause" in str(m["Subject"]) for m in reminders)
         overdue = " ".join(body(reminders[1]).split())
         assert "The deadline passed: " in overdue and "(1 hour ago)" in overdue, overdue
         assert "last reminder" in body(reminders[2]) and "last reminder" not in body(reminders[1])
@@ -329,3 +333,50 @@ async def test_im_on_it_marks_the_request_reviewed_and_pauses_reminders(
     assert (await scan(clocked)).reminders == 0
     clock.advance(timedelta(hours=2))
     assert (await scan(clocked)).reminders == 1  # the pause is over; still no answer
+
+
+PARTNER = "partner@lawfirm.example"
+
+
+async def test_nobody_is_reminded_while_an_answer_waits_out_its_window_nor_after_it(
+    config: Config, sink: SmtpSink, clock: FrozenClock
+) -> None:
+    """2 of 3: counsel's typed approval is held for its window; no reminder goes to
+    anyone meanwhile, and afterwards only to those whose vote is still awaited."""
+    running = await start_clocked(
+        config,
+        sink,
+        clock,
+        lawyers=f"{LAWYER},{PARTNER},{GC}",
+        policies=f"*=2 of {LAWYER},{PARTNER},{GC} veto",
+        correction_window="3h",
+    )
+    try:
+        filed = await running.file(urgency="blocking")
+        first = await sink.wait_for(3)
+        asked = next(m for m in first if m["To"] == LAWYER)
+        clock.advance(timedelta(hours=1))
+        await send(reply_to(asked, "Approved."), running.smtp_port)
+        thread = await running.wait_status(
+            filed, lambda t: "pending_decision" in [x["kind"] for x in t["turns"]]
+        )
+        # The reminder falls due (2 h) inside the window: the whole request pauses.
+        clock.advance(timedelta(hours=1, minutes=30))
+        assert (await scan(running)).reminders == 0
+        # The window ends; the vote counts; the reminder goes to those still awaited.
+        clock.advance(timedelta(hours=2))
+        thread = await running.wait_status(
+            filed, lambda t: len(t["turns"][0]["policy"]["approvals"]) == 1
+        )
+        assert (await scan(running)).reminders == 1
+        turns = (await running.status(filed))["turns"]
+        [turn] = [t for t in turns if t["kind"] == "reminder_sent"]
+        assert LAWYER not in turn["body"] and PARTNER in turn["body"] and GC in turn["body"]
+        # Three requests, counsel's receipt, two reminders.
+        await sink.wait_for(6)
+        kinds = [(str(m["To"]), m["X-HFA-Kind"]) for m in sink.messages()]
+        assert (LAWYER, "reminder") not in kinds
+        assert (PARTNER, "reminder") in kinds and (GC, "reminder") in kinds
+        assert thread["status"] == "reviewed"
+    finally:
+        await stop_running(running)

@@ -114,6 +114,7 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
                 "mirror_lines": verdict.mirror_lines,
                 "mirror_behind": verdict.mirror_behind,
                 "mirror_start": verdict.mirror_start,
+                "erased": len(verdict.erased),
                 "seconds": round(seconds, 3),
                 "problems": [
                     {
@@ -148,6 +149,11 @@ def _report(verdict: Verdict, seconds: float, as_json: bool) -> None:
             f"OK: {verdict.leaves} leaves and {verdict.checkpoints} signed checkpoints agree"
             f"{mirrored}; tree size {verdict.tree_size}, root {verdict.root.hex()}"
             + (f"; {verdict.pending} entries wait for the sequencer" if verdict.pending else "")
+            + (
+                f"; {len(verdict.erased)} erased entries checked by their leaf hashes"
+                if verdict.erased
+                else ""
+            )
         )
     rate = verdict.leaves / seconds if seconds > 0 else 0.0
     print(f"checked in {seconds:.2f}s ({rate:,.0f} entries/s)")
@@ -270,11 +276,13 @@ def cmd_mirror(args: argparse.Namespace) -> int:
     path = services.config.data_dir / "audit.jsonl"
     try:
         copied = mirror.complete(path, services.db.engine)
+        # Lines of entries erased since they were written (on another host, say).
+        rewritten = mirror.apply_erasures(path, services.db.engine)
     except ValueError as exc:
         return fail(str(exc), EXIT_FAILED)
     finally:
         services.close()
-    print(f"copied {copied} integrated entries to {path}")
+    print(f"copied {copied} integrated entries to {path}; {rewritten} erased lines rewritten")
     return EXIT_OK
 
 

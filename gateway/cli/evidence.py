@@ -38,7 +38,8 @@ def cmd_export(args: argparse.Namespace) -> int:
     )
     if done.unsent:
         print(
-            f"note: {done.unsent} email(s) were sent before the gateway kept the bytes it relayed",
+            f"note: {done.unsent} email(s) are not in it: their bytes were not kept (sent before "
+            "the gateway kept what it relayed, or removed past HFA_RETENTION's raw period)",
             file=sys.stderr,
         )
     print(

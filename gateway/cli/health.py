@@ -33,8 +33,9 @@ def cmd_health(args: argparse.Namespace) -> int:
         return EXIT_NO_DATABASE
     try:
         witnesses = witness_report.read_reports(config.database_url, config.data_dir)
+        failed = liveness.read_failed_outbox(config.database_url, config.data_dir)
     except ConfigError:
-        witnesses = []  # a schema of an earlier release: the roles still answer
+        witnesses, failed = [], 0  # a schema of an earlier release: the roles still answer
     roles = liveness.roles_health_of(rows, now, config.ready_role_seconds, here_only=args.here)
     if args.here:
         rows = [p for p in rows if p.host == socket.gethostname()]
@@ -45,6 +46,7 @@ def cmd_health(args: argparse.Namespace) -> int:
             {
                 "status": "ok" if not missing else "degraded",
                 "within_seconds": config.ready_role_seconds,
+                "failed_outbox": failed,
                 "roles": {
                     r.role: {
                         "live": r.live,
@@ -86,6 +88,12 @@ def cmd_health(args: argparse.Namespace) -> int:
         for w in witnesses:
             said = f"FAILING: {w.error}" if w.error else f"last cosigned {w.ok_at}"
             print(f"witness {w.name}: cosigned {w.size} entries, {w.lag} behind; {said}")
+        if failed:
+            # Not a reason to restart (exit stays 0): nobody will be told until someone acts.
+            print(
+                f"outbox: {failed} email(s) or webhook call(s) FAILED and will not be retried; "
+                "see `hfa outbox list --failed`, then `hfa outbox retry`"
+            )
         if missing:
             print(
                 f"no live process seen in the last {config.ready_role_seconds:.0f}s for: "

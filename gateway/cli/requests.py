@@ -1,4 +1,4 @@
-"""``hfa requests list|show|close``: the requests as ops see them."""
+"""``hfa requests list|show|close|reassign|erase``: the requests as ops see them."""
 
 from __future__ import annotations
 
@@ -84,8 +84,14 @@ def _reassign(args: argparse.Namespace) -> int:
     return requests_reassign.cmd_reassign(args)
 
 
+def _erase(args: argparse.Namespace) -> int:
+    from gateway.cli import requests_erase
+
+    return requests_erase.cmd_erase(args)
+
+
 def register(sub: Any) -> None:
-    p = sub.add_parser("requests", help="list, show, close and reassign requests")
+    p = sub.add_parser("requests", help="list, show, close, reassign and erase requests")
     s = p.add_subparsers(dest="requests_command", required=True, metavar="ACTION")
     ls = s.add_parser("list", help="requests, newest last")
     ls.add_argument("--status", choices=tuple(contract_statuses()))
@@ -112,6 +118,13 @@ def register(sub: Any) -> None:
     move.add_argument("--reason", required=True, help="why; recorded in the thread")
     move.add_argument("--by", help="who decided (default: $USER)")
     move.set_defaults(handler=_reassign)
+    erase = s.add_parser(
+        "erase", help="erase an ended request's content (right to erasure; audited)"
+    )
+    erase.add_argument("reference")
+    erase.add_argument("--reason", required=True, help="why; recorded in the thread and the log")
+    erase.add_argument("--by", help="who decided (default: $USER)")
+    erase.set_defaults(handler=_erase)
 
 
 def contract_statuses() -> tuple[str, ...]:

@@ -30,7 +30,7 @@ log = logging.getLogger("gateway")
 
 
 async def _serve(config: Config, roles: tuple[str, ...]) -> int:
-    services = build_services(config)
+    services = build_services(config, roles=roles)
     gateway = Gateway(services, roles=roles)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

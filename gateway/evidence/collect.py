@@ -9,6 +9,7 @@ number of entries it proves.
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from gateway.store import blobs, merkle, state, witness_report
 from gateway.store.audit import fields_of
 from gateway.store.audit_mac import EntryMacs
 from gateway.store.db import Database
+from gateway.store.erasure import erased_marker
 from gateway.store.models import (
     ApiKey,
     AuditCheckpoint,
@@ -40,6 +42,10 @@ from gateway.store.signing import LogKeys
 # How long an export waits for the sequencer to put the thread's newest entries in a
 # signed checkpoint (it runs every HFA_AUDIT_INTEGRATE_SECONDS in a worker).
 SETTLE_SECONDS = 15.0
+
+
+# The hash of no bytes: a message received empty, not one whose bytes were removed.
+_EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
 
 
 class NotProvable(LookupError):
@@ -92,7 +98,8 @@ def _request(session: Session, reference: str) -> Request:
 
 
 def _emails(session: Session, request_id: int, sender: str) -> tuple[list[Email], int]:
-    """The thread's emails oldest first, and how many sent ones were kept without their bytes."""
+    """The thread's emails oldest first, and how many were kept without their bytes (sent
+    before the gateway kept them, or removed past their retention period)."""
     sent = session.scalars(
         select(OutboxItem)
         .options(undefer(OutboxItem.relayed))
@@ -122,6 +129,9 @@ def _emails(session: Session, request_id: int, sender: str) -> tuple[list[Email]
     for row in session.scalars(
         select(InboundMessage).where(InboundMessage.request_id == request_id)
     ):
+        if not row.size and row.sha256 != _EMPTY_SHA256:
+            unsent += 1  # its bytes were removed past HFA_RETENTION's raw period
+            continue
         emails.append(
             Email(
                 "inbound",
@@ -241,6 +251,13 @@ def collect(session: Session, reference: str, sender: str, *, witnessed: bool = 
     against where it covers the thread."""
     request = _request(session, reference)
     reference = request.reference
+    erased = erased_marker(request)
+    if erased is not None:
+        # What a bundle proves is gone; the bundles made before still verify.
+        raise NotProvable(
+            f"{reference}'s content was erased on {erased['at']} ({erased['reason']}): "
+            "a bundle made before the erasure still verifies"
+        )
     emails, unsent = _emails(session, request.id, sender)
     inbound = {e.inbound_id: e.at for e in emails if e.inbound_id is not None}
     entries = [

@@ -62,12 +62,26 @@ def message_arguments(services: Services, body: dict[str, Any]) -> tuple[str, di
         "agent_name": "A2H agent",
         "a2h_uid": uid,
     }
+    choices = _enum_of(spec.get("response_schema"))
+    if choices:
+        # A schema of one string from an enum is a multiple choice of its values.
+        arguments["options"] = {"format": "multiple_choice", "choices": choices}
     channel = spec.get("channel_id")
     if isinstance(channel, str) and "@" in channel:
         compat.check_lawyer(services, category, channel, "spec.channel_id")
     elif channel is not None:
         arguments["a2h_channel_id"] = str(channel)
     return uid, arguments
+
+
+def _enum_of(schema: Any) -> list[str]:
+    """The values of a ``{"type": "string", "enum": [...]}`` response schema, else none."""
+    if not isinstance(schema, dict) or schema.get("type") != "string":
+        return []
+    values = schema.get("enum")
+    if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+        return []
+    return list(values)
 
 
 def with_status(loaded: compat.Loaded) -> dict[str, Any]:
@@ -79,6 +93,9 @@ def with_status(loaded: compat.Loaded) -> dict[str, Any]:
         status["humanMessage"] = answer.text
         if not is_approval_schema(spec.get("response_schema")):
             status["response"] = answer.text
+        if answer.choice is not None:
+            # The enum value picked: what the response schema asks for.
+            status["response"] = status["choice"] = answer.choice
     if decision is not None and is_approval_schema(spec.get("response_schema")):
         status["response"] = {"approved": decision.approved, "comment": decision.text}
         if decision.conditions:

@@ -149,7 +149,25 @@ def contact_arguments(services: Services, body: dict[str, Any]) -> tuple[str, di
         "humanlayer_call_id": call_id,
         **thread,
     }
+    names = _option_names(spec.get("response_options"))
+    if names:
+        # Each response option is a choice, by its name; the answer names the one picked.
+        arguments["options"] = {"format": "multiple_choice", "choices": names}
     return call_id, arguments
+
+
+def _option_names(value: Any) -> list[str]:
+    """The names of ``spec.response_options`` (HumanLayer's ``ResponseOption``)."""
+    if value is None:
+        return []
+    listed = value if isinstance(value, list) else None
+    names = [o.get("name") for o in listed or [] if isinstance(o, dict)]
+    if listed is None or len(names) != len(listed) or not all(isinstance(n, str) for n in names):
+        raise InvalidRequest(
+            "spec.response_options must be a list of objects with a name",
+            [FieldProblem("spec.response_options", 'a list such as [{"name": "approve"}]')],
+        )
+    return [str(n) for n in names]
 
 
 def _with_status(loaded: compat.Loaded, protocol: str) -> dict[str, Any]:
@@ -168,7 +186,8 @@ def _with_status(loaded: compat.Loaded, protocol: str) -> dict[str, Any]:
         status.update(
             responded_at=contract.iso(answer.at) if answer else None,
             response=answer.text if answer else None,
-            response_option_name=None,
+            # The response option the lawyer picked, by its name (``options.choices``).
+            response_option_name=answer.choice if answer else None,
         )
     return {**document, "status": status, "reference": loaded.request.reference}
 

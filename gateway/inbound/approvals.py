@@ -145,6 +145,20 @@ def cast_vote(
         return Counted(None, counted_as.person, True, counted_as)
     counted = Counted(counted_as, counted_as.person)
     _mark_on_thread(services, session, request, counted, now)
+    if counted.late_conflict:
+        _tell_objection(services, session, request, recipient, turn, counted, now)
+    elif counted_as.reached_now and "held_turn" in turn.data and _needs_several(counted_as.policy):
+        # The deciding answer waited out its window: its receipt went out before the
+        # outcome, so this lawyer gets the outcome email like everyone else.
+        outbox.enqueue_lawyer_email(
+            services,
+            session,
+            request,
+            recipient,
+            purpose="answered_by_other",
+            at=now,
+            payload={"who": counted.person, "outcome": counted.policy()},
+        )
     return counted
 
 
@@ -175,11 +189,40 @@ def _mark_on_thread(
             at=now,
             body=f"Conflicting vote: {counted.person} disagrees with the outcome "
             f"({evaluation.outcome.replace('_', ' ')}), reached earlier. The outcome stands; "
-            "both are on the record.",
+            "both are on the record, and every approver has been told of the objection.",
             data={"policy": state.as_object()},
         )
     if not evaluation.decided and evaluation.step > state.step_before:
         ask_step(services, session, request, state.policy.steps[evaluation.step].members, now)
+
+
+def _tell_objection(
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    turn: Turn,
+    counted: Counted,
+    now: datetime,
+) -> None:
+    """A vote against an outcome already reached is an alarm: every other human on the
+    thread hears who objected and why (the objector's receipt says so, the agent gets
+    the push). The outcome stands: the agent may already have acted on it."""
+    tell_thread(
+        services,
+        session,
+        request,
+        "late_objection",
+        {
+            "who": counted.person,
+            "decision_label": "REJECTION" if turn.kind == "rejection" else "APPROVAL",
+            "body": turn.body,
+            "at": now.isoformat(),
+            "outcome": counted.policy(),
+        },
+        at=now,
+        skip=frozenset({recipient.id}),
+    )
 
 
 def _needs_several(policy: rules.Policy) -> bool:

@@ -32,7 +32,6 @@ import secrets
 import struct
 from datetime import datetime, timedelta
 from email.message import EmailMessage
-from email.utils import format_datetime, formataddr
 from typing import Any
 
 from itsdangerous import Signer
@@ -46,9 +45,8 @@ from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import parse_stored
 from gateway.inbound.record import Outcome, finish, record_reply, reply_of, text_of
 from gateway.inbound.sender import SenderCheck
-from gateway.outbound import outbox, when
-from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
-from gateway.outbound.mime import display_address
+from gateway.outbound import outbox
+from gateway.outbound.challenge_mail import challenge_mail
 from gateway.outbound.outbox import Deliverer
 from gateway.outbound.transports import mail_transport
 from gateway.replies import DecisionKind, Reading, ReplyError, read_reply
@@ -178,34 +176,11 @@ def send(
 
 
 def compose(services: Services, item: OutboxItem) -> EmailMessage:
-    config = services.config
-    payload = dict(item.payload)
-    subject = (
-        f"Did you send this reply? {payload.get('reference', '')} - reply CONFIRM to record it"
-    )
-    confirm_to = challenge_address(services, int(payload["inbound_id"]))
-    # As the lawyer's clock shows it, never an ISO timestamp.
-    payload["received_at"] = when.local_iso(
-        payload.get("received_at"), when.zone(config.lawyer.timezone)
-    )
-    text, html = services.renderer.render(
-        "sender_challenge", subject=subject, confirm_to=confirm_to, **payload
-    )
-    msg = EmailMessage()
-    msg["From"] = display_address(config.lawyer.from_name, config.mail_from)
-    msg["To"] = item.target
-    msg["Reply-To"] = formataddr((f"{payload.get('reference', '')} confirm", confirm_to))
-    msg["Subject"] = header_safe(subject)
-    msg["Date"] = format_datetime(item.created_at)
-    msg["Message-ID"] = item.message_id
-    msg["Auto-Submitted"] = "auto-generated"
-    msg["X-Auto-Response-Suppress"] = "All"
-    msg["X-HFA-Kind"] = PURPOSE
-    msg["List-Id"] = list_id(config.reply_domain)
-    msg[LOOP_HEADER] = config.reply_domain
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    return msg
+    """The challenge, written in the lawyer's language (``outbound.challenge_mail``)."""
+    confirm_to = challenge_address(services, int(item.payload["inbound_id"]))
+    with services.db.reading() as session:
+        request = session.get(Request, item.request_id) if item.request_id else None
+        return challenge_mail(services, item, confirm_to, request)
 
 
 def deliverers(services: Services) -> dict[str, Deliverer]:

@@ -49,6 +49,9 @@ def status_after(reading: Reading, request: Request) -> str:
         return STATUS_OF[reading.kind]
     if request.status not in AWAITING_ANSWER:
         return request.status
+    if reading.choice is not None:
+        # A pick of the agent's choices answers what was asked.
+        return "answered"
     return "reviewed" if ask_of(request).proposed_action else "answered"
 
 

@@ -46,7 +46,8 @@ from gateway.errors import StorageError
 from gateway.inbound.effect import put_into_effect, tell_and_push
 from gateway.inbound.late_replies import received_of, request_free, unread_in_window
 from gateway.inbound.late_replies import unless_superseded as unless_superseded
-from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject
+from gateway.options import MAX_CHOICES
+from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject, untouched_choice
 from gateway.replies import Reading
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient, Request, Turn
@@ -82,10 +83,14 @@ def untouched_link(reading: Reading, subject: str, text: str, reference: str) ->
     nothing but the keyword line, and the reading the one the link stands for;
     anything else is typed text and waits out the window.
     """
+    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    tap = untouched_choice(subject, lines, reference, MAX_CHOICES) if reading.choice else None
+    if tap is not None:
+        # A choice button sent as it opened: the structured channel, in effect at once.
+        return tap
     if not reading.decides or reading.read_from != "quick_reply":
         return None
     wanted = " ".join(subject.split()).casefold()
-    lines = [line.strip() for line in text.strip().splitlines() if line.strip()]
     for link in QUICK_REPLIES:
         if quick_subject(link.keyword, reference).casefold() != wanted:
             continue
@@ -116,7 +121,8 @@ def due_at(
     """When a reading of typed text takes effect; None when it acts at once or decides
     nothing. Every decision read from typed text waits out the window."""
     window = services.config.lawyer.correction_window_seconds
-    if window <= 0 or late or link is not None or not reading.decides:
+    # A choice picked in typed words waits too; a reply that picks nothing acts at once.
+    if window <= 0 or late or link is not None or not (reading.decides or reading.choice):
         return None
     return now + timedelta(seconds=window)
 
@@ -130,6 +136,9 @@ def held_data(data: dict[str, Any], kind: str, status: str, due: datetime) -> di
         "status": status,
         "takes_effect_at": iso(due),
     }
+    if "choice" in held:
+        # Not a pick in effect either, until the window ends.
+        held["pending"]["choice"] = held.pop("choice")
     # No reader of the thread may take a held reading for a decision in effect.
     held["decision"] = None
     held["notice"] = (
@@ -245,6 +254,8 @@ def take_effect(
     pending = held.data["pending"]
     data = {k: v for k, v in held.data.items() if k not in ("pending", "notice")}
     data |= {"decision": pending["read_as"], "held_turn": held.seq, "read_at": iso(held.at)}
+    if "choice" in pending:
+        data["choice"] = pending["choice"]
     if request.status == "closed":
         data["late"] = True
     actor = str(data.get("from", ""))

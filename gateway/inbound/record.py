@@ -31,6 +31,7 @@ from gateway.replies import (
     plain_language,
     read_reply,
     read_text,
+    with_choice,
 )
 from gateway.services import Services
 from gateway.store.models import (
@@ -105,9 +106,7 @@ def record_reply(
     """
     try:
         reply = reply_of(mail)
-        reading = read_reply(
-            text_of(mail, reply), ask_of(request), has_attachments=bool(mail.attachments)
-        )
+        reading = reading_of(mail, reply, request)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     # Held or challenged, the reply is described to the lawyer by this same reading.
@@ -189,6 +188,13 @@ def _policy_refuses(
     return refusal(services.config, check, None if reading.unclear else kind)
 
 
+def reading_of(mail: ParsedMail, reply: ReplyText, request: Request) -> Reading:
+    """The one reading of the reply, with the agent's choice it picks (if it offered any)."""
+    has_attachments = bool(mail.attachments)
+    reading = read_reply(text_of(mail, reply), ask_of(request), has_attachments=has_attachments)
+    return with_choice(reading, request.fields, mail.subject, request.reference)
+
+
 def text_of(mail: ParsedMail, reply: ReplyText) -> TextReading:
     """What the reply's text alone says: read in the reading process, or now."""
     read = mail.decision
@@ -223,6 +229,9 @@ def _turn_data(
         "attachments": attachments,
         "inbound_id": row.id,
     }
+    if reading.choice is not None:
+        # The agent's choice the lawyer picked, exactly as the agent wrote it.
+        data["choice"] = reading.choice
     if reading.conditions:
         # What the approval is subject to: the agent may act only within these.
         data["conditions"] = list(reading.conditions)

@@ -42,6 +42,7 @@ from gateway.inbound.ahead import Ahead, Known, Read, ahead_of, chunk_rows, read
 from gateway.inbound.assurance import prefetch, proven_sender
 from gateway.inbound.attachments import write_large_attachments
 from gateway.inbound.challenge import confirmed_inbound, take_confirm
+from gateway.inbound.delegation import take_delegation
 from gateway.inbound.mailparse import ParsedMail, Unparseable
 from gateway.inbound.match import (
     EarlierCopies,
@@ -168,6 +169,10 @@ def _answer(
     check = proven_sender(config, session, row, mail, recipient.address, now)
     if not check.ok:
         return Outcome("unverified_sender", check.reason, request, recipient)
+    # A DELEGATE link's reply hands the request on (gateway.inbound.delegation).
+    delegated = take_delegation(services, session, row, mail, request, recipient, check, now)
+    if delegated is not None:
+        return delegated
     outcome = record_reply(services, session, row, mail, request, recipient, check, now)
     if outcome.request is None:
         # The reply's text could not be read: held, and the thread is told.

@@ -134,6 +134,21 @@ def _collect_text(body: dict[str, Any]) -> str:
     return "\n\nPlease answer:\n" + "\n".join(lines) if lines else ""
 
 
+def choice_options(body: dict[str, Any]) -> list[tuple[str, str]]:
+    """(value, label) of each option of a COLLECT whose one component offers options."""
+    components = [c for c in body.get("components") or [] if isinstance(c, dict)]
+    if len(components) != 1 or not isinstance(components[0].get("options"), list):
+        return []
+    out = []
+    for option in components[0]["options"]:
+        value = option.get("value", option.get("label")) if isinstance(option, dict) else None
+        label = option.get("label", value) if isinstance(option, dict) else None
+        if not isinstance(value, str) or not isinstance(label, str):
+            raise _problem("components.options", "objects with a value and a label")
+        out.append((value, label))
+    return out
+
+
 def arguments_for(services: Services, body: dict[str, Any], kind: str, now: datetime) -> dict[str, Any]:  # fmt: skip
     """The ``request_human_assistance`` arguments of an AUTHORIZE, COLLECT or ESCALATE."""
     text = _rendered(body)
@@ -142,6 +157,8 @@ def arguments_for(services: Services, body: dict[str, Any], kind: str, now: date
     why = (body.get("explanation_bundle") or {}).get("why")
     if isinstance(why, str) and why.strip():
         request += f"\n\nWhy: {why}"
+    # One component of options: a multiple choice, a button per option.
+    labels = [label for _value, label in choice_options(body)] if kind == "COLLECT" else []
     if kind == "COLLECT":
         request += _collect_text(body)
     targets = (body.get("params") or {}).get("targets")
@@ -158,6 +175,8 @@ def arguments_for(services: Services, body: dict[str, Any], kind: str, now: date
     }
     if kind == "AUTHORIZE":
         arguments["proposed_action"] = text
+    if labels:
+        arguments["options"] = {"format": "multiple_choice", "choices": labels}
     channel = body.get("channel")
     address = channel.get("address") if isinstance(channel, dict) else None
     if isinstance(address, str) and address.lower().startswith("mailto:"):
@@ -304,6 +323,11 @@ def response_of(
     components = row.document.get("components") or []
     if row.intent == "COLLECT" and len(components) == 1 and isinstance(components[0], dict):
         data[str(components[0].get("name"))] = answer.text
+        if answer.choice is not None:
+            # The option picked, as its value (the label is what the lawyer saw).
+            values = {label: value for value, label in choice_options(row.document)}
+            data[str(components[0].get("name"))] = values.get(answer.choice, answer.choice)
+            data["choice"] = answer.choice
     turn: dict[str, Any] = next(
         (t for t in thread["turns"] if t["author"] == "human" and t["kind"] == answer.kind), {}
     )

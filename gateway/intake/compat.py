@@ -39,6 +39,8 @@ class Answer:
     at: datetime
     approved: bool | None
     conditions: tuple[str, ...] = ()
+    # The agent's choice the lawyer picked (a multiple choice), exactly as the agent gave it.
+    choice: str | None = None
 
 
 @dataclass(frozen=True)
@@ -206,12 +208,14 @@ def _first_answer(turns: list[Turn], kinds: tuple[str, ...]) -> Answer | None:
                 else None
             )
             conditions = tuple(str(c) for c in turn.data.get("conditions") or ())
+            choice = turn.data.get("choice")
             return Answer(
                 text=answer_text(turn.body, turn.kind, conditions),
                 kind=turn.kind,
                 at=turn.at,
                 approved=approved,
                 conditions=conditions,
+                choice=choice if isinstance(choice, str) else None,
             )
     return None
 

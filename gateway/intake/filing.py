@@ -16,7 +16,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway import contract
+from gateway import contract, options
 from gateway.errors import Conflict, FieldProblem, InvalidRequest
 from gateway.intake.following import NOTICE_ADDED as NOTICE_ADDED
 from gateway.intake.following import NOTICE_WITHDRAWN as NOTICE_WITHDRAWN
@@ -150,6 +150,8 @@ def file_request(
         max_chars=config.max_field_chars,
         values_checked=values_checked,
     )
+    # The answer's shape (an extra property): a multiple choice's choices are checked here.
+    options.check(arguments.get("options"))
     # Only a keyed filing is compared with an earlier one.
     digest = fingerprint(arguments) if idempotency_key is not None else None
     if idempotency_key is not None and digest is not None:

@@ -21,10 +21,12 @@ from sqlalchemy.orm import Session
 
 from gateway import contract, i18n
 from gateway.outbound import when
+from gateway.outbound.group import GroupState
 from gateway.outbound.mime import OutgoingMail, display_address
 from gateway.outbound.view import MailSettings, lawyer_context, subject_of
 from gateway.render import shown
 from gateway.store.models import ApiKey, OutboxItem, Recipient, Request, Turn
+from gateway.store.policy_models import RequestPolicy
 from gateway.store.thread import load_turns
 
 KNOWN_FIELDS = contract.request_fields()
@@ -50,6 +52,8 @@ PURPOSE_TEMPLATE = {
     "answered_by_other": "notice",
     "approver_away": "notice",
     "reassigned": "notice",
+    "late_objection": "notice",
+    "delegation": "notice",
 }
 
 
@@ -76,6 +80,8 @@ class MailThread:
     earlier: list[str]
     # What the request's API key says of its client and matter ({} when nothing).
     key_party: dict[str, str] = field(default_factory=dict)
+    # The request's approval policy as it stands (None: filed before policies existed).
+    group: GroupState | None = None
 
 
 # Built once: a worker reads the threads of every batch it claims, and building these
@@ -89,11 +95,19 @@ _SENT = (
     .where(OutboxItem.request_id.in_(_IDS), OutboxItem.channel == "email")
     .order_by(OutboxItem.id)
 )
+_GROUPS = select(
+    RequestPolicy.request_id,
+    RequestPolicy.rule,
+    RequestPolicy.state,
+    RequestPolicy.outcome,
+    RequestPolicy.decided_at,
+    RequestPolicy.delegates,
+).where(RequestPolicy.request_id.in_(_IDS))
 _PARTIES = select(ApiKey.name, ApiKey.client, ApiKey.matter).where(ApiKey.name.in_(_IDS))
 
 
 def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, MailThread]:
-    """The thread of each lawyer email in ``items``, by item id, in four queries for all.
+    """The thread of each lawyer email in ``items``, by item id, in five queries for all.
 
     An outbox batch is composed from these: reading each email's rows on its own
     cost more than writing the email.
@@ -110,6 +124,10 @@ def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, Mai
         turns.setdefault(turn.request_id, []).append(turn)
     sent = _sent_before(session, [i for i in emails if i.purpose != "request"])
     parties = key_parties(session, [r.api_key_name for r in requests.values() if r.api_key_name])
+    groups = {
+        row[0]: GroupState(row[1], row[2], row[3], row[4], dict(row[5] or {}))
+        for row in session.execute(_GROUPS, {"ids": request_ids})
+    }
     threads: dict[int, MailThread] = {}
     for item in emails:
         request, recipient = (
@@ -129,6 +147,7 @@ def load_threads(session: Session, items: Sequence[OutboxItem]) -> dict[int, Mai
             turns.get(request.id, []),
             earlier,
             parties.get(request.api_key_name or "", {}),
+            groups.get(request.id),
         )
     return threads
 
@@ -261,6 +280,7 @@ def compose_from_thread(
             reply_address=reply_address,
             tz=tz,
             key_party=thread.key_party,
+            group=thread.group,
         )
         text, html = renderer.render(PURPOSE_TEMPLATE[item.purpose], **context)
     headers: list[tuple[str, str]] = [

@@ -270,6 +270,9 @@ def _said(turn: dict[str, Any]) -> str:
     if conditional:
         # The news first: a subject cut short still says WITH CONDITIONS.
         said = "approved, WITH CONDITIONS, the proposed action (a conditional approval)"
+    if isinstance(reading, dict) and reading.get("exceeds"):
+        # "Only up to EUR 40,000" on a payment of 48,500: not leave to do what was asked.
+        said += f"; NOTE: {reading['exceeds']}"
     if turn.get("late"):
         said = f"replied after the request was closed ({said}): kept on the record, not acted on"
     return said

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from urllib.parse import quote
 
+from gateway import options
 from gateway.i18n import N_, _
 
 # Characters RFC 6068 allows unencoded in the address part ("some-delims" and "@").
@@ -139,3 +140,51 @@ def links_for(address: str, reference: str) -> list[QuickLink]:
         body = quick_body(reply)
         out.append(QuickLink(reply, subject, body, _mailto(to, subject, _quoted_body(body))))
     return out
+
+
+# A choice button's keyword: "CHOICE B". The letter is the same in every language, and
+# nothing the agent wrote goes into the subject or the body (``replies.choice``).
+CHOICE_KEYWORD = "CHOICE"
+
+
+@dataclass(frozen=True)
+class ChoiceLink:
+    """One choice of a multiple choice, as a button: its letter, the agent's text, the link."""
+
+    letter: str
+    text: str
+    subject: str
+    body: str
+    url: str
+
+
+def choice_keyword(letter: str) -> str:
+    return f"{CHOICE_KEYWORD} {letter}"
+
+
+def choice_links(address: str, reference: str, choices: tuple[str, ...]) -> list[ChoiceLink]:
+    """A button per choice for one lawyer's signed reply address, lettered A, B, C..."""
+    to = quote(address, safe=_ADDRESS_SAFE)
+    out = []
+    for index, text in enumerate(choices):
+        letter = options.letter(index)
+        keyword = choice_keyword(letter)
+        subject = quick_subject(keyword, reference)
+        body = f"{keyword}\n"
+        out.append(
+            ChoiceLink(letter, text, subject, body, _mailto(to, subject, _quoted_body(body)))
+        )
+    return out
+
+
+def untouched_choice(
+    subject: str, lines: list[str], reference: str, letters: int
+) -> QuickReply | None:
+    """The choice button this reply is, sent as it opened (its subject, and its keyword
+    as the whole body), as a quick reply of its own; None for anything else."""
+    wanted = " ".join(subject.split()).casefold()
+    for index in range(letters):
+        keyword = choice_keyword(options.letter(index))
+        if quick_subject(keyword, reference).casefold() == wanted and lines == [keyword]:
+            return QuickReply(f"choice_{index}", keyword, "", "", "#1e3a8a")
+    return None

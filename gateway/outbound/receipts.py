@@ -13,8 +13,10 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from gateway import options
 from gateway.i18n import _
 from gateway.outbound import when
+from gateway.outbound.group import GroupState, after_outcome, outcome_word
 from gateway.store.models import Request, Turn
 
 
@@ -188,54 +190,27 @@ def _policy_effect(payload: dict[str, Any]) -> str:
             text += " " + _("The votes conflict; all of them are on the record.")
         return text
     if parts.get("kind") == "count":
-        line = tally_line(parts)
-        counted = _(
+        # Where the votes stand is the group block's, shown live below with every name.
+        return _(
             "Your vote is counted; the agent is told only once the policy is met or can no "
             "longer be met."
         )
-        return f"{counted} {line[:1].upper()}{line[1:]}."
     return ""
 
 
-def tally_line(parts: dict[str, Any]) -> str:
-    """The count, e.g. "2 of 3 approvals needed; you are the first; waiting for partner@"."""
-    line = _("%(needed)s of %(of)s approvals needed") % parts
-    if parts.get("step"):
-        line = _("step %(step)s of %(steps)s: %(rule)s") % {**parts, "rule": line}
-    place = int(parts.get("place") or 0)
-    if place:
-        places = (
-            _("you are the first"),
-            _("you are the second"),
-            _("you are the third"),
-            _("you are the fourth"),
-            _("you are the fifth"),
-        )
-        mine = places[place - 1] if place <= len(places) else ""
-        line += "; " + (mine or _("you are number %(n)s") % {"n": place})
-    waiting = ", ".join(str(w) for w in parts.get("waiting") or ()) or _("nobody")
-    return line + "; " + _("waiting for %(who)s") % {"who": waiting}
-
-
-def outcome_word(outcome: str) -> str:
-    """A policy's outcome as the lawyer reads it, in capitals like the decision words."""
-    words = {
-        "approved": _("approved"),
-        "approved_with_conditions": _("approved with conditions"),
-        "rejected": _("rejected"),
-        "expired": _("expired"),
-        "pending": _("pending"),
-    }
-    return words.get(outcome, outcome.replace("_", " ")).upper()
-
-
 def receipt_view(
-    request: Request, turns: list[Turn], payload: dict[str, Any], tz: ZoneInfo
+    request: Request,
+    turns: list[Turn],
+    payload: dict[str, Any],
+    tz: ZoneInfo,
+    group: GroupState | None = None,
 ) -> dict[str, Any]:
     turn = _this_turn(turns, payload)
     view: dict[str, Any] = {
         "headline": _("Your reply was recorded"),
         "recorded_as": _("your reply"),
+        # The decision without "your", for a subject that needs the room for the ask.
+        "label": "",
         "target": None,
         "target_is_action": False,
         "conditions": [],
@@ -245,11 +220,10 @@ def receipt_view(
         "attachments": [],
         "late": "",
         "unsettled": False,
+        # The outcome was reached before this reply: no answer now can change it.
+        "after_outcome": False,
         "kind": "reply",
         "reading": None,
-        "tally": tally_line(payload["tally_parts"])
-        if (payload.get("tally_parts") or {}).get("kind") == "count"
-        else "",
     }
     if turn is None:
         return view
@@ -269,6 +243,10 @@ def receipt_view(
     ]
     view["standing"] = _standing(turns, turn, tz, key)
     view["reading"] = reading_view(turn, payload, tz, key)
+    view["after_outcome"] = group is not None and group.decided_before(turn.at)
+    picked = turn.data.get("choice") or (turn.data.get("pending") or {}).get("choice")
+    if key is None and isinstance(picked, str):
+        return _chose(view, request, turn, picked, tz)
     if key is None:
         view["headline"] = _("No decision was read from your reply")
         view["recorded_as"] = _("your reply (no decision)")
@@ -276,16 +254,40 @@ def receipt_view(
         view["unsettled"] = True
         return view
     view["headline"], view["recorded_as"] = _recorded_as(key)
+    view["label"] = _label(key)
     view["effect"] = (
         ""
         if view["late"] or view["reading"]["pending"]
         else _policy_effect(payload) or _effect(key)
     )
+    if view["after_outcome"] and group is not None and not view["late"]:
+        told = after_outcome(group, key, view["reading"]["pending"])
+        view["effect"], view["reading"]["then"] = told, told
     view["conditions"] = [str(c) for c in turn.data.get("conditions") or []]
     if key in ("approval", "conditional", "rejection"):
         action = request.fields.get("proposed_action")
         view["target"] = str(action or request.fields.get("request", ""))
         view["target_is_action"] = bool(action)
+    return view
+
+
+def _chose(
+    view: dict[str, Any], request: Request, turn: Turn, picked: str, tz: ZoneInfo
+) -> dict[str, Any]:
+    """The receipt of a reply that picked one of the agent's choices."""
+    choices = options.shape_of(request.fields).choices
+    letter = options.letter(choices.index(picked)) if picked in choices else "?"
+    view["headline"] = _("You chose %(letter)s: %(choice)s") % {"letter": letter, "choice": picked}
+    view["recorded_as"] = _("your choice")
+    due = (turn.data.get("pending") or {}).get("takes_effect_at")
+    if due:
+        view["effect"] = _(
+            "NOT IN EFFECT YET. It takes effect on %(when)s unless you correct it before then "
+            "with a button below or a new reply; until then the agent is told the request is "
+            "still waiting."
+        ) % {"when": _to_the_second(str(due), tz)}
+        # The buttons stay, to pick another choice inside the window.
+        view["unsettled"] = True
     return view
 
 
@@ -340,6 +342,9 @@ def reading_view(
     read_from = turn.data.get("read_from")
     return {
         "decided": key is not None,
+        # The block cut as the lawyer's signature, so a wrong cut is seen and corrected.
+        "signature": [str(line) for line in turn.data.get("signature") or []][:12],
+        "exceeds": str((turn.data.get("reading") or {}).get("exceeds") or ""),
         "because": str(turn.data.get("because") or ""),
         "rule": _rule(str(read_from), key),
         "at_once": read_from == "quick_reply" and not due,

@@ -12,6 +12,7 @@ decision reader reads only a quick reply's own subject form.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -72,20 +73,47 @@ class Tags:
         return " · ".join(t for t in (self.urgent, self.due) if t)
 
 
-def subject(prefix: str, ask: str, reference: str, tags: Tags | None = None) -> str:
+# The ask keeps at least this many characters, about four words (or all of it): the
+# kind's long prefix and then the tags give way first, so every kind of email, in every
+# language, names the ask.
+MIN_ASK = 24
+
+
+def subject(
+    prefix: str,
+    ask: str,
+    reference: str,
+    tags: Tags | None = None,
+    short: str | Sequence[str] = (),
+) -> str:
     """``<prefix>"<gist>" · <tags> [<reference>]``, at most 78 characters.
 
-    The prefix names the kind of email ("Reminder 2 (overdue): "); the gist is
-    shortened first, then dropped, so the kind, the tags and the reference
-    always fit.
+    The prefix names the kind of email ("Reminder 2 (overdue): "). When the ask
+    would keep fewer than MIN_ASK characters, the prefix gives way to its
+    ``short`` forms first (shorter and shorter), then the due date, then the
+    urgency; only then is the ask shortened further, so the kind and the
+    reference always fit and the ask's first words stay.
     """
-    tail_parts = [tags.text()] if tags and tags.text() else []
-    tail = " · ".join(tail_parts)
+    cleaned = gist(ask)
+    wanted = min(len(cleaned), MIN_ASK)
+    urgent = Tags(tags.urgent) if tags else None
+    forms = [f for f in ([short] if isinstance(short, str) else list(short)) if f]
+    last = forms[-1] if forms else prefix
+    tries = [(prefix, tags), *((f, tags) for f in forms), (last, urgent), (last, None)]
+    for kind, tagged in tries:
+        line, room = _line(kind, cleaned, reference, tagged)
+        if room >= wanted:
+            return line
+    return line
+
+
+def _line(prefix: str, cleaned: str, reference: str, tags: Tags | None) -> tuple[str, int]:
+    """The subject with these parts, and how many characters the ask had room for."""
+    tail = tags.text() if tags else ""
     suffix = (f" · {tail}" if tail else "") + f" [{reference}]"
     room = MAX_SUBJECT - len(prefix) - len(suffix) - 2
-    cleaned = gist(ask)
     core = shorten(cleaned, room) if room >= 8 else ""
     line = f"{prefix}“{core}”{suffix}" if core else f"{prefix.rstrip(': ')}{suffix}"
     if len(line) > MAX_SUBJECT:
         line = shorten(line, MAX_SUBJECT)
-    return line
+    return line, room

@@ -20,10 +20,12 @@ from zoneinfo import ZoneInfo
 
 from babel.numbers import format_decimal
 
-from gateway import contract, i18n
+from gateway import contract, i18n, options
 from gateway.i18n import _, ngettext
 from gateway.outbound import quickreply, subjects, when
 from gateway.outbound.changes import notice_view
+from gateway.outbound.documents import documents
+from gateway.outbound.group import GroupState, group_view, outcome_word
 from gateway.outbound.receipts import receipt_view
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
 
@@ -213,32 +215,51 @@ def subject_of(
     ask = str(request.fields.get("request", ""))
     ref = request.reference
     purpose = item.purpose
+    tags = _tags(request, now, tz)
     if purpose == "request":
-        return subjects.subject("", ask, ref, _tags(request, now, tz))
+        return subjects.subject("", ask, ref, tags)
     if purpose == "reminder":
-        number = payload.get("reminder_number", "")
+        number = {"number": payload.get("reminder_number", "")}
         overdue = request.deadline_at is not None and request.deadline_at <= now
-        prefix = (
-            _("Reminder %(number)s (overdue): ") if overdue else _("Reminder %(number)s: ")
-        ) % {"number": number}
-        return subjects.subject(prefix, ask, ref, _tags(request, now, tz, left=True))
+        prefix = _("Reminder %(number)s (overdue): ") if overdue else _("Reminder %(number)s: ")
+        tags = _tags(request, now, tz, left=True)
+        return subjects.subject(
+            prefix % number, ask, ref, tags, short=_("Reminder %(number)s: ") % number
+        )
     if purpose == "escalation":
-        return subjects.subject(_("Escalated to you: "), ask, ref, _tags(request, now, tz))
+        return subjects.subject(_("Escalated to you: "), ask, ref, tags, short=_("Escalated: "))
     if purpose == "follow_up":
-        return subjects.subject(_("Follow-up from the agent: "), ask, ref, _tags(request, now, tz))
+        return subjects.subject(
+            _("Follow-up from the agent: "), ask, ref, tags, short=_("Follow-up: ")
+        )
     if purpose == "receipt":
         recorded = payload.get("recorded_as") or _("your reply")
-        return subjects.subject(_("Recorded: %(what)s: ") % {"what": recorded}, ask, ref)
+        label = payload.get("recorded_label")
+        forms = [_("Recorded: %(what)s: ") % {"what": label}, f"{label}: "] if label else []
+        return subjects.subject(
+            _("Recorded: %(what)s: ") % {"what": recorded},
+            ask,
+            ref,
+            short=[*forms, _("Recorded: ")],
+        )
+    outcome = payload.get("outcome")
+    if purpose == "answered_by_other" and isinstance(outcome, dict) and outcome.get("outcome"):
+        said = {"outcome": outcome_word(str(outcome["outcome"]))}
+        prefix = _("Decided: %(outcome)s: ") % said
+        return subjects.subject(prefix, ask, ref, short=f"{said['outcome']}: ")
     prefixes = {
-        "withdrawal": _("Withdrawn, no answer needed: "),
-        "closed": _("Closed, no answer needed: "),
-        "deadline_passed": _("Deadline passed: "),
-        "escalated_notice": _("Also sent to escalation: "),
-        "answered_by_other": _("Answered by another lawyer: "),
-        "approver_away": _("An approver is away: "),
-        "reassigned": _("Reassigned, no answer needed: "),
+        "withdrawal": (_("Withdrawn, no answer needed: "), _("Withdrawn: ")),
+        "closed": (_("Closed, no answer needed: "), _("Closed: ")),
+        "deadline_passed": (_("Deadline passed: "), ""),
+        "escalated_notice": (_("Also sent to escalation: "), ""),
+        "answered_by_other": (_("Answered by another lawyer: "), _("Answered: ")),
+        "approver_away": (_("An approver is away: "), _("Approver away: ")),
+        "reassigned": (_("Reassigned, no answer needed: "), _("Reassigned: ")),
+        "late_objection": (_("Objection after the outcome: "), _("Objection: ")),
+        "delegation": (_("Handed on: "), ""),
     }
-    return subjects.subject(prefixes.get(purpose, ""), ask, ref)
+    prefix, short = prefixes.get(purpose, ("", ""))
+    return subjects.subject(prefix, ask, ref, short=short)
 
 
 def quick_links(request: Request, reply_address: str) -> list[quickreply.QuickLink]:
@@ -254,19 +275,25 @@ def lawyer_context(
     reply_address: str,
     tz: ZoneInfo,
     key_party: dict[str, str] | None = None,
+    group: GroupState | None = None,
 ) -> dict[str, Any]:
     """Everything the template of ``item.purpose`` needs."""
     now = item.created_at
     payload = dict(item.payload)
     fields = request.fields
-    known = set(_contract_fields() + _FOR_KEYS + PARTY_FIELDS)
-    extra = sorted((k, str(v)) for k, v in fields.items() if k not in known)
+    files = documents(fields)
+    extra = _extra(fields, files)
     s = summary(request, now, tz, key_party)
-    receipt = receipt_view(request, turns, payload, tz) if item.purpose == "receipt" else None
+    receipt = (
+        receipt_view(request, turns, payload, tz, group) if item.purpose == "receipt" else None
+    )
     if receipt is not None:
         payload["recorded_as"] = receipt["recorded_as"]
+        payload["recorded_label"] = receipt["label"]
     subject = subject_of(item, request, now, tz, payload)
-    answerable = item.purpose in ANSWERABLE and request.status != "closed"
+    held = receipt is not None and bool(receipt["reading"] and receipt["reading"]["pending"])
+    g, settled, voted = _group_of(item, request, recipient, group, tz, held, reply_address)
+    answerable = item.purpose in ANSWERABLE and request.status != "closed" and not settled
     links = quick_links(request, reply_address) if answerable else []
     context: dict[str, Any] = {
         "subject": subject,
@@ -280,6 +307,10 @@ def lawyer_context(
         "context_size": size_of(str(fields.get("context") or "")),
         "sent_local": when.local(now, tz),
         "withdrawn": item.purpose == "withdrawal",
+        "documents": files,
+        "g": g,
+        # A follow-up asks for an answer only of a lawyer whose answer is still awaited.
+        "still_needed": not settled and not voted,
         **payload,
     }
     if "message" in payload:
@@ -293,18 +324,61 @@ def lawyer_context(
         context.setdefault("kind_label", receipt["kind"])
         # No decision read, or one to correct in a tap (inside its window or after).
         correctable = receipt["reading"] is not None and receipt["reading"]["decided"]
-        if (receipt["unsettled"] or correctable) and request.status != "closed":
+        changes = not receipt["after_outcome"]
+        if (receipt["unsettled"] or correctable) and request.status != "closed" and changes:
             context["links"] = quick_links(request, reply_address)
     escalated = [str(a) for t in turns if t.kind == "escalated" for a in t.data.get("to") or []]
     context.setdefault("overdue", s["deadline_passed"])
     context.setdefault("escalated_to", ", ".join(escalated))
     context.setdefault("last_reminder", False)
-    context["n"] = notice_view(item.purpose, request, payload, tz)
-    if context["n"]["open"] and request.status != "closed" and not context["links"]:
+    context["n"] = notice_view(item.purpose, request, payload, tz, g)
+    if context["n"]["open"] and request.status != "closed" and not context["links"] and not settled:
         # A notice about a request that still waits for this lawyer keeps the buttons.
         context["links"] = quick_links(request, reply_address)
     context["preheader"] = preheader(item.purpose, s, request)
+    # Wherever the answer links are, a multiple choice shows a button per choice above them.
+    choices = options.shape_of(fields).choices
+    context["choices"] = (
+        quickreply.choice_links(reply_address, request.reference, choices)
+        if context["links"]
+        else []
+    )
     return context
+
+
+def _extra(fields: dict[str, Any], files: list[dict[str, str]]) -> list[tuple[str, str]]:
+    """The agent's other properties, shown as details."""
+    # ``options`` is shown as the choice buttons, not as a detail; documents listed as
+    # documents are not repeated among the other details.
+    known = {*_contract_fields(), *_FOR_KEYS, *PARTY_FIELDS, "options"}
+    if files:
+        known.add("attachments")
+    return sorted((k, str(v)) for k, v in fields.items() if k not in known)
+
+
+def _group_of(
+    item: OutboxItem,
+    request: Request,
+    recipient: Recipient,
+    group: GroupState | None,
+    tz: ZoneInfo,
+    held: bool,
+    reply_address: str,
+) -> tuple[dict[str, Any] | None, bool, bool]:
+    """(the group block, the outcome is reached, this lawyer's vote is in), for a request
+    that several approvers decide; (None, False, False) for any other."""
+    g = group_view(group, recipient.address, tz, held=held)
+    if group is None or g is None:
+        return None, False, False
+    if g["awaits_me"] and item.purpose in ANSWERABLE and recipient.role != "delegate":
+        # Cannot answer it: hand it to a colleague (gateway.inbound.delegation).
+        g["delegate_url"] = quickreply.mailto(
+            reply_address,
+            quickreply.quick_subject("DELEGATE", request.reference),
+            "DELEGATE\n\n" + _("A colleague's email address:") + "\n",
+        )
+    # Decided: nothing this lawyer answers now can change the outcome, so nothing is asked.
+    return g, group.decided, group.vote_of(recipient.address) is not None
 
 
 def preheader(purpose: str, s: dict[str, Any], request: Request) -> str:

@@ -12,12 +12,16 @@ Public surface (the inbound worker depends on exactly these names):
   answer made a decision where the ask is whether to carry out the action
 - ``read_text(new_text, subject) -> TextReading`` then ``read_reply(text, ask) -> Reading``:
   the one reading of a reply that everything downstream renders, never changes
+- ``with_choice(reading, fields, subject, reference) -> Reading``: the agent's choice
+  the reply picks, where the request offered choices (``choice.py``)
 - ``is_no_answer(new_text) -> bool``: only a greeting, thanks or a signature is left
 - ``detect_automatic(headers, subject, content_type) -> AutomaticKind | None``
 - ``find_bounced_message_ids(raw) -> list[str]``: our Message-IDs a DSN is about
 - ``is_own_loop(headers, own_domain, loop_header="x-hfa-loop") -> bool``
 - ``ReplyError``: the only exception these functions raise.
 """
+
+from typing import Any
 
 from gateway.replies.answer import decide_answer
 from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
@@ -44,6 +48,7 @@ __all__ = [
     "read_decision",
     "read_reply",
     "read_text",
+    "with_choice",
 ]
 
 
@@ -80,6 +85,15 @@ def read_text(new_text: str, subject: str | None) -> TextReading:
     from gateway.replies.reading import read_text as read
 
     return read(new_text, subject)
+
+
+def with_choice(
+    reading: Reading, fields: dict[str, Any] | None, subject: str | None, reference: str
+) -> Reading:
+    """The reading with the agent's choice its reply picks, if the request offered choices."""
+    from gateway.replies.choice import with_choice as picked
+
+    return picked(reading, fields, subject, reference)
 
 
 def read_reply(text: TextReading, ask: Ask, *, has_attachments: bool = False) -> Reading:

@@ -17,6 +17,7 @@ other; a negation before the verb (or, in Japanese, after it) is a rejection.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from dataclasses import dataclass, replace
 from functools import cache
@@ -28,6 +29,7 @@ from gateway.replies.kinds import Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import is_negator
+from gateway.replies.phrases import find, merged_index
 from gateway.replies.words import Word, phrase, sentence_spans, words
 
 # How many words may stand between the opening (a yes, a permission) and the verb:
@@ -53,6 +55,12 @@ class Table:
     verbs: dict[str, tuple[Verb, ...]]
     # Said right after the verb, these permit it (languages whose verb comes last).
     after: tuple[tuple[str, ...], ...] = ()
+    # Said before all of it, they change nothing ("Per ora non pubblicare", "先别发").
+    lead_in: tuple[tuple[str, ...], ...] = ()
+    # Glued to the verb, it negates it ("nepublikujte", "nezveřejňujte").
+    negating_prefix: tuple[str, ...] = ()
+    # How a question asks whether to do it ("darf ich", "må jeg", "てもよろしいでしょうか").
+    asks: tuple[str, ...] = ()
 
 
 def _verb(entry: str) -> Verb:
@@ -73,20 +81,106 @@ def tables() -> dict[str, Table]:
             tuple(p for p in map(phrase, data.get("forbid", [])) if p),
             {k: tuple(map(_verb, v)) for k, v in data.get("verbs", {}).items()},
             tuple(p for p in map(phrase, data.get("after", [])) if p),
+            tuple(p for p in map(phrase, data.get("lead_in", [])) if p),
+            tuple(data.get("negating_prefix", [])),
+            tuple(data.get("asks", [])),
         )
     return found
 
 
 def action_of(ask: Ask) -> str | None:
-    """The canonical action the proposed action opens with ("Pay EUR 48,500" -> "pay")."""
-    found = words(ask.proposed_action or "")
+    """The canonical action of the proposed action ("Pay EUR 48,500" -> "pay"): the verb
+    it opens with in English, as agents write it; otherwise the verb of another table
+    that opens it ("Pagar la provisión", "Zapłacić fakturę") or, in a language whose
+    infinitive comes last, ends it ("De factuur betalen", "Den Mietvertrag unterzeichnen"),
+    where every table that reads one reads the same action."""
+    return _action_of(ask.proposed_action or "")
+
+
+# Languages whose infinitive closes the proposed action ("... unterzeichnen", "... betalen").
+_VERB_LAST = ("de", "nl")
+
+
+@cache
+def _action_of(proposed: str) -> str | None:
+    found = words(proposed)
     english = tables().get("en")
     if not found or english is None:
         return None
     for action, verbs in english.verbs.items():
         if any(_verb_at(found, 0, verb) for verb in verbs):
             return action
-    return None
+    named: set[str] = set()
+    for code, table in tables().items():
+        places = (0, len(found) - 1) if code in _VERB_LAST else (0,)
+        for action, verbs in table.verbs.items():
+            if any(_verb_at(found, at, verb) for at in places for verb in verbs):
+                named.add(action)
+    return named.pop() if len(named) == 1 else None
+
+
+# A question: "?" in any script, or a Japanese one ending in "か。".
+_QUESTION_END = ("?", "？")
+
+
+def asks_to_act(ask: Ask) -> bool:
+    """The request's one question asks, in any table language, whether to do the proposed
+    action: "Darf ich den Notartermin buchen?", "Må jeg betale den?", "答弁書を提出しても
+    よろしいでしょうか。". A yes or no to it is then an approval or a rejection."""
+    action = action_of(ask)
+    if action is None:
+        return False
+    parts = [p.strip() for p in re.split(r"(?<=[.!?。！？])\s*", ask.request[:4000]) if p.strip()]
+    questions = [p for p in parts if p.endswith(_QUESTION_END) or p.rstrip("。").endswith("か")]
+    if len(questions) != 1:
+        return False
+    question = questions[0].casefold()
+    found = words(question)
+    if _not_plain(question, found):
+        return False
+    for table in tables().values():
+        if not any(_asked_with(question, found, wanted) for wanted in table.asks):
+            continue
+        verbs = (verb for other in tables().values() for verb in other.verbs.get(action, ()))
+        if any(_verb_in(question, found, verb) for verb in verbs):
+            return True
+    return False
+
+
+# "Soll ich warten oder einreichen?", "Skal jeg ikke betale?": a yes answers something else.
+_OR = re.compile(r"\b(?:oder|ou|o|of|eller|tai|или|або|nebo|lub|albo|ali)\b|还是|または|それとも")
+
+
+def _not_plain(question: str, found: list[Word]) -> bool:
+    """The question is not plainly whether to act: it offers a choice, negates, or asks
+    whether to wait."""
+    if _OR.search(question):
+        return True
+    if any(is_negator(word.text, everywhere=True) for word in found):
+        return True
+    return find(found, merged_index("holdbacks")) is not None
+
+
+def _asked_with(question: str, found: list[Word], wanted: str) -> bool:
+    if _cjk(wanted):
+        return wanted in question  # no spaces between words to match on
+    phrase_words = _phrase_of(wanted)
+    return any(_at(found, at, phrase_words) for at in range(min(len(found), 4)))
+
+
+@cache
+def _phrase_of(entry: str) -> tuple[str, ...]:
+    return phrase(entry)
+
+
+def _verb_in(question: str, found: list[Word], verb: Verb) -> bool:
+    if verb.words and _cjk(verb.words[0]):
+        return "".join(verb.words) in question
+    return any(_verb_at(found, at, verb) for at in range(len(found)))
+
+
+def _cjk(text: str) -> bool:
+    return any("\u3040" <= ch <= "\u30ff" or "\u3400" <= ch <= "\u9fff" for ch in text)
 
 
 def read_action(said: str, ask: Ask) -> Decision | None:
@@ -106,14 +200,29 @@ def read_action(said: str, ask: Ask) -> Decision | None:
         hit = _said_in(found, tables()[code], action, code)
         if hit is not None:
             kind, size = hit
-            return _with_condition_first(read_led(said, kind, size, code), first, found, size)
+            decision = read_led(said, kind, size, code)
+            return _with_condition_first(decision, first, found, size, _permitting(found, code))
     return None
 
 
-def _with_condition_first(decision: Decision, first: str, found: list[Word], size: int) -> Decision:
+def _permitting(found: list[Word], code: str) -> int:
+    """How many opening words only say yes or permit ("Ja,", "Du kan godt", "Vous pouvez")."""
+    at = _after_opening(found, code)
+    permit = tables()[code].permit
+    while (hit := _first(found, at, permit)) is not None:
+        at += len(hit)
+    return at
+
+
+def _with_condition_first(
+    decision: Decision, first: str, found: list[Word], size: int, opening: int = 0
+) -> Decision:
     """An approval whose condition stands before the verb ("30時間以内であれば、依頼して結構
-    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition."""
+    です", "Nur bis EUR 40.000 zahlen"): the words before the verb are its condition; the
+    words that only say yes or permit it ("Du kan godt indlevere") are none."""
     if decision.kind is not DecisionKind.APPROVAL or size < 2:
+        return decision
+    if opening >= size - 1:
         return decision
     before = first[: found[size - 1].start].strip(" \t、，,")
     if not before or not condition_form(before):
@@ -141,6 +250,9 @@ def _said_in(
 
 def _from(found: list[Word], at: int, table: Table, action: str) -> tuple[DecisionKind, int] | None:
     permitted = negated = False
+    lead_in = _first(found, at, table.lead_in)
+    if lead_in is not None:
+        at += len(lead_in)
     # "Bitte nicht", "Please don't", "Non": a permission or a negation before the verb.
     for _ in range(3):
         forbid = _first(found, at, table.forbid)
@@ -157,12 +269,25 @@ def _from(found: list[Word], at: int, table: Table, action: str) -> tuple[Decisi
     for position in range(at, min(len(found), at + limit)):
         verb = next((v for v in table.verbs.get(action, ()) if _verb_at(found, position, v)), None)
         if verb is None:
+            if _negated_verb(found, position, table, action):
+                return DecisionKind.REJECTION, position + 1
             continue
         end = position + len(verb.words)
         if negated or _forbidden(found[:end], found[end : end + 2], table):
             return DecisionKind.REJECTION, end
         return DecisionKind.APPROVAL, end
     return None
+
+
+def _negated_verb(found: list[Word], position: int, table: Table, action: str) -> bool:
+    """ "Nepublikujte to": the verb with its negation glued on."""
+    text = found[position].text
+    for prefix in table.negating_prefix:
+        if text.startswith(prefix):
+            rest = [replace(found[position], text=text[len(prefix) :])]
+            if any(_verb_at(rest, 0, verb) for verb in table.verbs.get(action, ())):
+                return True
+    return False
 
 
 def _verb_then(found: list[Word], table: Table, action: str) -> tuple[DecisionKind, int] | None:

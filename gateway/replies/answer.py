@@ -95,9 +95,12 @@ _STOPWORDS = frozenset(
 )
 
 
-def decide_answer(decision: Decision, ask: Ask) -> Decision:
+def decide_answer(decision: Decision, ask: Ask, *, whether_to_act: bool | None = None) -> Decision:
     """A yes/no answer made a decision where the ask is, unmistakably, whether to carry
     out the proposed action; otherwise the decision as read (the answer kept as data).
+
+    ``whether_to_act``: the caller's reading of the ask in any language (see
+    ``actions.asks_to_act``); by default, the English reading here.
 
     An approval (or a yes) whose own words forbid the action ("Approved, but do not
     sign", the action being "Sign the NDA") is no decision, whatever it was read from.
@@ -110,7 +113,8 @@ def decide_answer(decision: Decision, ask: Ask) -> Decision:
         )
     if decision.kind is not None or decision.answer is None or decision.ambiguous:
         return decision
-    if not asks_whether_to_act(ask):
+    asked = asks_whether_to_act(ask) if whether_to_act is None else whether_to_act
+    if not asked:
         return decision
     kind = DecisionKind.APPROVAL if decision.answer == "yes" else DecisionKind.REJECTION
     conditions = decision.conditions if kind is DecisionKind.APPROVAL else ()

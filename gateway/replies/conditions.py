@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from gateway.replies.lexicon import LEXICON, Phrase
 from gateway.replies.negation import is_negator
+from gateway.replies.phrases import find, merged_index
 from gateway.replies.words import Word, is_kana, list_item, matches_at, words
 
 # Marks after which a clause starts that can say the condition is not met.
@@ -111,7 +112,11 @@ def _said_unmet(sentence: str, found: list[Word], marker: int) -> bool:
         if any(mark in between for mark in _CLAUSE_BREAK) and is_negator(
             word.text, everywhere=True
         ):
-            return True
+            # "...; private Adressen bitte nicht übermitteln": an instruction, not a
+            # statement that the condition is unmet; it is one more condition.
+            clause = sentence[max(sentence.rfind(m, 0, word.start) for m in _CLAUSE_BREAK) :]
+            if find(words(clause), merged_index("obligations")) is None:
+                return True
     return False
 
 

@@ -21,6 +21,7 @@ import re
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import is_negator
 from gateway.replies.phrases import find, merged_index
+from gateway.replies.signature import is_signoff
 from gateway.replies.statement import kinds_in
 from gateway.replies.words import words
 
@@ -33,7 +34,9 @@ _PHONE = re.compile(r"\+?\(?\d[\d ()./-]{6,}\d")
 _EMAIL = re.compile(r"\S+@\S+\.\w+")
 _URL = re.compile(r"(?:https?://|www\.)\S+", re.IGNORECASE)
 _CONTACT_LABEL = re.compile(
-    r"^(?:t|f|m|e|w|p|tel|tél|tlf|fax|mob|mobile|mobil|cell|phone|telefon|telefono|teléfono|"
+    r"^(?:t|f|m|e|w|p|d|tel|tél|tlf|tlm|fax|mob|mobile|mobil|cell|phone|telefon|telefono|teléfono|"
+    r"kom|gsm|cel|celular|móvil|movil|handy|port|portable|tfn|mobiel|direkt|direkte|puh|"
+    r"т|м|ф|факс|моб|тел|"
     r"telefone|puh|puhelin|тел|моб|電話|电话|手机|携帯|e-?mail|mail|web|dir|direct|office|"
     r"büro|bureau|ufficio|kantoor)\.?\s*[:.]?\s*",
     re.IGNORECASE,
@@ -47,7 +50,9 @@ _NAME = re.compile(rf"^[\s\-–—~/*_]*{_NAME_WORD}(?:[\s,]+{_NAME_WORD}){{0,5}
 # Initials signed under a reply ("DW", "-d", "/JS").
 _INITIALS = re.compile(r"^\s*[-–—~/]?\s*[A-Za-z]{1,3}\.?\s*$")
 # Names in scripts without capitals: a short line of letters only.
-_CJK_NAME = re.compile(r"^\s*[\u3040-\u30ff\u3400-\u9fff]{2,4}\s*$")
+_CJK_NAME = re.compile(
+    r"^\s*(?:[\u3040-\u30ff\u3400-\u9fff]{2,4}|[\u3400-\u9fff]{1,3}[ \u3000][\u3040-\u30ff\u3400-\u9fff]{1,3})\s*$"
+)
 # Titles and firm forms, in the table languages.
 _TITLE = re.compile(
     r"(?:\b(?:partner|partnerin|associate|counsel|attorney|lawyer|solicitor|barrister|"
@@ -102,6 +107,13 @@ def cut_contact_block(text: str) -> tuple[str, tuple[str, ...]]:
     """``text`` without its trailing contact block, and the lines cut (empty if none)."""
     text, notice = _without_notice(text)
     kept, block = _without_block(text)
+    if block or notice:
+        # The closing above the block ("Un saludo,", "S pozdravem") goes with it.
+        lines = kept.rstrip().split("\n")
+        while len(lines) > 1 and (not lines[-1].strip() or is_signoff(lines[-1])):
+            closing = lines.pop().strip()
+            block = (closing, *block) if closing else block
+        kept = "\n".join(lines).rstrip()
     return kept, (*block, *notice)
 
 
@@ -160,9 +172,30 @@ def is_signature_line(line: str) -> bool:
     return (
         bool(stripped)
         and not _OBJECT.match(stripped)
+        and not _sentence_words(stripped)
         and _signature_line(stripped)
         and (_says_nothing(stripped))
     )
+
+
+# Lowercase words that are neither a title nor a label: a line with this many is a clause
+# ("pure il ricorso nel RG 4421/2024"), whatever number or capital it also holds.
+_SENTENCE_WORDS = 3
+
+
+def _label(word: str) -> bool:
+    """The whole word is a contact label ("tel.", "m:"), not a word that starts like one."""
+    match = _CONTACT_LABEL.match(word)
+    return match is not None and match.end() == len(word)
+
+
+def _sentence_words(line: str) -> bool:
+    plain = [
+        word
+        for word in line.split()
+        if word[:1].islower() and not _TITLE.search(word) and not _label(word)
+    ]
+    return len(plain) >= _SENTENCE_WORDS
 
 
 def _signature_line(line: str) -> bool:

@@ -33,6 +33,7 @@ import re
 from dataclasses import replace
 
 from gateway.replies.answer import decide_answer
+from gateway.replies.branches import sets_condition, without_branches
 from gateway.replies.conditions import MAX_CONDITION_CHARS, read_conditions
 from gateway.replies.errors import ReplyError
 from gateway.replies.holdback import asks, held_back, refused, sentence_at, taken_back
@@ -40,6 +41,7 @@ from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
 from gateway.replies.negation import exempt_positions, has_negated_approval, negated
+from gateway.replies.opening import is_greeting, without_preamble
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.quick import (
     NEUTRAL_KEYWORDS,
@@ -48,6 +50,7 @@ from gateway.replies.quick import (
     read_quick_reply,
 )
 from gateway.replies.statement import Lead, agreed, kinds_in, leading
+from gateway.replies.unled import asked, declined
 from gateway.replies.words import (
     Word,
     forget_splits,
@@ -62,11 +65,6 @@ __all__ = [
     "Ask", "Decision", "DecisionKind", "decide_answer", "decision_region", "read_decision", "read_led",
 ]  # fmt: skip
 
-_GREETING = re.compile(
-    r"^\s*(?:" + "|".join(re.escape(g) for g in LEXICON.greetings) + r")(?!\w)"
-    r"[^.!?\n。！？]{0,60}[,!:。、，！：]?\s*$",
-    re.IGNORECASE,
-)
 # The quick-reply keywords typed at the start of a reply, in any language: "REJECT. ..."
 _NEUTRAL = re.compile(
     r"^[\s*_\"'“”]*(" + "|".join(re.escape(k) for k in NEUTRAL_KEYWORDS) + r")(?![\w'’])"
@@ -114,9 +112,9 @@ def read_typed(new_text: str) -> Decision:
         return Decision(None, sentence, ambiguous=True, because=sentence)
     if lead is None or lead.kind is DecisionKind.QUESTION:
         # "Fragen Sie stattdessen Frau Keller" opens with the word for "question".
-        declined = _declined(region, found)
-        if declined is not None or lead is None:
-            return declined or _asked(region, found)
+        decline = declined(region, found)
+        if decline is not None or lead is None:
+            return decline or asked(region, found)
     return _settled(text, _with_lead(region, text, found, lead), lead)
 
 
@@ -162,7 +160,10 @@ def _paragraphs(text: str) -> tuple[str, str]:
     lines = [line for line in text[:_MAX_SCAN].split("\n") if not line.lstrip().startswith(">")]
     while lines and not lines[0].strip():
         lines.pop(0)
-    if lines and _GREETING.match(lines[0][:200]):
+    # A greeting line, and a second one ("佐藤さん" then "お疲れ様です。").
+    for _ in range(2):
+        if not (lines and is_greeting(lines[0][:200])):
+            break
         lines.pop(0)
         while lines and not lines[0].strip():
             lines.pop(0)
@@ -171,7 +172,7 @@ def _paragraphs(text: str) -> tuple[str, str]:
         if not line.strip():
             break
         region.append(line)
-    first = "\n".join(region)
+    first = without_preamble("\n".join(region))
     # A first paragraph longer than the bound goes on in what follows it.
     after = first[_MAX_REGION:] + "\n" + "\n".join(lines[len(region) :])
     return first[:_MAX_REGION], after[:_MAX_LATER].strip()
@@ -256,44 +257,6 @@ def _unclear(decision: Decision, because: str | None) -> Decision:
     )  # fmt: skip
 
 
-def _declined(region: str, found: list[Word]) -> Decision | None:
-    """A decline said naturally ("Not my area", "ask Tom instead"), with no approval."""
-    decline = _said(region, found, "decline_phrases", DecisionKind.DECLINE)
-    if decline is None or DecisionKind.APPROVAL in kinds_in(region, found):
-        return None
-    return decline
-
-
-def _said(region: str, found: list[Word], key: str, kind: DecisionKind) -> Decision | None:
-    """The first phrase of the table ``key`` in a language the paragraph is in, read as
-    ``kind``; the detector is asked only when a table of the script has one."""
-    if not any(find(found, own_index(code, key)) for code in script_languages(region)):
-        return None
-    for code in with_kin(identify(region)):
-        hit = find(found, own_index(code, key))
-        if hit is not None:
-            said = region[found[hit[0]].start : found[hit[1] - 1].end]
-            because = sentence_at(region, found[hit[0]].start)
-            return Decision(kind, said, read_from="phrase", because=because, language=code)
-    return None
-
-
-def _asked(region: str, found: list[Word]) -> Decision:
-    """No decision opens the paragraph: a question if it asks one, else a promise to
-    answer later read as I'M ON IT."""
-    question = asks(region)
-    if question is not None:
-        return Decision(DecisionKind.QUESTION, question, read_from="phrase", because=question)
-    return _deferred(region, found) or NO_DECISION
-
-
-def _deferred(region: str, found: list[Word]) -> Decision | None:
-    """ "Je regarde ça demain et je vous reviens": the lawyer has read it and will answer
-    later. Taken for an answer, it would tell the agent the request was answered; it is
-    read as I'M ON IT instead (reviewed, reminders pause), in the paragraph's languages."""
-    return _said(region, found, "deferrals", DecisionKind.ACKNOWLEDGE)
-
-
 def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decision:
     size = max(lead.size, 1)
     trigger = region[found[0].start : found[size - 1].end] if lead.size else region.strip()[:200]
@@ -308,7 +271,7 @@ def _with_lead(region: str, text: str, found: list[Word], lead: Lead) -> Decisio
     )  # fmt: skip
     if lead.kind is not DecisionKind.QUESTION and is_question(region[:first_end]):
         # "Approve the NDA as it stands?": a question about the decision, not the decision.
-        return _asked(region, found)
+        return asked(region, found)
     kinds = kinds_in(region, found)
     if lead.kind is not None:
         kinds.add(lead.kind)
@@ -326,6 +289,12 @@ def _approval(
     region: str, text: str, found: list[Word], lead: Lead, decision: Decision, first_end: int
 ) -> Decision:
     size = max(lead.size, 1)
+    carried: tuple[str, ...] = ()
+    if sets_condition(region[:first_end]):
+        # "..., forudsat at skødet er tinglyst. Ellers venter vi.": the condition's other
+        # branch, or one more condition, is not a hold-back of the approval.
+        region, carried = without_branches(region, first_end)
+        found = words(region)
     stop = (
         taken_back(region, found, size)
         or asks(region)
@@ -339,7 +308,7 @@ def _approval(
     if lead.size and negated(found, 0, size, None, first_end, exempt_positions(found)):
         return _unclear(decision, decision.because)
     if lead.condition is not None:
-        return replace(decision, conditions=(lead.condition,))
+        return replace(decision, conditions=(lead.condition, *carried))
     reading = read_conditions(region, text, first_end, found[size - 1].end)
     if reading.unmet:
         return _unclear(decision, decision.because)
@@ -347,12 +316,13 @@ def _approval(
         # The keyword promises conditions: without them it is not a bare approval.
         return _unclear(decision, decision.trigger)
     if reading.conditions:
-        return replace(decision, conditions=reading.conditions)
+        return replace(decision, conditions=(*reading.conditions, *carried)[:50])
     # "Approved for two years.", "Approved from Monday.", "I approve the form.": the rest of
     # the approval's own sentence, unless it adds nothing ("Approved, thanks!"), is what
     # was approved, so it is the approval's condition rather than dropped.
     tail = region[found[size - 1].end : first_end].strip(_TAIL_PUNCTUATION)
     said = (tail[:MAX_CONDITION_CHARS],) if tail and not adds_nothing(tail) else ()
+    said = (*said, *carried)
     rest = region[first_end:].strip()
     if not rest:
         return replace(decision, conditions=said)

@@ -34,12 +34,13 @@ _SAID_NOTHING = re.compile(
 # "Thanks, approved" is an answer).
 _NAME_LINE = re.compile(r"^(?:[A-ZÀ-ÞĀ-Ž\u0400-\u042f][^\W\d_]*\.?[\s,.!]*){1,3}$")
 _MAX_LINES = 8
-# "Thanks. No." is an answer: no decision word passes for a name.
+# "Thanks. No." is an answer: no decision word passes for a name. Only words that decide
+# alone: "Anna" is a name, though Finnish "anna mennä" (go ahead) opens with it.
 _DECISION_WORDS = frozenset(
-    word
+    phrase[0]
     for phrases in (LEXICON.bare, LEXICON.leading)
     for phrase, _kind, _language in phrases
-    for word in phrase
+    if len(phrase) == 1
 )
 
 

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from gateway.replies.language import identify, script_languages, with_kin
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.negation import is_negator
+from gateway.replies.negation import exempt_positions, is_negator
 from gateway.replies.phrases import GAP_WORDS, find, merged_index, own_index, phrase_at
 from gateway.replies.statement import STANDS_ALONE
 from gateway.replies.words import Word, is_question, list_item, sentence_spans, words
@@ -78,8 +78,25 @@ def held_back_in_script(region: str, found: list[Word], after: int) -> str | Non
 
 def _holdback_word(region: str, found: list[Word], after: int, language: str) -> str | None:
     """The sentence with the first of ``language``'s hold-back words, if any."""
-    hit = find(found, own_index(language, "holdbacks"), after)
-    return None if hit is None else sentence_at(region, found[hit[0]].start)
+    start = after
+    while (hit := find(found, own_index(language, "holdbacks"), start)) is not None:
+        if not within_proviso(found, hit, language):
+            return sentence_at(region, found[hit[0]].start)
+        start = hit[0] + 1
+    return None
+
+
+def within_proviso(found: list[Word], hit: tuple[int, int], language: str) -> bool:
+    """Whether the words of ``hit`` are all inside a proviso of ``language``: "solo dopo la
+    firma", "først når kontrakten er underskrevet" set a condition on a third party's step,
+    while "dopo" or "først" alone put the action off. A longer hold-back ("erst nach meinem
+    Termin": the lawyer's own step) reaches past the proviso and still holds it back."""
+    provisos = own_index(language, "provisos")
+    for at in range(max(0, hit[0] - 3), hit[0] + 1):
+        match = phrase_at(found, at, provisos)
+        if match is not None and match[1] >= hit[1]:
+            return True
+    return False
 
 
 def refused(region: str, found: list[Word], after: int, languages: Iterable[str]) -> str | None:
@@ -91,8 +108,13 @@ def refused(region: str, found: list[Word], after: int, languages: Iterable[str]
         rejections = own_index(language, "reject_phrases")
         until = [merged_index("contingent"), *(own_index(language, key) for key in _UNTIL)]
         start = after
+        exempt = exempt_positions(found)
         while (hit := find(found, rejections, start)) is not None:
             end = hit[1]
+            if hit[0] in exempt:
+                # "Не возражаю", "Nada a opor": the objection is itself negated.
+                start = hit[0] + 1
+                continue
             ends_clause = end == len(found) or found[end].gap != ""
             if ends_clause or any(phrase_at(found, end, words) for words in until):
                 sentence = sentence_at(region, found[hit[0]].start)
@@ -115,6 +137,7 @@ def _first_step(region: str, found: list[Word], after: int, language: str) -> st
         steps = own_index(language, key)
         while (hit := find(found, steps, start)) is not None:
             counts = key == "first_steps" or _closes_a_step(region, found, after, hit, language)
+            counts = counts and not within_proviso(found, hit, language)
             if counts and (step := _outside_a_condition(region, found, after, hit, language)):
                 return step
             start = hit[1]

@@ -133,6 +133,10 @@ class Reading:
     unclear: bool = False
     said: str = ""
     cut: tuple[str, ...] = ()
+    # The agent's choice the reply picks, exactly as the agent wrote it (``choice.py``).
+    choice: str | None = None
+    # A limit among the conditions that the proposed action exceeds (``exceeds.py``).
+    exceeds: str | None = None
 
     def __post_init__(self) -> None:
         if bool(self.conditions) != (self.kind == "conditional_approval"):
@@ -162,4 +166,6 @@ class Reading:
             "language": self.language,
             "unclear": self.unclear,
             "cut": list(self.cut),
+            "choice": self.choice,
+            "exceeds": self.exceeds,
         }

@@ -70,6 +70,28 @@ def _letters(text: str) -> float:
     return letters + ideographs * MIN_LETTERS / MIN_IDEOGRAPHS
 
 
+# Letters that, within its script, only this table's language writes: "Tak, wyślij." is
+# Polish (ś), "Так, надсилайте їм" Ukrainian (ї), whatever the detector makes of four words.
+_OWN_LETTERS = {
+    "pl": frozenset("ąćęłńśźż"),
+    "uk": frozenset("іїєґ"),
+    "ru": frozenset("ыэъё"),
+}
+
+
+def surely(language: str, text: str) -> bool:
+    """Whether ``text`` is surely in ``language``: the detector is sure of it, or it has
+    letters only that language writes and none that only a neighbour writes."""
+    if identify(text) == (language,):
+        return True
+    letters = set(text.lower())
+    own = _OWN_LETTERS.get(language)
+    if not own or not letters & own:
+        return False
+    rivals = (_OWN_LETTERS.get(code, frozenset()) for code in script_languages(text))
+    return not any(letters & rival for rival in rivals if rival is not own)
+
+
 def with_kin(languages: tuple[str, ...]) -> tuple[str, ...]:
     """``languages`` and the languages the detector cannot tell them from, in that order."""
     kin = [code for language in languages for code in _KIN.get(language, ())]

@@ -32,7 +32,7 @@ from gateway.replies.holdback import (
 from gateway.replies.kinds import Decision, DecisionKind
 from gateway.replies.language import identify, with_kin
 from gateway.replies.lexicon import LEXICON
-from gateway.replies.negation import has_negated_approval, is_negator
+from gateway.replies.negation import exempt_positions, has_negated_approval, is_negator
 from gateway.replies.phrases import find, merged_index, own_index, phrase_at
 from gateway.replies.statement import kinds_in
 from gateway.replies.words import Word, list_item, sentence_spans, words
@@ -321,7 +321,11 @@ def _opens_with_negation(sentence: str) -> bool:
     and so is one that opens a limit ("not more than EUR 50,000", "не более 55 000")."""
     found = words(sentence)
     markers = merged_index("conditions")
+    # "Nie widzę przeszkód", "No hay problema": a negation that is itself an approval.
+    exempt = exempt_positions(found)
     for position, word in enumerate(found[:3]):
+        if position in exempt:
+            return False
         if find(found[position : position + 1], markers) is not None:
             return False
         if phrase_at(found, position, merged_index("provisos")) is not None:

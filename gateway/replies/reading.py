@@ -19,12 +19,13 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gateway.replies.actions import read_action
-from gateway.replies.answer import decide_answer
+from gateway.replies.actions import asks_to_act, read_action
+from gateway.replies.answer import asks_whether_to_act, decide_answer
 from gateway.replies.cut import cut_contact_block
 from gateway.replies.decision import read_decision
 from gateway.replies.empty import is_no_answer
 from gateway.replies.errors import ReplyError
+from gateway.replies.exceeds import exceeded
 from gateway.replies.kinds import (
     KIND_OF,
     Ask,
@@ -61,13 +62,18 @@ def read_reply(text: TextReading, ask: Ask, *, has_attachments: bool = False) ->
 def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:
     if text.says_nothing and not has_attachments:
         return Reading("no_answer", said=text.said, cut=text.cut)
-    decision = decide_answer(text.decision, ask)
+    # Whether the ask is whether to act, in English or in the lawyer's language
+    # ("Darf ich den Termin buchen?"): only then does a yes or a no decide.
+    read = text.decision
+    answered = read.kind is None and read.answer is not None and not read.ambiguous
+    asked = (asks_whether_to_act(ask) or asks_to_act(ask)) if answered else None
+    decision = decide_answer(read, ask, whether_to_act=asked)
     if decision.kind is None:
         # The action's own verb ("Pay it.", "Sí, fírmalo.", "Bitte nicht zahlen."): read with
         # every rule that stops an approval, so it may settle what a bare yes left open.
         acted = read_action(text.said, ask)
         if acted is not None and acted.kind is not None and not acted.ambiguous:
-            decision = decide_answer(acted, ask)
+            decision = decide_answer(acted, ask, whether_to_act=asked)
     if decision.kind is None or decision.ambiguous:
         return _undecided(decision, text)
     if decision.kind is DecisionKind.APPROVAL and (irony := ironic(text.said)) is not None:
@@ -92,6 +98,7 @@ def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:
     return Reading(
         kind,
         conditions,
+        exceeds=exceeded(conditions, ask) if conditions else None,
         read_from=decision.read_from or "keyword",
         because=decision.because or decision.trigger,
         trigger=decision.trigger,

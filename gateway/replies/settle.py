@@ -18,10 +18,11 @@ from dataclasses import dataclass
 
 from gateway.replies.actions import read_action
 from gateway.replies.cut import is_signature_line
-from gateway.replies.forms import condition_form, marked
+from gateway.replies.forms import LIMIT, condition_form
 from gateway.replies.kinds import Ask, DecisionKind
 from gateway.replies.negation import is_negator
 from gateway.replies.phrases import find, merged_index, phrase_at
+from gateway.replies.quick import adds_nothing
 from gateway.replies.words import list_item, words
 
 MAX_CONDITIONS = 50
@@ -104,19 +105,24 @@ def settled_conditions(
         other = other_reference(condition, ask)
         if other is not None:
             return Settled(doubt=f"names another request or document ({other}): {condition[:200]}")
-        if (
-            not condition.strip(_TRIM)
-            or _remark(condition)
-            or _restates(condition, ask)
-            or is_signature_line(condition)
-        ):
+        if not condition.strip(_TRIM) or is_signature_line(condition):
             dropped.append(condition)
             continue
-        named = None if listed or marked(condition) else _not_in_ask(condition, ask)
+        named = None if listed or _limited(condition) else _not_in_ask(condition, ask)
         if named is not None:
-            # "Approved for EUR 6,500" when 8,900 was asked, "Godkänt för Porto": the
-            # approval is of something the request did not ask, so it decides nothing.
+            # "Approved for EUR 6,500" when 8,900 was asked, "Godkänt för Porto", "Ja, maar
+            # dien het de 13e in" when the 14th was asked: the approval is of something the
+            # request did not ask, so it decides nothing. Only a number after a limit
+            # ("only up to EUR 40,000", "höchstens") caps what was asked instead.
             return Settled(doubt=f"names what the request does not ({named}): {condition[:200]}")
+        if listed:
+            # Each item of the list the approval announced is a condition as written, once.
+            if _said(condition) not in {_said(k) for k in kept}:
+                kept.append(condition)
+            continue
+        if _adds_nothing(condition, ask):
+            dropped.append(condition)
+            continue
         if (
             not condition_form(condition)
             and _quiet(condition)
@@ -168,64 +174,46 @@ def _not_in_ask(condition: str, ask: Ask) -> str | None:
     found = words(condition)
     # A name right after a preposition ("für Porto", "do Porto", "voor TR-5502"): what the
     # approval is for. Other capitals are nouns (German) and names of people, not objects.
-    for before, word in itertools.pairwise(found):
-        text = condition[word.start : word.end]
-        if before.text in _FOR and _CAPITALISED.match(text) and word.text not in asked_words:
-            return text
+    for at, (before, word) in enumerate(itertools.pairwise(found), start=1):
+        if before.text not in _FOR:
+            continue
+        # The whole name after it ("mit Alcor Holding" when "Alcor SAS" was asked).
+        for name in found[at : at + 3]:
+            text = condition[name.start : name.end]
+            if not _CAPITALISED.match(text):
+                break
+            if name.text not in asked_words:
+                return condition[word.start : name.end]
     return None
 
 
+# The prepositions before what an approval is for, in the table languages.
 _FOR = frozenset(
     [
-        "for",
-        "to",
-        "in",
-        "at",
-        "on",
-        "of",
-        "für",
-        "nach",
-        "in",
-        "zu",
-        "pour",
-        "à",
-        "au",
-        "en",
-        "de",
-        "para",
-        "por",
-        "a",
-        "en",
-        "per",
-        "voor",
-        "naar",
-        "in",
-        "för",
-        "till",
-        "i",
-        "på",
-        "for",
-        "til",
-        "på",
-        "för",
-        "dla",
-        "do",
-        "na",
-        "w",
-        "za",
-        "pro",
-        "do",
-        "na",
-        "v",
-        "для",
-        "до",
-        "на",
-        "в",
-        "у",
-        "з",
-        "за",
+        "for", "to", "with", "avec", "con", "met", "med", "com", "in", "at", "on", "of", "für",
+        "nach", "zu", "pour", "à", "au", "en", "de", "para", "por", "a", "per", "voor", "naar",
+        "för", "till", "i", "på", "til", "dla", "do", "na", "w", "za", "pro", "v", "для", "до",
+        "на", "в", "у", "з", "за"
     ]
-)
+)  # fmt: skip
+
+
+def _said(condition: str) -> str:
+    """A condition without its list marker: "- cap at EUR 1m" and "cap at EUR 1m" are one."""
+    return (list_item(condition) or condition).strip(_TRIM)
+
+
+def _limited(condition: str) -> bool:
+    """A limit or a proviso of any table ("up to", "höchstens", "以内", "provided that",
+    "siempre que"), or a list item: a number or a name after one is a term the lawyer
+    sets. A "but" alone ("aber spätestens am 2. Juni", "maar dien het de 13e in") is not
+    one: a date or amount there that the ask does not hold answers something else."""
+    found = words(condition)
+    return (
+        list_item(condition) is not None
+        or find(found, merged_index("limits")) is not None
+        or find(found, merged_index("provisos")) is not None
+    )
 
 
 def _clean(item: str) -> str:
@@ -236,6 +224,77 @@ def _clean(item: str) -> str:
         if ch not in _FORMATTING
     )
     return " ".join(text.split())
+
+
+def _adds_nothing(condition: str, ask: Ask) -> bool:
+    """Nothing in the item limits the approval: it is a remark, a signature line, the
+    action said again, or made only of clauses that are ("from me, renew it", "Go ahead
+    and pay it - their work was good", "bare betal den", "Ja prima", "maar")."""
+    if _remark(condition) or _restates(condition, ask) or is_signature_line(condition):
+        return True
+    clauses = [c for c in _CLAUSES.split(condition) if c.strip(_TRIM)]
+    if clauses and _reason(clauses[0].strip(_TRIM)) and _quiet(condition):
+        # "Sorry für die späte Rückmeldung, war den ganzen Tag im Termin.": the whole
+        # statement is the reason, unless a clause of it sets a term.
+        return not any(_sets_a_term(clause) for clause in clauses)
+    return bool(clauses) and all(_clause_adds_nothing(clause, ask) for clause in clauses)
+
+
+def _sets_a_term(clause: str) -> bool:
+    """A number, a limit, a proviso, a condition word proper or an obligation: a term of
+    the approval, whatever sentence it stands in. (The modal words of ``contingent``,
+    "kan", "could", are not: "Han er den bedste vi kan få" sets nothing.)"""
+    found = words(clause)
+    if LIMIT.search(clause):
+        return True
+    keys = ("limits", "provisos", "obligations", "first_steps")
+    return any(find(found, merged_index(key)) is not None for key in keys)
+
+
+# Where a remark may end and the next clause begin: "from me, renew it", "pay it - they
+# did good work", "Godkendt. Han er den bedste."
+_CLAUSES = re.compile(r"(?<=[.!。！])\s+|[,;，；、]\s*|\s+[-–—]\s+")
+_MAX_REASON_WORDS = 20
+
+
+def _clause_adds_nothing(clause: str, ask: Ask) -> bool:
+    clause = clause.strip(_TRIM)
+    if not clause or _remark(clause) or adds_nothing(clause) or is_signature_line(clause):
+        return True
+    if not _quiet(clause):
+        return False
+    plain = _without_softeners(clause)
+    if not plain or _remark(plain):
+        return True
+    if _reason(plain) and not _sets_a_term(plain):
+        return True
+    if condition_form(plain):
+        return False
+    return _says_to_act(plain, ask) or _restates(plain, ask) or _reason(plain)
+
+
+def _without_softeners(clause: str) -> str:
+    """The clause without remark words at its ends ("bare betal den" -> "betal den",
+    "teken maar" -> "teken")."""
+    parts = clause.split()
+    while parts and _remark(parts[0]):
+        parts.pop(0)
+    while parts and _remark(parts[-1]):
+        parts.pop()
+    return " ".join(parts)
+
+
+def _reason(clause: str) -> bool:
+    """A statement, not an instruction: it opens as one ("Han er den bedste vi kan få",
+    "他们对这个行业很熟悉", "Sorry für die späte Rückmeldung") and holds no obligation
+    ("He must countersign first" sets a condition)."""
+    found = words(clause)
+    if not found or len(found) > _MAX_REASON_WORDS:
+        return False
+    if find(found, merged_index("obligations")) is not None:
+        return False
+    opener = phrase_at(found, 0, merged_index("statement_openers"))
+    return opener is not None
 
 
 def _remark(condition: str) -> bool:

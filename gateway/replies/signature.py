@@ -92,6 +92,13 @@ _CLOSINGS = (
     "med vennlig hilsen", "vennlig hilsen", "hilsen", "pozdrawiam", "z poważaniem",
     "с уважением", "всего доброго", "敬具", "此致", "祝好", "よろしくお願いします",
     "よろしくお願いいたします",
+    "s pozdravem", "s přátelským pozdravem", "se srdečným pozdravem", "srdečně",
+    "з повагою", "з найкращими побажаннями", "всього найкращого", "ystävällisin terveisin",
+    "terveisin", "parhain terveisin", "vg", "groetjes", "hartelijke groet",
+    "beste groet", "beste groeten", "pzdr", "pozdrowienia", "serdecznie pozdrawiam",
+    "顺祝商祺", "顺颂商祺", "祝商祺", "此致敬礼", "以上、よろしくお願いいたします", "以上",
+    "abraço", "um abraço", "bàv", "un cordial saludo", "buona giornata",
+    "beste hilsen", "ha det bra", "cdlt",
 )  # fmt: skip
 _CLOSING_LINE = re.compile(
     r"^\s*(?P<closing>"
@@ -107,6 +114,11 @@ _MAX_SIGNOFF_LINE = 160
 _MAX_FOOTER_TAIL = 3
 # How many non-blank lines at the end of the answer may hold a sign-off.
 _TAIL_WINDOW = 40
+
+
+def is_signoff(line: str) -> bool:
+    """A closing line ("Best regards,", "Mit freundlichen Grüßen"), maybe with a name."""
+    return _is_signoff(line)
 
 
 def _is_signoff(line: str) -> bool:

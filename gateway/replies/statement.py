@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gateway.replies.kinds import KIND, DecisionKind, ReadFrom, YesNo
+from gateway.replies.language import surely
 from gateway.replies.lexicon import BY_LANGUAGE, LEXICON, Lexicon
 from gateway.replies.negation import exempt_positions, negated
 from gateway.replies.phrases import find, own_index, phrase_at
@@ -126,6 +127,13 @@ def _bare(region: str, found: list[Word], lexicon: Lexicon, language: str) -> Le
         if after == "" or after.startswith(STANDS_ALONE):
             answer: YesNo = "yes" if kind_name == "approve" else "no"
             return Lead(None, answer, "yes_no", size, language)
+    for wanted in lexicon.phrases.get("sure_yes", ()):
+        size = len(wanted)
+        if tuple(w.text for w in found[:size]) != wanted:
+            continue
+        after = _after(region, found, size)
+        if (after == "" or after.startswith(STANDS_ALONE)) and surely(language, region):
+            return Lead(None, "yes", "yes_no", size, language)
     return None
 
 

@@ -23,6 +23,7 @@ from gateway.settings.lawyers import (
     lawyer_settings,
 )
 from gateway.settings.mail_auth import mail_auth_fields
+from gateway.settings.retention import Retention, parse_retention
 from gateway.settings.sender_auth import sender_auth_fields
 from gateway.settings.table import SETTINGS, by_category
 from gateway.settings.unknown import read_config_file as read_config_file
@@ -203,6 +204,7 @@ class Config:
     escalate_after: int
     deadline_closes: bool
     scheduler_seconds: float
+    retention: Retention
     wait_max_seconds: float
     events_max_seconds: float
     task_ttl_seconds: float
@@ -346,6 +348,7 @@ def load_config(
         escalate_after=_int(values, "escalate_after"),
         deadline_closes=_flag(values, "deadline_closes"),
         scheduler_seconds=_float(values, "scheduler_seconds"),
+        retention=parse_retention(values["retention"]),
         ready_outbox_seconds=_float(values, "ready_outbox_seconds"),
         api_keys=_parse_api_keys(values["api_keys"]),
         rate_limit_per_minute=_int(values, "rate_limit_per_minute"),

@@ -321,6 +321,14 @@ SETTINGS: tuple[Setting, ...] = (
         "scheduler_seconds", "30", "How often reminders, escalation and deadlines are checked."
     ),
     Setting(
+        "retention",
+        "",
+        "How long content is kept, per kind: raw (messages as received, emails as relayed), "
+        "attachments, texts (a closed, declined or answered request untouched that long is "
+        "erased as by 'hfa requests erase'), e.g. raw=90d,attachments=180d,texts=730d. A "
+        "kind not named, or an empty setting, keeps it for ever.",
+    ),
+    Setting(
         "ready_outbox_seconds",
         "3600",
         "/readyz fails when the oldest pending outbox item is older than this.",

@@ -92,6 +92,17 @@ def entry_fields(
     return fields
 
 
+# An entry whose content was erased (``store.erasure``): its details are only their hash,
+# its leaf hash is the one stored when it was integrated, and an ``ERASURE_EVENT`` entry
+# names it.
+ERASED_KEY = "erased_sha256"
+ERASURE_EVENT = "request.erased"
+
+
+def is_erased_entry(details: Any) -> bool:
+    return isinstance(details, dict) and set(details) == {ERASED_KEY}
+
+
 def leaf_data(fields: dict[str, Any]) -> bytes:
     """The bytes the tree hashes for an entry: its canonical JSON (without its leaf index)."""
     return canonical({k: v for k, v in fields.items() if k not in ("leaf_index", "leaf_hash")})

@@ -26,7 +26,7 @@ from sqlalchemy.orm import Session
 
 from gateway.store import checkpoint as notes
 from gateway.store import merkle
-from gateway.store.audit import fields_of, leaf_hash_hex
+from gateway.store.audit import ERASURE_EVENT, fields_of, is_erased_entry, leaf_hash_hex
 from gateway.store.audit_faults import Problem
 from gateway.store.audit_mac import EntryMacs
 from gateway.store.audit_mirror_check import MirrorCursor
@@ -80,6 +80,8 @@ class Verdict:
     mirror_behind: int = 0
     mirror_start: int = 0
     problems: list[Problem] = field(default_factory=list)
+    # Entries whose content was erased, by seq (their leaf hash is the stored one).
+    erased: list[int] = field(default_factory=list)
 
 
 def _check_notes(rows: list[AuditCheckpoint], keys: Keys) -> Problem | None:
@@ -119,7 +121,9 @@ def _parse_saved(note: str, keys: Keys) -> tuple[_Saved | None, Problem | None]:
         return None, Problem("saved checkpoint", "the file", "unsigned", str(exc))
 
 
-def _leaf_problem(entry: AuditEntry, expected: int) -> tuple[Problem | None, bytes]:
+def _leaf_problem(
+    entry: AuditEntry, expected: int, erasures: set[int]
+) -> tuple[Problem | None, bytes]:
     index = entry.leaf_index
     assert index is not None
     where = f"entry {entry.seq} (leaf {index})"
@@ -127,11 +131,33 @@ def _leaf_problem(entry: AuditEntry, expected: int) -> tuple[Problem | None, byt
         gap = f"leaves {expected}..{index - 1}" if index - 1 > expected else f"leaf {expected}"
         return Problem("database", f"{gap}", "removed", f"the next leaf is {index}"), b""
     digest = leaf_hash_hex(fields_of(entry))
+    if entry.leaf_hash != digest and is_erased_entry(entry.details) and entry.leaf_hash:
+        # Erased: its content is gone, its leaf hash is what the tree and the signed
+        # checkpoints check; only an erasure entry may have emptied it.
+        if entry.seq not in erasures:
+            return Problem(
+                "database",
+                where,
+                "altered",
+                "its content was removed and no request.erased entry names it",
+            ), b""
+        digest = entry.leaf_hash
     if entry.leaf_hash != digest:
         return Problem(
             "database", where, "altered", "its content does not match its leaf hash"
         ), b""
     return None, bytes.fromhex(digest)
+
+
+def _erasures(session: Session) -> set[int]:
+    """The entries that erasure entries say they emptied (integrated yet or not)."""
+    named: set[int] = set()
+    for details in session.scalars(
+        select(AuditEntry.details).where(AuditEntry.event == ERASURE_EVENT)
+    ):
+        if isinstance(details, dict) and not is_erased_entry(details):
+            named.update(s for s in details.get("entries", ()) if isinstance(s, int))
+    return named
 
 
 def _root_problem(size: int, start: int, root: bytes, row: AuditCheckpoint) -> Problem | None:
@@ -176,6 +202,7 @@ def verify(
     if saved is not None:
         target, saved_problem = _parse_saved(saved, keys)
     cursor = MirrorCursor(mirror) if mirror is not None else None
+    erasures = _erasures(session)
     by_size = {row.tree_size: row for row in rows}
     edge = merkle.CompactRange()
     last_checked = 0
@@ -188,7 +215,9 @@ def verify(
     for entry in entries:
         if problem is not None:
             break
-        problem, leaf = _leaf_problem(entry, edge.size)
+        problem, leaf = _leaf_problem(entry, edge.size, erasures)
+        if is_erased_entry(entry.details):
+            verdict.erased.append(entry.seq)
         if problem is not None:
             break
         edge.append(leaf)

@@ -39,6 +39,7 @@ from sqlalchemy.orm import Session, sessionmaker
 
 from gateway.errors import StorageError
 from gateway.store import schema
+from gateway.store.pool import Pool
 from gateway.store.savepoints import BrokenBatch, in_driver_savepoint
 from gateway.store.savepoints import in_savepoint as in_savepoint
 from gateway.store.sqlite_setup import create_private, json_text, sqlite_begin, sqlite_pragmas
@@ -64,7 +65,7 @@ def _as_storage_error(exc: BaseException) -> BaseException:
 class Database:
     """One engine plus the way to run work against it from async code."""
 
-    def __init__(self, url: str, *, echo: bool = False) -> None:
+    def __init__(self, url: str, *, echo: bool = False, pool: Pool | None = None) -> None:
         self.url = url
         self.is_sqlite = url.startswith("sqlite")
         if self.is_sqlite:
@@ -80,8 +81,15 @@ class Database:
             event.listen(self.engine, "connect", sqlite_pragmas)
             event.listen(self.engine, "begin", sqlite_begin)
         else:
+            pool = pool or Pool()
             self.engine = create_engine(
-                url, echo=echo, pool_size=10, pool_pre_ping=True, json_serializer=json_text
+                url,
+                echo=echo,
+                pool_size=pool.kept,
+                max_overflow=pool.overflow,
+                pool_pre_ping=True,
+                json_serializer=json_text,
+                connect_args={"application_name": pool.name},
             )
         self._sessions = sessionmaker(self.engine, expire_on_commit=False)
         reader = self.engine.execution_options(hfa_read_only=True)
@@ -118,6 +126,12 @@ class Database:
                     yield session
             except SQLAlchemyError as exc:
                 raise StorageError(f"database error: {type(exc).__name__}") from exc
+
+    @contextmanager
+    def writing_alone(self) -> Iterator[None]:
+        """The write lock without a transaction, for work SQLite runs outside one (VACUUM)."""
+        with self._writer_lock.held() if self._writer_lock is not None else nullcontext():
+            yield
 
     @contextmanager
     def statement(self) -> Iterator[Session]:

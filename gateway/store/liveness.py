@@ -109,6 +109,13 @@ def _beat(row: Sequence[Any]) -> Beat:
     )
 
 
+def read_failed_outbox(url: str, data_dir: Path) -> int:
+    """How many emails and webhook calls gave up (``dead``): each one a lawyer, an agent or
+    a sender was never told something, until an operator retries or answers it."""
+    rows = direct.read(url, data_dir, "SELECT count(*) FROM outbox WHERE state = 'dead'")
+    return int(rows[0][0]) if rows else 0
+
+
 def read_beats(url: str, data_dir: Path) -> list[Beat]:
     """Every heartbeat row of the gateway at ``url``; ConfigError, in one sentence, where
     there is no gateway database or it cannot be reached. Never creates anything."""

@@ -13,6 +13,9 @@ goes on from where the writer had reached (``audit.jsonl.next``, rewritten after
 write), not from leaf 0; a mirror whose first line holds leaf k verifies as the log
 from leaf k on.
 
+Erasure (``store.erasure``) empties entries' details; ``apply_erasures`` rewrites their
+lines, here and in the copies rotated away beside the file, as the database holds them.
+
 Lines written by releases before the Merkle tree carry no ``leaf_index``: their
 entry ``seq`` n is leaf n - 1.
 """
@@ -20,8 +23,10 @@ entry ``seq`` n is leaf n - 1.
 from __future__ import annotations
 
 import fcntl
+import gzip
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -31,7 +36,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
-from gateway.store.audit import entry_fields, leaf_hash_hex
+from gateway.store.audit import ERASURE_EVENT, entry_fields, is_erased_entry, leaf_hash_hex
 from gateway.store.models import AuditEntry
 
 _TAIL_BYTES = 65536
@@ -194,3 +199,87 @@ def complete(path: Path, engine: Engine) -> int:
         if last is not None:
             _mark(path, last)
         return copied
+
+
+def _erased_lines(engine: Engine) -> dict[int, bytes]:
+    """The lines of erased entries as the database holds them now, by leaf index."""
+    with Session(engine) as session:
+        named: set[int] = set()
+        for details in session.scalars(
+            select(AuditEntry.details).where(AuditEntry.event == ERASURE_EVENT)
+        ):
+            if isinstance(details, dict):
+                named.update(s for s in details.get("entries", ()) if isinstance(s, int))
+        lines: dict[int, bytes] = {}
+        for e in session.scalars(select(AuditEntry).where(AuditEntry.seq.in_(named))):
+            if e.leaf_index is not None and is_erased_entry(e.details):
+                fields = entry_fields(
+                    e.seq, iso(e.at), e.event, e.reference, e.actor, e.details, e.prev_hash, e.hash
+                )
+                lines[e.leaf_index] = line_for({"leaf_index": e.leaf_index, **fields})
+        return lines
+
+
+def _rewrite(source: IO[bytes], target: IO[bytes], erased: dict[int, bytes]) -> int:
+    changed = 0
+    for raw in source:
+        index = None
+        if raw.strip():
+            try:
+                index = leaf_index_of(json.loads(raw))
+            except ValueError:
+                index = None
+        new = erased.get(index) if index is not None else None
+        if new is not None and new != raw:
+            raw, changed = new, changed + 1
+        target.write(raw)
+    return changed
+
+
+def _rotated(path: Path) -> list[Path]:
+    """Copies rotated away beside the file (audit.jsonl.1, audit.jsonl-20261207.gz...)."""
+    skip = {_position(path).name, path.name + ".next.new"}
+    return sorted(
+        p
+        for p in path.parent.glob(path.name + "?*")
+        if p.is_file() and p.name not in skip and not p.name.endswith(".erasing")
+    )
+
+
+def apply_erasures(path: Path, engine: Engine) -> int:
+    """Rewrite the lines of erased entries, in the file and in the copies rotated away
+    beside it, as the database now holds them; returns how many lines changed.
+
+    The live file is rewritten in place under the writers' lock (a copy is made first,
+    ``audit.jsonl.erasing``, removed once done); a rotated copy is replaced whole.
+    """
+    erased = _erased_lines(engine)
+    if not erased:
+        return 0
+    changed = 0
+    for old in _rotated(path):
+        opener: Any = gzip.open if old.suffix == ".gz" else open
+        new = old.with_name(old.name + ".erasing")
+        with opener(old, "rb") as source, opener(new, "wb") as target:
+            count = _rewrite(source, target, erased)
+        if count:
+            os.chmod(new, 0o600)
+            new.replace(old)
+            changed += count
+        else:
+            new.unlink()
+    if not path.exists():
+        return changed
+    with _locked(path) as fh:
+        copy = path.with_name(path.name + ".erasing")
+        with path.open("rb") as source, copy.open("w+b") as spare:
+            count = _rewrite(source, spare, erased)
+            if count:
+                spare.flush()
+                spare.seek(0)
+                os.ftruncate(fh.fileno(), 0)
+                shutil.copyfileobj(spare, fh)
+                os.fsync(fh.fileno())
+        copy.unlink()
+        changed += count
+    return changed

@@ -2,7 +2,8 @@
 
 Turns, inbound messages and audit entries are append-only: no code path
 updates or deletes them (inbound rows only move through their processing
-states; their raw bytes never change).
+states; their raw bytes never change), but one the law asks for: erasure and
+retention (``store.erasure``) replace texts by their hashes and remove bytes.
 """
 
 from __future__ import annotations

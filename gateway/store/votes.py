@@ -22,6 +22,7 @@ from gateway.contract import iso
 from gateway.store.models import Recipient, Request
 from gateway.store.policy_models import RequestPolicy, Vote
 from gateway.store.prepared import Prepared, connection_of, prepared_insert
+from gateway.store.reading_models import PendingReading
 
 
 @dataclass(frozen=True)
@@ -319,12 +320,14 @@ def awaited(session: Session, request_id: int) -> frozenset[str] | None:
     if row is None or row[1] != rules.PENDING:
         return None
     voted = session.scalars(select(Vote.id).where(Vote.request_id == request_id).limit(1)).first()
-    # After a reassignment too: the lawyer replaced is no longer reminded.
-    if voted is None and not row[0].get("reassigned"):
+    # After a reassignment or a delegation too: the lawyer replaced, or who handed the
+    # request to a delegate, is no longer reminded.
+    if voted is None and not row[0].get("reassigned") and not row[3]:
         return None
     waiting = {str(a) for a in row[2].get("waiting_for", ())}
     delegates = {str(d) for d, person in row[3].items() if person in waiting}
-    return frozenset(waiting | delegates)
+    handed = {str(person) for person in row[3].values()}
+    return frozenset((waiting - handed) | delegates)
 
 
 def replace_approver(
@@ -366,3 +369,16 @@ def replace_approver(
         },
     )
     return policy
+
+
+def reading_pending(session: Session, request_id: int) -> bool:
+    """A reply on this request is waiting out its correction window: an answer is in, and
+    nobody is chased until it takes effect or is corrected."""
+    return (
+        session.scalars(
+            select(PendingReading.id)
+            .where(PendingReading.request_id == request_id, PendingReading.settled_at.is_(None))
+            .limit(1)
+        ).first()
+        is not None
+    )

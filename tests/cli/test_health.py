@@ -11,7 +11,7 @@ import sys
 import pytest
 
 from gateway.services import Services
-from gateway.store.models import Heartbeat
+from gateway.store.models import Heartbeat, OutboxItem
 from tests.clienv import run
 
 
@@ -79,3 +79,34 @@ def test_here_counts_only_this_hosts_processes(
     assert run(capsys, "health", "--role", "smtp", "--here")[0] == 1
     _beat(cli_env, "smtp", socket.gethostname(), os.getpid(), "smtp-here")
     assert run(capsys, "health", "--role", "smtp", "--here")[0] == 0
+
+
+def test_a_failed_delivery_is_shown_without_failing_the_health_check(
+    cli_env: Services, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A queued email that can never be sent is visible to the operator in ``hfa health``."""
+    here = socket.gethostname()
+    for role in ("http", "smtp", "worker"):
+        _beat(cli_env, role, here, os.getpid(), f"{role}-alive")
+    code, out, _ = run(capsys, "health", "--json")
+    assert (code, json.loads(out)["failed_outbox"]) == (0, 0)
+    now = cli_env.clock.now()
+    with cli_env.db.transaction() as session:
+        session.add(
+            OutboxItem(
+                channel="email",
+                purpose="receipt",
+                target="lawyer@firm.test",
+                payload={},
+                state="dead",
+                attempts=1,
+                next_attempt_at=now,
+                last_error="TypeError: a programming error",
+                created_at=now,
+            )
+        )
+    code, out, _ = run(capsys, "health", "--json")
+    assert (code, json.loads(out)["failed_outbox"]) == (0, 1)
+    code, out, _ = run(capsys, "health")
+    assert "outbox: 1 email(s) or webhook call(s) FAILED" in out
+    assert "hfa outbox list --failed" in out

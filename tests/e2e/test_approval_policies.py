@@ -116,7 +116,10 @@ async def test_two_of_three_first_pending_second_decides_third_conflicts(
     assert policy["rule"] == f"2 of {COUNSEL},{PARTNER},{GC} wait"
     receipt = " ".join(plain(await mail_to(running, COUNSEL, "receipt")).split())
     assert "Your vote is counted" in receipt
-    assert "2 of 3 approvals needed; you are the first; waiting for partner@, gc@" in receipt
+    # The rule in words, and the live tally with every name, never the stored rule.
+    assert "You are one of 3 approvers. 2 approvals are needed. A rejection counts" in receipt
+    assert f"APPROVED - {COUNSEL} - " in receipt
+    assert f"Still waiting for: {PARTNER}, {GC}." in receipt and "2 of " not in receipt
     # Nobody is stood down by a vote that decided nothing.
     assert to(running, PARTNER, "answered_by_other") == []
 
@@ -310,7 +313,10 @@ async def test_a_typed_approval_under_a_window_counts_only_when_its_window_ends(
     assert [t["kind"] for t in held["turns"]].count("pending_decision") == 1
     assert policy_of(held)["approvals"] == [] and policy_of(held)["outcome"] == "pending"
     assert held["status"] == "recorded"
-    assert "approvals needed" not in receipt
+    # Not counted yet: the receipt says when it will be, and nothing of a counted vote.
+    assert "Your vote is counted" not in receipt
+    assert "Your answer counts when its correction window ends." in receipt
+    assert f"Still waiting for: {PARTNER}, {GC}." in receipt
     thread = await until(running, filed, lambda p: len(p["approvals"]) == 1)
     policy = policy_of(thread)
     assert [a["who"] for a in policy["approvals"]] == [COUNSEL]

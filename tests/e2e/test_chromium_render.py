@@ -195,3 +195,46 @@ def test_a_follow_ups_new_message_is_above_the_buttons(
     assert message["bottom"] < _box(browser, ".hfa-answers")["top"]
     shown = browser.evaluate("document.querySelector('.hfa-new-message').textContent")
     assert "The supplier called to confirm." in shown
+
+
+@pytest.mark.parametrize("language", ["en", "de", "fr"])
+def test_documents_and_the_group_are_on_the_first_phone_screen(
+    browser: Chromium, tmp_path: Path, language: str
+) -> None:
+    """Three documents filed with a 4,850-word context, under 2 of 3 with veto: the
+    documents are named links with sizes, and the rule with the other approvers is
+    stated, all on a phone's first screen, above the context."""
+    lawyers = ("counsel@firm.test", "partner@firm.test", "avocate@firm.test")
+    built = build_services(
+        make_config(
+            tmp_path,
+            lawyers=",".join(lawyers),
+            policies=f"*=2 of {','.join(lawyers)} veto",
+            lawyer_languages=f"counsel@firm.test={language}",
+        ),
+        clock=FrozenClock(datetime(2026, 11, 30, 9, 0, tzinfo=UTC)),
+    )
+    files = [
+        {"name": f"Kestrel-MSA-2027-{n}.pdf", "size": 482133 * n, "url": f"https://f.test/{n}"}
+        for n in (1, 2, 3)
+    ]
+    try:
+        mails = every_kind(built, context=contract_context(4850), attachments=files)
+    finally:
+        built.close()
+    page = html_of(mails["request"])
+    assert "[{" not in page and "{&#39;name&#39;" not in page
+    browser.load(page, width=PHONE, mobile=True)
+    _shot(browser, f"documents-{language}")
+    documents = _box(browser, ".hfa-documents")
+    group = _box(browser, ".hfa-group")
+    assert documents["bottom"] <= 900 and group["bottom"] <= 900, (documents, group)
+    assert documents["bottom"] < _box(browser, ".hfa-context")["top"]
+    links = browser.evaluate(
+        "Array.from(document.querySelectorAll('.hfa-documents a')).map(a => a.href)"
+    )
+    assert links == ["https://f.test/1", "https://f.test/2", "https://f.test/3"]
+    shown = browser.evaluate("document.querySelector('.hfa-documents').textContent")
+    assert "Kestrel-MSA-2027-1.pdf" in shown and "471" in shown and "KB" in shown
+    rule = browser.evaluate("document.querySelector('.hfa-group').textContent")
+    assert "partner@firm.test" in rule and "2 of" not in rule

@@ -19,8 +19,10 @@ import socket
 from collections.abc import AsyncIterator, Iterator
 from email.message import EmailMessage
 from email.policy import SMTP as SMTP_POLICY
+from html import unescape
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, unquote, urlsplit
 
 import aiosmtplib
 import dkim
@@ -67,7 +69,12 @@ def dns(keys: Keys) -> Iterator[LoopbackDns]:
 
 
 async def _running(
-    tmp_path: Path, sink: SmtpSink, dns: LoopbackDns, lawyer: str, database_url: str
+    tmp_path: Path,
+    sink: SmtpSink,
+    dns: LoopbackDns,
+    lawyer: str,
+    database_url: str,
+    **settings: str,
 ) -> Running:
     config = make_config(
         tmp_path,
@@ -77,6 +84,7 @@ async def _running(
         arc_trusted_sealers=TENANT,
         trusted_authserv_id=TRUSTED_MTA,
         sender_policy="plain.test=dkim",
+        **settings,
     )
     return await start_running(config, sink)
 
@@ -389,3 +397,42 @@ async def test_when_dns_does_not_answer_a_decision_is_held_and_a_question_record
             assert turn["authenticated_by"]["dmarc_policy"] == "temperror"
         finally:
             await stop_running(running)
+
+
+async def test_a_french_lawyers_challenge_is_french_names_the_request_and_has_a_confirm_button(
+    tmp_path: Path, sink: SmtpSink, dns: LoopbackDns, keys: Keys, database_url: str
+) -> None:
+    running = await _running(
+        tmp_path, sink, dns, LAWYER, database_url, lawyer_languages=f"{LAWYER}=fr"
+    )
+    try:
+        filed, email = await filed_with_email(running)
+        unsigned = reply_to(email, "APPROVE", sender=LAWYER).as_bytes(policy=SMTP_POLICY)
+        await deliver(running, unsigned, reply_address(email))
+        (challenge,) = await challenges(running, 1)
+        assert challenge["Content-Language"] == "fr"
+        assert str(challenge["Subject"]).startswith(
+            "Avez-vous envoyé cette réponse ? “May we sign the Nordwind"
+        )
+        plain_part = challenge.get_body(preferencelist=("plain",))
+        html_part = challenge.get_body(preferencelist=("html",))
+        assert plain_part is not None and html_part is not None
+        text = " ".join(str(plain_part.get_content()).split())
+        assert "elle n'est donc PAS encore enregistrée" in text
+        assert "May we sign the Nordwind agreement?" in text  # which request it is
+        assert "Lue comme : APPROBATION" in text and "Why:" not in text
+        page = str(html_part.get_content())
+        [url] = re.findall(r'href="(mailto:confirm\+[^"]+)"[^>]*>CONFIRM</a>', page)
+        parts = urlsplit(unescape(url))
+        query = parse_qs(parts.query)
+        button = EmailMessage()
+        button["From"] = LAWYER
+        button["To"] = unquote(parts.path)
+        button["Subject"] = query["subject"][0]
+        button["Message-ID"] = "<confirm-button@firm.test>"
+        button.set_content(query["body"][0].replace("\r\n", "\n"))
+        await deliver(running, signed(button, keys.firm), unquote(parts.path))
+        assert (await outcome_of(running, 1))[0] == "confirmed"
+        await running.wait_status(filed, lambda t: t["status"] == "answered")
+    finally:
+        await stop_running(running)

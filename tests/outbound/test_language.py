@@ -258,13 +258,13 @@ def test_a_notice_about_an_open_request_never_also_says_no_answer_is_needed(
 
 def test_a_german_lawyer_reads_the_approval_policy_lines_in_german(german: Services) -> None:
     mails = policy_kinds(german)
-    tally = text_of(mails["tally_receipt"])
-    assert (
-        "Genehmigungsregel: Schritt 1 von 2: 2 von 3 Genehmigungen nötig; Sie sind die erste "
-        "Person; ausstehend von partner@, gc@"
-    ) in " ".join(tally.split())
+    # The stored count with shortened addresses is no longer printed: the group block,
+    # from the request's own policy, tells the tally with every name (tests/outbound/
+    # test_group.py).
+    tally = " ".join(text_of(mails["tally_receipt"]).split())
+    assert "Genehmigungsregel:" not in tally and "partner@," not in tally
     decided = mails["decided_notice"]
-    assert str(decided["Subject"]).startswith("Von jemand anderem beantwortet: ")
+    assert str(decided["Subject"]).startswith("Entschieden: GENEHMIGT MIT BEDINGUNGEN: “Pay")
     assert "Entschieden: GENEHMIGT MIT BEDINGUNGEN" in html_of(decided)
     assert "Die Stimmen widersprechen sich" in " ".join(text_of(decided).split())
     assert "Vertretung von partner@lawfirm.example" in text_of(mails["delegate_request"])
@@ -344,3 +344,24 @@ def test_counts_read_as_babel_writes_them(language: str) -> None:
     with i18n.speaking(language):
         for n in [*range(0, 1001), 1234, 98765, 1234567]:
             assert _count(n) == format_decimal(n, locale=i18n.locale()), n
+
+
+@pytest.mark.parametrize("language", i18n.LANGUAGES)
+def test_every_kinds_subject_keeps_the_asks_first_words_in_every_language(
+    tmp_path: Path, language: str
+) -> None:
+    """The prefix and the tags give way, never the ask ("Complément de l'agent :
+    “Please review…”" told a lawyer nothing)."""
+    built = _services(tmp_path, lawyer_languages=f"{LAWYER}={language}")
+    ask = "Please review clause 7.3 of the Kestrel master services agreement before we sign"
+    try:
+        mails = every_kind(built, request=ask, deadline="2026-12-04T14:00:00Z")
+        mails |= policy_kinds(built, request=ask)
+    finally:
+        built.close()
+    for kind, msg in mails.items():
+        if kind == "push":
+            continue
+        subject = str(msg["Subject"])
+        assert "“Please review clause" in subject, (kind, subject)
+        assert len(subject) <= 78, (kind, subject)

@@ -136,10 +136,13 @@ def test_subjects_fit_put_the_ask_first_and_tell_each_kind_apart(
     lawyer_kinds = [k for k in KINDS if k != "request"]
     prefixes = {k: subjects[k].split("“")[0] for k in lawyer_kinds}
     assert len(set(prefixes.values())) == len(prefixes), prefixes
+    # A long ask keeps its first words in every kind: the kind's prefix gives way first.
+    for kind in lawyer_kinds:
+        assert "“Approve? APPROVED - sign" in subjects[kind], (kind, subjects[kind])
     assert prefixes["withdrawal"] == "Withdrawn, no answer needed: "
     assert prefixes["reminder"] == "Reminder 2: "
-    assert prefixes["escalation"] == "Escalated to you: "
-    assert prefixes["receipt"] == "Recorded: your APPROVAL WITH CONDITIONS: "
+    assert prefixes["escalation"] == "Escalated: "
+    assert prefixes["receipt"] == "Recorded: APPROVAL WITH CONDITIONS: "
 
 
 def test_headers_name_the_sender_and_text_parts_are_never_base64(
@@ -187,7 +190,9 @@ def test_reminder_says_when_the_deadline_passed(services: Services) -> None:
         session.flush()
     msg = compose_item(services, item_id, zone="Europe/Berlin")
     text = text_of(msg)
-    assert str(msg["Subject"]).startswith("Reminder 3 (overdue): ")
+    # Overdue is in the tags; the prefix's own "(overdue)" gives way to the ask's words.
+    assert str(msg["Subject"]).startswith("Reminder 3: “Pay EUR 48,500.00 to the")
+    assert "OVERDUE" in str(msg["Subject"])
     assert "The deadline passed" in text and "Mon 30 Nov 2026, 09:00 CET" in text
     assert "last reminder" in text
 

@@ -117,3 +117,64 @@ def test_a_reply_with_neither_decision_nor_yes_speaks_of_no_yes() -> None:
     view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
     assert "no sentence in it approves, rejects or declines the proposed action." in view["why"]
     assert "yes or no" not in view["why"]
+
+
+def test_the_signature_set_aside_is_named_so_a_wrong_cut_is_seen() -> None:
+    turn = human(
+        "approval",
+        "Approved.",
+        decision="approval",
+        read_from="keyword",
+        because="Approved.",
+        signature=["Dana Whitfield", "Partner | Halden Price LLP", "+44 20 7946 0815"],
+    )
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    assert view["reading"]["signature"][0] == "Dana Whitfield"
+    text, html = Renderer().render(
+        "receipt",
+        subject="s",
+        reference="HFA-00001",
+        kind_label="approval",
+        status="answered",
+        body=turn.body,
+        sent_local="now",
+        links=[],
+        r=view,
+    )
+    flat = " ".join(text.split())
+    assert "Set aside as your signature, not read as part of your answer:" in flat
+    assert '"Dana Whitfield / Partner | Halden Price LLP / +44 20 7946 0815"' in flat
+    assert "Dana Whitfield / Partner" in html
+    # A reply with nothing set aside says nothing about a signature.
+    plain = receipt_view(request(), [human("approval", "Approved.")], {"turn_seq": 2}, BERLIN)
+    assert plain["reading"]["signature"] == []
+
+
+def test_a_limit_the_action_exceeds_is_noted_on_the_receipt() -> None:
+    exceeds = (
+        "the proposed action (EUR 48,500.00) is above the limit EUR 40,000 set in the condition"
+    )
+    turn = human(
+        "conditional_approval",
+        "OK, but only up to EUR 40,000.",
+        decision="approval",
+        read_from="keyword",
+        because="OK, but only up to EUR 40,000.",
+        conditions=["but only up to EUR 40,000."],
+        reading={"kind": "conditional_approval", "exceeds": exceeds},
+    )
+    view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
+    text, html = Renderer().render(
+        "receipt",
+        subject="s",
+        reference="HFA-00001",
+        kind_label="conditional",
+        status="answered",
+        body=turn.body,
+        sent_local="now",
+        links=[],
+        r=view,
+    )
+    flat = " ".join(text.split())
+    assert "The proposed action is above a limit you set; the agent is told so" in flat
+    assert "EUR 48,500.00" in flat and "EUR 48,500.00" in html

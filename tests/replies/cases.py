@@ -92,6 +92,7 @@ CASES: list[Case] = [
         "conditions_list_after_thanks_line",
         "Thanks,\n\nApproved, subject to:\n- cap at EUR 1m\n- no auto-renewal",
         _gmail("Thanks,\n\nApproved, subject to:\n- cap at EUR 1m\n- no auto-renewal"),
+        decision=A,
     ),
     Case(
         "regards_mid_sentence",
@@ -329,6 +330,7 @@ CASES: list[Case] = [
         "gmail_pt",
         "Pode avançar.",
         _gmail("Pode avançar.", f"Em seg., 4 de mar. de 2024 às 10:12, {ADDR} escreveu:"),
+        decision=A,
     ),
     Case(
         "gmail_sv",

@@ -21,7 +21,7 @@ _LIST_KEYS = (
     "not_answers", "alone",
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "needs_stop", "provisos",
     "holdbacks", "deferrals", "first_steps", "closing_steps", "courtesies", "as_is", "thanks_for",
-    "remarks", "irony",
+    "remarks", "irony", "sure_yes", "limits", "reviewed", "statement_openers", "obligations", "otherwise", "if_words", "first_person",
 )  # fmt: skip
 
 Phrase = tuple[str, ...]
@@ -112,7 +112,7 @@ def _longest_first(items: list[tuple[Phrase, str, str]]) -> list[tuple[Phrase, s
 # The keys read per language (never merged): they decide or veto only in their own language.
 OWN_KEYS = (
     "approve_phrases", "reject_phrases", "decline_phrases", "agreement", "provisos",
-    "holdbacks", "deferrals", "first_steps", "closing_steps", "conditions", "yes",
+    "holdbacks", "deferrals", "first_steps", "closing_steps", "conditions", "yes", "sure_yes",
 )  # fmt: skip
 
 
