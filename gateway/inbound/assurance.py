@@ -273,7 +273,7 @@ def _needs(config: Config, check: SenderCheck, kind: DecisionKind | None) -> tup
         return "dkim", f"whether {domain} publishes a DMARC policy could not be looked up"
     if dmarc.published:
         return "dkim", f"{domain} publishes a DMARC policy (p={dmarc.policy})"
-    if kind is not None and config.weak_sender_decisions == "confirm":
+    if kind is not None and config.lawyer.weak_sender_decisions == "confirm":
         # A decision is never taken on the reply address alone: the lawyer confirms it.
         return "dmarc", (
             f"{domain} publishes no DMARC policy and a decision is not taken on the reply "

@@ -195,8 +195,6 @@ class Config:
     arc_trusted_sealers: frozenset[str]
     # Lawyer domain -> dmarc, dkim or token; a domain not listed follows the default rule.
     sender_policy: Mapping[str, str]
-    # confirm or record: a decision proven by the reply address alone (gateway.inbound.assurance).
-    weak_sender_decisions: str
     receipts: bool
     reminders: Mapping[str, float | None]
     escalation: Mapping[str, tuple[str, ...]]

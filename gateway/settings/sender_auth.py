@@ -76,11 +76,11 @@ def sender_auth_fields(values: Mapping[str, str]) -> dict[str, Any]:
         "dns_resolver": _resolver(values["dns_resolver"]),
         "arc_trusted_sealers": _domains(values["arc_trusted_sealers"], "HFA_ARC_TRUSTED_SEALERS"),
         "sender_policy": _policies(values["sender_policy"]),
-        "weak_sender_decisions": _weak(values["weak_sender_decisions"]),
     }
 
 
-def _weak(value: str) -> str:
+def weak_sender_decisions(value: str) -> str:
+    """HFA_WEAK_SENDER_DECISIONS: confirm or record (``gateway.inbound.assurance``)."""
     text = value.strip().lower()
     if text not in WEAK_SENDER_DECISIONS:
         raise ConfigError(

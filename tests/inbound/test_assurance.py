@@ -230,7 +230,8 @@ def test_the_old_rule_records_a_decision_on_the_reply_address(kind: DecisionKind
 
 
 def test_the_setting_takes_confirm_or_record_only() -> None:
-    assert _config().weak_sender_decisions == "confirm"
-    assert _config(HFA_WEAK_SENDER_DECISIONS=" Record ").weak_sender_decisions == "record"
+    assert _config().lawyer.weak_sender_decisions == "confirm"
+    recording = _config(HFA_WEAK_SENDER_DECISIONS=" Record ")
+    assert recording.lawyer.weak_sender_decisions == "record"
     with pytest.raises(ConfigError, match="HFA_WEAK_SENDER_DECISIONS: expected confirm"):
         _config(HFA_WEAK_SENDER_DECISIONS="yes")
