@@ -88,7 +88,7 @@ def bench_submits(directory: Path, count: int, rounds: int, database_url: str) -
         for label in rates:
             services = _services(directory / f"submit-{label[:4]}-{r}", database_url)
             if label == "without audit":
-                services.audit = _NoAudit(None)
+                services.audit = _NoAudit(None, services.audit.macs)
             _file_many(services, 20)  # warm up: connections, caches, the first pages
             rates[label].append(_file_many(services, count))
             services.close()

@@ -53,6 +53,8 @@ def _services(directory: Path, database_url: str) -> Services:
         "HFA_SECRET_KEYS": "bench-key-0123456789abcdef",
         "HFA_WORKER_POLL_SECONDS": "0.05",
         "HFA_CORRECTION_WINDOW": "0",
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        "HFA_WEAK_SENDER_DECISIONS": "record",
     }
     return build_services(load_config(env=env))
 

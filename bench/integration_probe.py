@@ -8,7 +8,10 @@ tree (its batch committed): what a reader waits for its proof, overstated by at
 most one watch interval. A process apart, so that the load generator's loop does
 not delay the probe's own threads and inflate what it measures.
 
-    python -m bench.integration_probe POSTGRES_URL   (the benchmark starts it)
+    python -m bench.integration_probe POSTGRES_URL SECRET_KEY   (the benchmark starts it)
+
+Each entry carries the MAC the gateway's own entries carry (``store.audit_mac``), made
+with the gateways' secret key: the sequencer refuses any other row.
 """
 
 from __future__ import annotations
@@ -17,13 +20,17 @@ import json
 import sys
 import threading
 import time
+from datetime import UTC, datetime
 
 import psycopg
+
+from gateway.store.audit_mac import EntryMacs
 
 GRACE_SECONDS = 10.0
 
 
-def main(db: str) -> None:
+def main(db: str, secret_key: str) -> None:
+    macs = EntryMacs((secret_key,))
     committed: dict[int, float] = {}
     integrated: dict[int, float] = {}
     stop = threading.Event()
@@ -31,9 +38,12 @@ def main(db: str) -> None:
     def write() -> None:
         with psycopg.connect(db, autocommit=True) as conn:
             while not stop.wait(0.1):
+                at = datetime.now(UTC)
+                mac = macs.sign(at, "bench.probe", None, "bench", {})
                 row = conn.execute(
-                    "INSERT INTO audit (at, event, actor, details) "
-                    "VALUES (now(), 'bench.probe', 'bench', '{}') RETURNING seq"
+                    "INSERT INTO audit (at, event, actor, details, mac) "
+                    "VALUES (%s, 'bench.probe', 'bench', '{}', %s) RETURNING seq",
+                    (at, mac),
                 ).fetchone()
                 assert row is not None
                 committed[int(row[0])] = time.monotonic()
@@ -70,4 +80,4 @@ def main(db: str) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    main(sys.argv[1], sys.argv[2])

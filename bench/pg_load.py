@@ -204,6 +204,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
         HFA_RATE_LIMIT_PER_MINUTE="1000000",
         # Each reply's decision in effect at once: the figures count one human turn each.
         HFA_CORRECTION_WINDOW="0",
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
     )
     roles = Roles(env, work)
     result: dict[str, Any] = {

@@ -63,6 +63,9 @@ BODY = {
     "agent_name": "load-bot",
 }
 
+# The run's own key: the gateways' HFA_SECRET_KEYS, which the probe signs its entries with.
+SECRET_KEY = "scale-secret-key-0123456789abcdef"  # noqa: S105
+
 
 class LockSampler:
     """Samples the database's active client backends and those waiting on a lock."""
@@ -238,7 +241,7 @@ class Probe:
     def __enter__(self) -> Probe:
         if self.enabled:
             self._proc = subprocess.Popen(  # noqa: S603 (our own executable)
-                [sys.executable, "-m", "bench.integration_probe", self.db],
+                [sys.executable, "-m", "bench.integration_probe", self.db, SECRET_KEY],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 text=True,
@@ -352,10 +355,12 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
     env.update(
         HFA_DATA_DIR=str(work / "var"),
-        HFA_SECRET_KEYS="scale-secret-key-0123456789abcdef",  # noqa: S106 (the run's own key)
+        HFA_SECRET_KEYS=SECRET_KEY,
         HFA_WEBHOOK_SECRET="whsec_" + "bG9hZC13ZWJob29rLXNlY3JldC0wMTIz",
         HFA_SMTP_RELAY=f"127.0.0.1:{sink.port}",
         HFA_LAWYERS=LAWYER,
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
         HFA_REPLY_DOMAIN=REPLY_DOMAIN,
         HFA_SMTP_BIND=f"127.0.0.1:{free_port()}",
         HFA_RATE_LIMIT_PER_MINUTE="100000000",

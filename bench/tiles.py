@@ -67,7 +67,7 @@ def checkpoint_cost(services: Services) -> None:
         statements += 1
 
     event.listen(services.db.engine, "before_cursor_execute", count)
-    sequencer = Sequencer(services.db, keys, None)
+    sequencer = Sequencer(services.db, keys, None, macs=services.audit.macs)
     assert sequencer.lead()
     try:
         sequencer.step(NOW)
@@ -169,7 +169,7 @@ async def _witness_rounds(services: Services, tmp: Path) -> None:
     while not all(server.started for server, _ in servers):
         await asyncio.sleep(0.01)
     policy = witnesses.Policy(tuple(targets), 2, 1.0)
-    sequencer = Sequencer(services.db, keys, None)
+    sequencer = Sequencer(services.db, keys, None, macs=services.audit.macs)
     assert sequencer.lead()
     seconds, counts, total = [], [], []
     statements = 0
@@ -218,7 +218,10 @@ def main() -> None:
             asyncio.run(_witness_rounds(services, data_dir))
             _append(services, 600)
             sequencer = Sequencer(
-                services.db, signing.load_keys(services.config.raw, data_dir), None
+                services.db,
+                signing.load_keys(services.config.raw, data_dir),
+                None,
+                macs=services.audit.macs,
             )
             assert sequencer.lead()
             sequencer.step(NOW)

@@ -252,7 +252,7 @@ class Gateway:
         services = self.services
         assert self._log_keys is not None
         poll = signing.integrate_seconds(services.config.raw)
-        sequencer = Sequencer(services.db, self._log_keys, services.audit.mirror)
+        sequencer = Sequencer.for_log(services.db, self._log_keys, services.audit)
         self._sequencer_of_worker = sequencer
         return run_sequencer(sequencer, services.clock.now, self._stop, poll)
 

@@ -11,6 +11,7 @@ from gateway.render import Renderer
 from gateway.runner import Wakeup
 from gateway.settings.config import Config
 from gateway.store.audit import AuditLog
+from gateway.store.audit_mac import EntryMacs
 from gateway.store.db import Database
 from gateway.store.pool import Pool
 from gateway.tokens import ReplyTokens, load_or_create_keys
@@ -74,7 +75,7 @@ def build_services(
         config=config,
         db=db,
         tokens=ReplyTokens(keys),
-        audit=AuditLog(config.data_dir / "audit.jsonl"),
+        audit=AuditLog(config.data_dir / "audit.jsonl", EntryMacs(keys)),
         clock=clock or Clock(),
         renderer=Renderer(),
     )

@@ -24,7 +24,10 @@ SETTLE_SECONDS = 20.0
 def _pending(services: Services) -> int:
     with services.db.reading() as session:
         count = session.scalar(
-            select(func.count()).select_from(AuditEntry).where(AuditEntry.leaf_index.is_(None))
+            select(func.count())
+            .select_from(AuditEntry)
+            # A refused row (not written by the gateway) is never integrated.
+            .where(AuditEntry.leaf_index.is_(None), AuditEntry.refused.is_(None))
         )
     return int(count or 0)
 
@@ -51,7 +54,7 @@ def _mirror_behind(services: Services) -> bool:
 def settle(services: Services) -> None:
     """Integrate every committed entry (and write its mirror line) before returning."""
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
-    sequencer = Sequencer(services.db, keys, services.audit.mirror)
+    sequencer = Sequencer(services.db, keys, services.audit.mirror, macs=services.audit.macs)
     deadline = time.monotonic() + SETTLE_SECONDS
     try:
         while True:

@@ -200,6 +200,9 @@ def make_config(data_dir: Path, **overrides: str) -> Config:
         # Typed decisions take effect at once unless a test asks for a correction window
         # (tests/e2e/test_correction_window.py); the default's two minutes would only wait.
         "HFA_CORRECTION_WINDOW": "0",
+        # Replies here carry no DKIM signature: a decision is recorded on the reply address
+        # alone unless a test asks for the default, confirm (tests/e2e/test_weak_senders.py).
+        "HFA_WEAK_SENDER_DECISIONS": "record",
         # DKIM keys and DMARC policies are looked up at a loopback server that knows no
         # names: as in production, and never waiting on a resolver that is not there.
         "HFA_DNS_RESOLVER": empty_dns(),

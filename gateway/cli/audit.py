@@ -190,7 +190,9 @@ def cmd_verify(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     try:
         with services.db.reading() as session:
-            verdict = audit_check.verify(session, keys, mirror=path, saved=saved)
+            verdict = audit_check.verify(
+                session, keys, mirror=path, saved=saved, macs=services.audit.macs
+            )
     finally:
         services.close()
     _report(verdict, time.perf_counter() - started, args.json)

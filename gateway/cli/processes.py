@@ -266,7 +266,7 @@ async def _listeners(services: Services, write_end: int, worker: int) -> int:
 def _last_batch(services: Services) -> None:
     """Integrate what is committed into the audit log, unless another process leads."""
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
-    sequencer = Sequencer(services.db, keys, services.audit.mirror)
+    sequencer = Sequencer(services.db, keys, services.audit.mirror, macs=services.audit.macs)
     try:
         if sequencer.lead():
             sequencer.step(services.clock.now())

@@ -102,21 +102,25 @@ async def _wait_for(predicate: Any, timeout: float = 15.0) -> Any:
         await asyncio.sleep(0.1)
 
 
+DEMO_LAWYER = "counsel@lawfirm.example"
+DEMO_SETTINGS = {
+    "HFA_HTTP_BIND": "127.0.0.1:0",
+    "HFA_SMTP_BIND": "127.0.0.1:0",
+    "HFA_LAWYERS": DEMO_LAWYER,
+    "HFA_REPLY_DOMAIN": "hfa.localhost",
+    "HFA_WORKER_POLL_SECONDS": "0.1",
+    # A short correction window, so the walk-through shows the typed answer
+    # taking effect without the default's two-minute wait.
+    "HFA_CORRECTION_WINDOW": "2s",
+    # The walk-through's lawyer writes from a domain that signs nothing: its answer
+    # is taken on the reply address, not held for a confirmation by email.
+    "HFA_WEAK_SENDER_DECISIONS": "record",
+}
+
+
 async def _demo(data_dir: Path) -> int:
-    lawyer = "counsel@lawfirm.example"
-    config = load_config(
-        env={
-            "HFA_DATA_DIR": str(data_dir),
-            "HFA_HTTP_BIND": "127.0.0.1:0",
-            "HFA_SMTP_BIND": "127.0.0.1:0",
-            "HFA_LAWYERS": lawyer,
-            "HFA_REPLY_DOMAIN": "hfa.localhost",
-            "HFA_WORKER_POLL_SECONDS": "0.1",
-            # A short correction window, so the walk-through shows the typed answer
-            # taking effect without the default's two-minute wait.
-            "HFA_CORRECTION_WINDOW": "2s",
-        }
-    )
+    lawyer = DEMO_LAWYER
+    config = load_config(env={"HFA_DATA_DIR": str(data_dir), **DEMO_SETTINGS})
     services = build_services(config)
     async with Gateway(services) as gateway:
         base = f"http://127.0.0.1:{gateway.http_port}"

@@ -25,6 +25,7 @@ from gateway.errors import NotFound
 from gateway.intake.reading import status_of
 from gateway.store import blobs, merkle, state, witness_report
 from gateway.store.audit import fields_of
+from gateway.store.audit_mac import EntryMacs
 from gateway.store.db import Database
 from gateway.store.erasure import erased_marker
 from gateway.store.models import (
@@ -292,14 +293,22 @@ def pending_entries(session: Session, reference: str) -> int:
     return int(count or 0)
 
 
-def settle(db: Database, keys: LogKeys, mirror: Path | None, reference: str, now: Any) -> None:
+def settle(
+    db: Database,
+    keys: LogKeys,
+    mirror: Path | None,
+    reference: str,
+    now: Any,
+    *,
+    macs: EntryMacs,
+) -> None:
     """Wait until a signed checkpoint covers the thread's entries.
 
     The running gateway's sequencer does it within a second; with no gateway
     running, this process integrates the waiting entries itself, as the
     sequencer would (one leader at a time, so never beside a live one).
     """
-    sequencer = Sequencer(db, keys, mirror)
+    sequencer = Sequencer(db, keys, mirror, macs=macs)
     deadline = time.monotonic() + SETTLE_SECONDS
     try:
         while True:

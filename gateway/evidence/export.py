@@ -18,7 +18,9 @@ from gateway.outbound import witnesses
 from gateway.settings.config import Config
 from gateway.store import audit_origin, signing
 from gateway.store.audit import AuditLog
+from gateway.store.audit_mac import EntryMacs
 from gateway.store.db import Database
+from gateway.tokens import load_or_create_keys
 
 ATTEMPTS = 3
 
@@ -30,6 +32,11 @@ class Exported:
     entries: int
     emails: int
     unsent: int
+
+
+def entry_macs(config: Config) -> EntryMacs:
+    """What signs this process's audit entries as the gateway's: the gateway's secret keys."""
+    return EntryMacs(load_or_create_keys(config.secret_keys, config.data_dir))
 
 
 def export(
@@ -73,7 +80,7 @@ def export(
     except OSError as exc:
         raise ConfigError(f"-o: cannot write {out}: {exc}") from None
     with db.transaction() as session:
-        AuditLog(None).append(
+        AuditLog(None, entry_macs(config)).append(
             session,
             "evidence.exported",
             at=clock.now(),
@@ -111,7 +118,7 @@ def _collected(
     mirror, sender = config.data_dir / "audit.jsonl", config.mail_from
     witnessed = bool(witnesses.policy_of(config.raw).targets)
     for attempt in range(ATTEMPTS):
-        collect.settle(db, keys, mirror, reference, clock.now)
+        collect.settle(db, keys, mirror, reference, clock.now, macs=entry_macs(config))
         try:
             with db.reading() as session:
                 return collect.collect(session, reference, sender, witnessed=witnessed)

@@ -22,7 +22,11 @@ the trusted server or trusted sealer, ``token`` nothing more. A domain not
 listed: a question or an I'M ON IT passes on the token, anything that answers
 (approval, rejection, decline, close, a plain answer) needs aligned DKIM when
 the domain publishes a DMARC record, and is held when DNS cannot say whether
-it does (temperror): unknown is never taken for "no policy".
+it does (temperror): unknown is never taken for "no policy". Where the domain
+publishes none, a decision (approval, rejection, decline, close) still needs
+what ``dmarc`` asks (HFA_WEAK_SENDER_DECISIONS=confirm, the default): without
+it, it is held and the lawyer asked to confirm it (``challenge``); ``record``
+takes it on the token, as before.
 """
 
 from __future__ import annotations
@@ -269,6 +273,12 @@ def _needs(config: Config, check: SenderCheck, kind: DecisionKind | None) -> tup
         return "dkim", f"whether {domain} publishes a DMARC policy could not be looked up"
     if dmarc.published:
         return "dkim", f"{domain} publishes a DMARC policy (p={dmarc.policy})"
+    if kind is not None and config.lawyer.weak_sender_decisions == "confirm":
+        # A decision is never taken on the reply address alone: the lawyer confirms it.
+        return "dmarc", (
+            f"{domain} publishes no DMARC policy and a decision is not taken on the reply "
+            "address alone (HFA_WEAK_SENDER_DECISIONS=confirm)"
+        )
     return "token", ""
 
 

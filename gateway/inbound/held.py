@@ -118,6 +118,14 @@ def explain(outcome: Outcome, sender: str = "") -> Explanation:
             "A reply from another address is held for review; it is not on the record "
             "unless the lawyer confirms it or the operator accepts it.",
         )
+    if outcome.name == "unverified_sender" and detail.startswith("the answer link names"):
+        return Explanation(
+            outcome.detail[:200] + ": which request you meant is unknown, so it decides neither.",
+            "reply CONFIRM to the confirmation email if you meant this request, or tap the "
+            "answer link in the email of the request you meant.",
+            "A reply is held for review: its answer link names another request. It is not on "
+            "the record unless the lawyer confirms it or the operator accepts it.",
+        )
     if outcome.name == "unverified_sender" and FORGED_RESULTS.lower() in detail:
         return Explanation(
             "it carries an authentication result that this gateway's mail server did not "

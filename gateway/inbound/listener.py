@@ -28,7 +28,7 @@ from gateway.inbound.challenge import challenged_message
 from gateway.inbound.protocol import BARE_LF_REFUSAL, LINE_REFUSAL, ReplySMTP
 from gateway.services import Services
 from gateway.settings.config import Config
-from gateway.store import blobs
+from gateway.store import arrivals, blobs
 from gateway.store.models import InboundMessage
 from gateway.throttle import ConnectionGuard, Throttle
 
@@ -86,6 +86,9 @@ def add_inbound(
     ``digest``: the SHA-256 of ``raw`` in hex, when the caller worked it out already.
     ``apart``: the bytes were written already (``store.blobs``): the row keeps none.
     """
+    # Before the clock is read: the job that ends correction windows must see this row
+    # if its received_at is before a window's end (``store.arrivals``).
+    arrivals.fence(session, exclusive=False)
     now = services.clock.now()
     sender = storable(mail_from)
     digest = digest or hashlib.sha256(raw).hexdigest()

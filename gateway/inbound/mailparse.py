@@ -171,7 +171,7 @@ def parse(raw: bytes) -> ParsedMail:
     try:
         # Handed the message parsed above (compat32, as mail-parser parses it itself),
         # so the bytes are read once, not twice. mail-parser only reads the message.
-        mail = mailparser.MailParser(message)
+        mail = mailparser.MailParser(_attached_messages_as_files(message, raw))
         text_plain = cut_text(
             "\n".join(mail.text_plain) if mail.text_plain else None, "text", truncated
         )
@@ -192,6 +192,48 @@ def parse(raw: bytes) -> ParsedMail:
         attachments=attachments,
         truncated=truncated,
     )
+
+
+# Containers of a whole email: an attached or forwarded message, never the sender's words.
+_CRLF = compat32.clone(linesep="\r\n")
+_ATTACHED_MESSAGE = frozenset({"message/rfc822", "message/global"})
+
+
+def _attached_messages_as_files(message: Message, raw: bytes) -> Message:
+    """The message as mail-parser should read it: each attached email one file.
+
+    mail-parser reads the text parts inside an attached email (``message/rfc822``,
+    inline or as an attachment, nested at any depth) as text of the message itself,
+    so a forwarded "Rejected." under the lawyer's "Approved." became their words.
+    Here each outermost attached email is a leaf part of its own, an attachment
+    (its bytes kept, named ``forwarded.eml`` unless it has a name), so only the
+    sender's own text parts are read as text. ``message`` is returned as it is
+    when it has none; otherwise a copy is changed (the original stays whole for the
+    sender checks and delivery reports).
+    """
+    if not any(part.get_content_type() in _ATTACHED_MESSAGE for part in message.walk()):
+        return message
+    view = message_from_bytes(raw, policy=compat32)
+    for part in list(view.walk()):
+        if part.get_content_type() not in _ATTACHED_MESSAGE or not part.is_multipart():
+            # Not an email container, or one inside an email already made a file.
+            continue
+        inner = part.get_payload()
+        try:
+            data = b"".join(m.as_bytes(policy=_CRLF) for m in inner if isinstance(m, Message))
+        except Exception:
+            data = "".join(str(m) for m in inner).encode("utf-8", "surrogateescape")
+        part.set_payload(base64.encodebytes(data).decode("ascii"))
+        del part["Content-Transfer-Encoding"]
+        part["Content-Transfer-Encoding"] = "base64"
+        if not part.get_filename():
+            del part["Content-Disposition"]
+            part["Content-Disposition"] = 'attachment; filename="forwarded.eml"'
+        elif part.get_content_disposition() != "attachment":
+            name = part.get_filename()
+            del part["Content-Disposition"]
+            part.add_header("Content-Disposition", "attachment", filename=name)
+    return view
 
 
 def _decoded(att: dict[str, Any]) -> MailAttachment:

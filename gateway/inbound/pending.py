@@ -15,6 +15,16 @@ the same lawyer inside the window replaces the pending reading instead: a
 ``system/reading_replaced`` turn says so, and the held decision never takes
 effect. Nothing is edited: both readings stay on the record.
 
+"Inside the window" is judged by when the new answer was received (its
+durable ``received_at``, written before the listener's 250), never by when the
+worker reads it: a worker stalled or restarted after a crash reads late, and
+the lawyer who corrected in time must still win. So a window does not end
+while a reply to this lawyer's address received before its end is unread; the
+job that ends windows waits for the worker to read it (``store.arrivals``
+orders the two). And an answer received before one already recorded from the
+same lawyer (read late, after a crash) is kept but never takes effect: the
+later one is their last word.
+
 Each pending reading is a ``pending_readings`` row, settled exactly once by a
 guarded UPDATE in the same transaction as what it settles, so a restart loses
 none and two workers never both act on one.
@@ -34,11 +44,13 @@ from sqlalchemy.orm import Session
 from gateway.contract import iso
 from gateway.errors import StorageError
 from gateway.inbound.effect import put_into_effect, tell_and_push
+from gateway.inbound.late_replies import received_of, request_free, unread_in_window
+from gateway.inbound.late_replies import unless_superseded as unless_superseded
 from gateway.options import MAX_CHOICES
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject, untouched_choice
 from gateway.replies import Reading
 from gateway.services import Services
-from gateway.store.models import Recipient, Request, Turn
+from gateway.store.models import InboundMessage, Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
 from gateway.store.recording import add_pending_reading, unsettled_readings
 from gateway.store.thread import add_turn
@@ -157,18 +169,31 @@ def hold(
 
 
 def settle_earlier(
-    services: Services, session: Session, request: Request, recipient: Recipient, now: datetime
+    services: Services,
+    session: Session,
+    request: Request,
+    recipient: Recipient,
+    row: InboundMessage,
+    now: datetime,
 ) -> list[dict[str, Any]]:
     """Settle this lawyer's held readings before their new answer is recorded.
 
-    One whose window has ended takes effect first (the new answer is then a
-    correction after the fact, a turn of its own); one still inside it is
-    replaced. Returns what was replaced, for the receipt.
+    ``row``: the new answer as stored; its ``received_at`` counts, not ``now`` (when it is
+    read).
+    A reading whose window had ended by then takes effect first (the new answer is
+    then a correction after the fact, a turn of its own), unless another reply of
+    the lawyer's received in its window is still unread (that one settles it when
+    read); one whose window was still open is replaced. Returns what was
+    replaced, for the receipt.
     """
-    replaced = []
+    replaced, received = [], row.received_at
     for pending_id, turn_id, due in unsettled_readings(session, request.id, recipient.id):
-        if due <= now:
-            take_effect(services, session, pending_id, now)
+        if received_of(session, turn_id) > received:
+            # Held from a later reply (this one was read late): the later one stands.
+            continue
+        if due <= received:
+            if not unread_in_window(services, session, pending_id):
+                take_effect(services, session, pending_id, now)
         elif _claim(session, pending_id, REPLACED, now):
             replaced.append(_replace(services, session, request, turn_id, now))
     return replaced
@@ -283,7 +308,11 @@ def _reading(turn: Turn) -> dict[str, Any]:
 
 
 def settle_due(services: Services) -> int:
-    """Put every reading whose window has ended into effect; returns how many did."""
+    """Put every reading whose window has ended into effect; returns how many did.
+
+    A reading waits (and is looked at again on the next pass) while a reply of the
+    lawyer's received inside its window is unread.
+    """
     now = services.clock.now()
     with services.db.reading() as session:
         due = list(
@@ -299,6 +328,11 @@ def settle_due(services: Services) -> int:
     for pending_id in due:
         try:
             with services.db.transaction() as session:
+                # The request's row before the fence, in the order a worker takes them.
+                if not request_free(session, pending_id):
+                    continue
+                if unread_in_window(services, session, pending_id):
+                    continue
                 settled += take_effect(services, session, pending_id, now, unless_taken=True)
         except StorageError:
             log.exception("pending reading %s did not take effect; retried", pending_id)

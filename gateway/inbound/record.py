@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from gateway.contract import AWAITING_ANSWER, LATE_REPLY_NOTICE, iso
-from gateway.inbound import pending
+from gateway.inbound import crossed, pending
 from gateway.inbound.approvals import Counted
 from gateway.inbound.assurance import refusal
 from gateway.inbound.attachments import recorded_detail, store_attachments
@@ -112,8 +112,7 @@ def record_reply(
     # Held or challenged, the reply is described to the lawyer by this same reading.
     mail.reading = reading
     # The sender policy, now that what the reply decides is known: held, not recorded.
-    refused = _policy_refuses(services, check, reading)
-    if refused:
+    if refused := _policy_refuses(services, check, reading, (mail.subject, request.reference)):
         return Outcome("unverified_sender", refused)
     kind: str = reading.kind
     new_status, body = status_after(reading, request), reading.said
@@ -134,8 +133,9 @@ def record_reply(
         data[NO_ANSWER_KIND] = True
         due = None
     else:
-        replaced = pending.settle_earlier(services, session, request, recipient, now)
+        replaced = pending.settle_earlier(services, session, request, recipient, row, now)
         due = pending.due_at(services, reading, link, late=late, now=now)
+        data, kind, due = pending.unless_superseded(session, recipient, row, (data, kind, due))
     if due is not None:
         data = pending.held_data(data, kind, new_status, due)
         kind = pending.PENDING_KIND
@@ -167,11 +167,19 @@ def record_reply(
     return Outcome("recorded", detail, request, recipient, turn.id)
 
 
-def _policy_refuses(services: Services, check: SenderCheck, reading: Reading) -> str:
-    """Why the sender policy holds this reply (``assurance.refusal``), or ""."""
+def _policy_refuses(
+    services: Services, check: SenderCheck, reading: Reading, subject_reference: tuple[str, str]
+) -> str:
+    """Why the sender policy holds this reply (``assurance.refusal``), or "".
+
+    ``subject_reference``: the reply's subject and its request's reference. An answer
+    link naming another request decides neither: it is held and the lawyer asked.
+    """
     if check.strength == "vouched":
         # An operator accepted it, or the lawyer confirmed it.
         return ""
+    if crossed_link := crossed.other_request(reading, *subject_reference):
+        return crossed_link
     # Thanks or a greeting moves nothing, so it is read as a question is.
     if reading.kind == NO_ANSWER_KIND:
         kind: DecisionKind | None = DecisionKind.QUESTION
@@ -258,7 +266,7 @@ def _hold_or_put_into_effect(
     if due is not None:
         pending.hold(services, session, request, recipient, turn, due)
         return None
-    if turn.kind == NO_ANSWER_KIND:
+    if turn.kind == NO_ANSWER_KIND or "superseded" in turn.data:
         return None
     return put_into_effect(
         services, session, request, recipient, turn, new_status, actor=actor, now=now
@@ -282,6 +290,9 @@ def _tell_everyone(
     to a receipt) is recorded and sets off nothing: no receipt, no notice, no push.
     """
     if turn.kind == NO_ANSWER_KIND and request.status not in AWAITING_ANSWER:
+        return
+    if "superseded" in turn.data:
+        # The later answer's receipt stands; this one changes nothing.
         return
     if services.config.receipts:
         _queue_receipt(services, session, request, recipient, turn, now, replaced, counted)

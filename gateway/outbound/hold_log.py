@@ -12,7 +12,10 @@ kernel (``D id``): plain appends, no fsync, since a kill -9 loses nothing the pr
 wrote (a crash of the host does, and then a hold merely runs its course). A worker
 that starts reads the files of the processes that are gone: a hold with no dot is
 released, if the row still carries that very hold (it is then due at once); a hold
-whose dot went out stays, for the relay may have the message.
+whose dot went out stays, for the relay may have the message, unless the relay's
+answer to it is noted too (``A id``, written the moment the relay accepted the message,
+before the row could be marked sent): then the relay has it, and the row is recorded as
+sent at the restart, never sent a second time.
 """
 
 from __future__ import annotations
@@ -25,6 +28,10 @@ from pathlib import Path
 from sqlalchemy import update
 from sqlalchemy.orm import Session
 
+from gateway.contract import reference_for
+from gateway.outbound.targets import shown_target
+from gateway.services import Services
+from gateway.store.audit import AuditLog
 from gateway.store.db import Database
 from gateway.store.models import OutboxItem
 
@@ -57,6 +64,10 @@ class HoldLog:
         if self._fd is not None:
             os.write(self._fd, f"D {item_id}\n".encode())
 
+    def accepted(self, item_id: int) -> None:
+        if self._fd is not None:
+            os.write(self._fd, f"A {item_id}\n".encode())
+
     def done(self, item_id: int) -> None:
         """The delivery is over: once none is open, a large note starts again empty."""
         self._open.discard(item_id)
@@ -87,10 +98,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def unsent_holds(text: str) -> dict[int, datetime]:
-    """The holds of a note whose dot never went out: item id -> the hold written."""
+def _read(text: str) -> tuple[dict[int, datetime], set[int], set[int]]:
+    """A note's holds (item id -> the hold written), dots and accepted messages."""
     holds: dict[int, datetime] = {}
     dots: set[int] = set()
+    accepted: set[int] = set()
     for line in text.splitlines():
         parts = line.split(" ")
         try:
@@ -98,9 +110,23 @@ def unsent_holds(text: str) -> dict[int, datetime]:
                 holds[int(parts[1])] = datetime.fromisoformat(parts[2])
             elif parts[0] == "D" and len(parts) == 2:
                 dots.add(int(parts[1]))
+            elif parts[0] == "A" and len(parts) == 2:
+                accepted.add(int(parts[1]))
         except ValueError:
             continue  # the line a kill cut short
+    return holds, dots, accepted
+
+
+def unsent_holds(text: str) -> dict[int, datetime]:
+    """The holds of a note whose dot never went out: item id -> the hold written."""
+    holds, dots, _accepted = _read(text)
     return {item: until for item, until in holds.items() if item not in dots}
+
+
+def accepted_holds(text: str) -> dict[int, datetime]:
+    """The holds of a note whose message the relay accepted: item id -> the hold written."""
+    holds, dots, accepted = _read(text)
+    return {item: until for item, until in holds.items() if item in dots and item in accepted}
 
 
 def _release(session: Session, item_id: int, until: datetime) -> int:
@@ -117,22 +143,64 @@ def _release(session: Session, item_id: int, until: datetime) -> int:
     return int(getattr(result, "rowcount", 0))
 
 
-def release_unsent(db: Database, data_dir: Path) -> int:
+# What the relay said is not known (the process died with it), only that it accepted.
+ACCEPTED_DETAIL = "accepted by the relay before the sending process was killed; recorded at restart"
+
+
+def _record_accepted(
+    session: Session, audit: AuditLog, item_id: int, until: datetime, now: datetime
+) -> int:
+    """The row recorded as sent, if it still carries that very hold; 1 if it was."""
+    item = session.get(OutboxItem, item_id)
+    if item is None or item.state != "pending" or item.lease_until != until:
+        return 0
+    item.state, item.lease_until, item.last_error, item.sent_at = "sent", None, None, now
+    audit.append(
+        session,
+        f"{item.channel}.sent",
+        at=now,
+        reference=reference_for(item.request_id) if item.request_id else None,
+        details={
+            "outbox_id": item.id,
+            "purpose": item.purpose,
+            "to": shown_target(item.target),
+            "attempt": item.attempts,
+            "relay": ACCEPTED_DETAIL,
+        },
+    )
+    return 1
+
+
+def release_unsent(
+    db: Database, data_dir: Path, audit: AuditLog | None = None, now: datetime | None = None
+) -> int:
     """Release the holds that processes now gone wrote for a dot they never sent; how
-    many rows were released. Their notes are removed."""
+    many rows were released. With ``audit`` (and ``now``), the rows whose message the
+    relay accepted are recorded as sent. Their notes are removed."""
     folder = data_dir / FOLDER
     if not folder.is_dir():
         return 0
-    released = 0
+    released = recorded = 0
     for note in sorted(folder.glob("*.log")):
         pid = int(note.stem) if note.stem.isdigit() else 0
         if pid == os.getpid() or (pid and _alive(pid)):
             continue
-        unsent = unsent_holds(note.read_text(errors="replace"))
-        if unsent:
+        text = note.read_text(errors="replace")
+        unsent = unsent_holds(text)
+        accepted = accepted_holds(text) if audit is not None and now is not None else {}
+        if unsent or accepted:
             with db.transaction() as session:
                 released += sum(_release(session, i, u) for i, u in unsent.items())
+                for item_id, until in accepted.items():
+                    assert audit is not None and now is not None
+                    recorded += _record_accepted(session, audit, item_id, until, now)
         note.unlink(missing_ok=True)
+    if recorded:
+        log.warning(
+            "outbox: %s email(s) the relay accepted before their sending process died: "
+            "recorded as sent, not sent again",
+            recorded,
+        )
     if released:
         log.warning(
             "outbox: %s email(s) held by a process that died before their end was sent: "
@@ -140,3 +208,10 @@ def release_unsent(db: Database, data_dir: Path) -> int:
             released,
         )
     return released
+
+
+def release_after_restart(services: Services) -> int:
+    """:func:`release_unsent` as a worker starts: the accepted ones recorded as sent."""
+    return release_unsent(
+        services.db, services.config.data_dir, services.audit, services.clock.now()
+    )

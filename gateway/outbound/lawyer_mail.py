@@ -16,7 +16,13 @@ from gateway.outbound import hold_log
 from gateway.outbound.compose import MailThread, load_threads
 from gateway.outbound.compose_lane import START_BATCH, ComposeLane
 from gateway.outbound.composer import Batch, Composed
-from gateway.outbound.transports import MailTransport, after_dot, before_dot, handed_over
+from gateway.outbound.transports import (
+    MailTransport,
+    after_dot,
+    before_dot,
+    dot_accepted,
+    handed_over,
+)
 from gateway.outbound.view import MailSettings
 from gateway.services import Services
 from gateway.settings.lawyers import LawyerSettings
@@ -95,6 +101,7 @@ class EmailDeliverer:
         holds = hold_log.for_process(config.data_dir)
         token = before_dot.set(partial(_hold_until_the_dot_is_answered, services, item.id))
         dot_token = after_dot.set(partial(holds.dot, item.id))
+        accepted_token = dot_accepted.set(partial(holds.accepted, item.id))
         kept: list[bytes] = []
         kept_token = handed_over.set(kept)
         try:
@@ -104,6 +111,7 @@ class EmailDeliverer:
         finally:
             before_dot.reset(token)
             after_dot.reset(dot_token)
+            dot_accepted.reset(accepted_token)
             handed_over.reset(kept_token)
             holds.done(item.id)
         # Recorded with the success (gateway.outbound.outcomes); a transport that keeps

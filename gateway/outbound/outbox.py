@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from sqlalchemy.orm import Session
 
 from gateway.errors import DeliveryError, PermanentDelivery, StorageError
-from gateway.outbound.hold_log import release_unsent
+from gateway.outbound.hold_log import release_after_restart
 from gateway.outbound.lawyer_mail import EmailDeliverer as EmailDeliverer
 from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
 from gateway.outbound.outcomes import Delivered, record_failure, record_successes
@@ -292,7 +292,7 @@ class OutboxWorker:
         """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
         services = self.services
         try:
-            await services.db.run(release_unsent, services.db, services.config.data_dir)
+            await services.db.run(release_after_restart, services)
         except Exception:
             log.exception("outbox: could not release the holds of a stopped process")
         lease = timedelta(seconds=services.config.lease_seconds)

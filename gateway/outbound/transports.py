@@ -43,6 +43,9 @@ before_dot: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
 # Set by the deliverer around one message's send: called as soon as its final dot is
 # written (handed to the kernel), with no await between.
 after_dot: ContextVar[Callable[[], None] | None] = ContextVar("after_dot", default=None)
+# Set by the deliverer around one message's send: called as soon as the relay accepted the
+# message (its answer to the dot), with no await between.
+dot_accepted: ContextVar[Callable[[], None] | None] = ContextVar("dot_accepted", default=None)
 
 # Set by the deliverer around one message's send: the last transport in the chain (the
 # relay or the Maildir) puts here the bytes it was handed, DKIM signature included, so
@@ -246,6 +249,8 @@ class SmtpRelay:
             response = await data(
                 client, message, self.dot_timeout, before_dot.get(), attempt.dot_sent
             )
+            if (accepted := dot_accepted.get()) is not None:
+                accepted()
         except (aiosmtplib.SMTPResponseException, aiosmtplib.SMTPRecipientsRefused):
             # The envelope is reset, so the connection can carry the next message.
             with contextlib.suppress(ConnectionError, aiosmtplib.SMTPException):

@@ -14,6 +14,7 @@ from gateway.errors import ConfigError
 from gateway.i18n import LANGUAGES
 from gateway.settings.durations import seconds_of
 from gateway.settings.policies import ApprovalSettings, approval_settings
+from gateway.settings.sender_auth import weak_sender_decisions
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _ADDRESS = re.compile(rf"[^@\s<>()\[\],;:\"]+@{_LABEL}(?:\.{_LABEL})*")
@@ -40,6 +41,9 @@ class LawyerSettings:
     languages: Mapping[str, str] = field(default_factory=dict)
     # HFA_POLICIES, HFA_APPROVER_GROUPS, HFA_DELEGATES: who must approve, who stands in.
     approval: ApprovalSettings = field(default_factory=ApprovalSettings)
+    # HFA_WEAK_SENDER_DECISIONS: a decision proven by the reply address alone is held and
+    # confirmed by the lawyer (confirm) or recorded (record).
+    weak_sender_decisions: str = "confirm"
 
 
 def _language(value: str, setting: str) -> str:
@@ -87,6 +91,7 @@ def lawyer_settings(values: Mapping[str, str]) -> LawyerSettings:
         _language(values.get("language", "en") or "en", "HFA_LANGUAGE"),
         parse_languages(values.get("lawyer_languages", "")),
         approval_settings(values),
+        weak_sender_decisions(values["weak_sender_decisions"]),
     )
 
 

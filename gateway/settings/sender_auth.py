@@ -16,6 +16,8 @@ from gateway.errors import ConfigError
 #   dkim   a DKIM signature aligned with From;
 #   token  the signed reply address alone.
 SENDER_POLICIES = ("dmarc", "dkim", "token")
+# What a decision proven by the reply address alone comes to (HFA_WEAK_SENDER_DECISIONS).
+WEAK_SENDER_DECISIONS = ("confirm", "record")
 DNS_OFF = "off"
 
 
@@ -75,3 +77,14 @@ def sender_auth_fields(values: Mapping[str, str]) -> dict[str, Any]:
         "arc_trusted_sealers": _domains(values["arc_trusted_sealers"], "HFA_ARC_TRUSTED_SEALERS"),
         "sender_policy": _policies(values["sender_policy"]),
     }
+
+
+def weak_sender_decisions(value: str) -> str:
+    """HFA_WEAK_SENDER_DECISIONS: confirm or record (``gateway.inbound.assurance``)."""
+    text = value.strip().lower()
+    if text not in WEAK_SENDER_DECISIONS:
+        raise ConfigError(
+            "HFA_WEAK_SENDER_DECISIONS: expected confirm (hold and ask the lawyer) or record "
+            f"(record on the reply address alone), got {value!r}"
+        )
+    return text

@@ -250,6 +250,15 @@ SETTINGS: tuple[Setting, ...] = (
         "aligned with From passed; others are held for ops (needs HFA_TRUSTED_AUTHSERV_ID).",
     ),
     Setting(
+        "weak_sender_decisions",
+        "confirm",
+        "A decision (approve, reject, decline, close) from a lawyer domain that publishes no "
+        "DMARC policy and is not in HFA_SENDER_POLICY, with nothing but the reply address to "
+        "prove its sender (dmarc=none, a DKIM pass not aligned with From, spf=fail, no "
+        "Authentication-Results): confirm holds it and asks the lawyer to confirm it by "
+        "email; record records it on the reply address alone (the behaviour before 2026-12).",
+    ),
+    Setting(
         "dns_resolver",
         "",
         "Where the gateway looks up DKIM keys and DMARC policies when no trusted server "

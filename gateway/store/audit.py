@@ -25,6 +25,7 @@ from sqlalchemy.orm import Session
 from sqlalchemy.sql.expression import TableClause
 
 from gateway.contract import iso
+from gateway.store.audit_mac import EntryMacs, stored_form
 from gateway.store.models import AuditEntry
 from gateway.store.prepared import Prepared, connection_of
 
@@ -33,7 +34,9 @@ _ENTRIES = cast(TableClause, AuditEntry.__table__)
 # RETURNING seq: the entry's number, in the same round trip as the insert.
 _INSERT_ENTRY = Prepared(
     insert(_ENTRIES)
-    .values({name: bindparam(name) for name in ("at", "event", "reference", "actor", "details")})
+    .values(
+        {name: bindparam(name) for name in ("at", "event", "reference", "actor", "details", "mac")}
+    )
     .returning(_ENTRIES.c.seq),
     results=(_ENTRIES.c.seq.type,),
 )
@@ -129,10 +132,12 @@ def entry_as_json(entry: AuditEntry) -> dict[str, Any]:
 
 
 class AuditLog:
-    """Appends entries in the caller's transaction; ``mirror`` is this host's audit.jsonl."""
+    """Appends entries in the caller's transaction; ``mirror`` is this host's audit.jsonl,
+    ``macs`` signs each entry as the gateway's (``audit_mac``)."""
 
-    def __init__(self, mirror: Path | None) -> None:
+    def __init__(self, mirror: Path | None, macs: EntryMacs) -> None:
         self.mirror = mirror
+        self.macs = macs
 
     def append(
         self,
@@ -152,10 +157,18 @@ class AuditLog:
         write of the gateway appends here, and the unit of work's bookkeeping cost
         more than the insert.
         """
-        clean = _redact(details or {})
+        clean = stored_form(_redact(details or {}))
+        mac = self.macs.sign(at, event, reference, actor, clean)
         seq = _INSERT_ENTRY.insert_id(
             connection_of(session),
-            {"at": at, "event": event, "reference": reference, "actor": actor, "details": clean},
+            {
+                "at": at,
+                "event": event,
+                "reference": reference,
+                "actor": actor,
+                "details": clean,
+                "mac": mac,
+            },
         )
         pending: list[tuple[int, str, str | None, str]] = session.info.setdefault(_PENDING, [])
         pending.append((seq, event, reference, actor))

@@ -28,7 +28,9 @@ from gateway.store import checkpoint as notes
 from gateway.store import merkle
 from gateway.store.audit import ERASURE_EVENT, fields_of, is_erased_entry, leaf_hash_hex
 from gateway.store.audit_faults import Problem
+from gateway.store.audit_mac import EntryMacs
 from gateway.store.audit_mirror_check import MirrorCursor
+from gateway.store.audit_refusal import written_by_the_gateway
 from gateway.store.models import AuditCheckpoint, AuditEntry
 
 VERIFY_BATCH = 5000
@@ -176,14 +178,21 @@ def verify(
     *,
     mirror: Path | None = None,
     saved: str | None = None,
+    macs: EntryMacs | None = None,
 ) -> Verdict:
-    """Check every leaf, every checkpoint, the mirror, and optionally a saved checkpoint."""
+    """Check every leaf, every checkpoint, the mirror, and optionally a saved checkpoint.
+
+    ``macs``: the gateway's entry keys; with them, entries still waiting for the
+    sequencer are checked too (one the gateway did not write will be refused).
+    """
     verdict = Verdict()
     rows = list(session.scalars(select(AuditCheckpoint).order_by(AuditCheckpoint.tree_size)))
     verdict.checkpoints = len(rows)
     verdict.pending = int(
         session.scalar(
-            select(func.count()).select_from(AuditEntry).where(AuditEntry.leaf_index.is_(None))
+            select(func.count())
+            .select_from(AuditEntry)
+            .where(AuditEntry.leaf_index.is_(None), AuditEntry.refused.is_(None))
         )
         or 0
     )
@@ -230,6 +239,9 @@ def verify(
         saved_problem = _saved_problem(target, edge.size, rows)
     if saved_problem is not None:
         verdict.problems.append(saved_problem)
+    refused = _refused_problem(session, macs)
+    if refused is not None:
+        verdict.problems.append(refused)
     if cursor is not None:
         cursor.finish(complete=problem is None)
         verdict.mirror_lines, verdict.mirror_behind = cursor.line_no, cursor.behind
@@ -237,6 +249,38 @@ def verify(
         if cursor.problem is not None:
             verdict.problems.append(cursor.problem)
     return verdict
+
+
+def _refused_problem(session: Session, macs: EntryMacs | None) -> Problem | None:
+    """Rows the sequencer refused to integrate, or will (waiting, without a valid MAC):
+    someone wrote to the audit table directly."""
+    seqs = list(
+        session.scalars(
+            select(AuditEntry.seq)
+            .where(AuditEntry.refused.is_not(None))
+            .order_by(AuditEntry.seq)
+            .limit(11)
+        )
+    )
+    if macs is not None:
+        waiting = session.scalars(
+            select(AuditEntry)
+            .where(AuditEntry.leaf_index.is_(None), AuditEntry.refused.is_(None))
+            .order_by(AuditEntry.seq)
+            .execution_options(yield_per=VERIFY_BATCH)
+        )
+        seqs += [e.seq for e in waiting if not written_by_the_gateway(macs, e)][: 11 - len(seqs)]
+        waiting.close()
+    if not seqs:
+        return None
+    shown = ", ".join(str(s) for s in seqs[:10]) + (", ..." if len(seqs) > 10 else "")
+    return Problem(
+        "database",
+        f"entries {shown}",
+        "inserted",
+        "written to the audit table by something other than the gateway (no valid MAC); "
+        "refused, never signed into the log (audit.entry_refused entries name them)",
+    )
 
 
 def _size_problem(leaves: int, signed: int) -> Problem | None:

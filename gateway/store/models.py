@@ -204,6 +204,7 @@ class AuditEntry(Base):
             sqlite_where=text("leaf_index IS NULL"),
             postgresql_where=text("leaf_index IS NULL"),
         ),
+        Index("uq_audit_mac", "mac", unique=True),
     )
 
     seq: Mapped[int] = mapped_column(Id, primary_key=True, autoincrement=True)
@@ -217,6 +218,11 @@ class AuditEntry(Base):
     leaf_hash: Mapped[str | None] = mapped_column(String(64))
     prev_hash: Mapped[str | None] = mapped_column(String(64))
     hash: Mapped[str | None] = mapped_column(String(64))
+    # The writing transaction's MAC (``store.audit_mac``): nonce:hmac, unique, so a copied
+    # row cannot be inserted. Not part of the leaf: checked before integration.
+    mac: Mapped[str | None] = mapped_column(String(96))
+    # Why the sequencer refused to integrate this row (it was not written by the gateway).
+    refused: Mapped[str | None] = mapped_column(String(300))
 
 
 class AuditCheckpoint(Base):

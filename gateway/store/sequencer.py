@@ -49,7 +49,9 @@ from sqlalchemy.orm import Session
 
 from gateway.store import audit_origin, merkle, mirror
 from gateway.store import checkpoint as notes
-from gateway.store.audit import fields_of, leaf_hash_hex
+from gateway.store.audit import AuditLog, fields_of, leaf_hash_hex
+from gateway.store.audit_mac import EntryMacs
+from gateway.store.audit_refusal import refuse, written_by_the_gateway
 from gateway.store.db import Database
 from gateway.store.models import AuditCheckpoint, AuditEntry
 from gateway.store.signing import LogKeys
@@ -156,6 +158,8 @@ def integrate(
     now: datetime,
     limit: int = BATCH_LIMIT,
     edge: merkle.CompactRange | None = None,
+    *,
+    macs: EntryMacs,
 ) -> Batch | None:
     """One batch in the caller's transaction; None when nothing committed is waiting.
 
@@ -172,11 +176,14 @@ def integrate(
     newest_size = select(func.max(AuditCheckpoint.tree_size)).scalar_subquery()
     rows = session.execute(
         select(AuditEntry, newest_size)
-        .where(AuditEntry.leaf_index.is_(None))
+        .where(AuditEntry.leaf_index.is_(None), AuditEntry.refused.is_(None))
         .order_by(AuditEntry.seq)
         .limit(limit)
     ).all()
-    entries = [entry for entry, _size in rows]
+    # Only what the gateway's own transactions wrote is signed into the log.
+    entries = [entry for entry, _size in rows if written_by_the_gateway(macs, entry)]
+    if len(entries) < len(rows):
+        refuse(session, macs, [e for e, _s in rows if e not in entries], now)
     if rows and not carried and (rows[0][1] or 0) != edge.size:
         edge, carried = _edge(session)
     if not entries and not carried:
@@ -205,10 +212,14 @@ def integrate(
 class Sequencer:
     """Leadership plus the batch loop's steps, for one process."""
 
-    def __init__(self, db: Database, keys: LogKeys, mirror_path: Path | None) -> None:
+    def __init__(
+        self, db: Database, keys: LogKeys, mirror_path: Path | None, *, macs: EntryMacs
+    ) -> None:
         self.db = db
         self.keys = keys
         self.mirror_path = mirror_path
+        # What proves an entry was written by the gateway (``audit_mac``).
+        self.macs = macs
         self._conn: Connection | None = None
         self._fd: int | None = None
         # The tree's edge after this leader's last batch; forgotten when it lets go.
@@ -216,6 +227,11 @@ class Sequencer:
         # Set when this process takes the lead: its first step brings the mirror up to
         # the tree, as a leader killed between its commit and its mirror lines left it.
         self._fresh = False
+
+    @classmethod
+    def for_log(cls, db: Database, keys: LogKeys, audit: AuditLog) -> Sequencer:
+        """The sequencer of ``audit``'s log: its mirror, and the MACs its entries carry."""
+        return cls(db, keys, audit.mirror, macs=audit.macs)
 
     @property
     def leading(self) -> bool:
@@ -287,10 +303,10 @@ class Sequencer:
                 audit_origin.publish(session, self.keys, now)
         if self._conn is not None:
             with Session(bind=self._conn) as session, session.begin():
-                batch = integrate(session, self.keys, now, edge=edge)
+                batch = integrate(session, self.keys, now, edge=edge, macs=self.macs)
         else:
             with self.db.transaction() as session:
-                batch = integrate(session, self.keys, now, edge=edge)
+                batch = integrate(session, self.keys, now, edge=edge, macs=self.macs)
         if batch is None:
             self._edge = edge
             if fresh:

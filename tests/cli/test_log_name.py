@@ -75,7 +75,7 @@ def _sign_entries(services: Services, keys: signing.LogKeys, count: int) -> None
     with services.db.transaction() as session:
         for i in range(count):
             services.audit.append(session, "test.entry", at=NOW, details={"i": i})
-    sequencer = Sequencer(services.db, keys, None)
+    sequencer = Sequencer(services.db, keys, None, macs=services.audit.macs)
     try:
         assert sequencer.lead()
         sequencer.step(NOW)

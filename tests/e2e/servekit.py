@@ -51,6 +51,8 @@ def serve_env(tmp_path: Path, http_port: int, smtp_port: int, **extra: str) -> d
         HFA_DNS_RESOLVER=empty_dns(),
         # The reply is typed text: recorded as an answer at once, not after a window.
         HFA_CORRECTION_WINDOW="0",
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
         **extra,
     )
     return env

@@ -40,7 +40,7 @@ from gateway.store.sequencer import Sequencer
 
 c = load_config()
 s = build_services(c, migrate=False)
-q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror)
+q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror, macs=s.audit.macs)
 
 def sequence():
     while True:

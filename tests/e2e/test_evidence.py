@@ -39,8 +39,12 @@ def forge_the_decision(running: Running, reference: str) -> None:
             session.query(AuditEntry).filter_by(reference=reference, event="reply.recorded").one()
         )
         forged: dict[str, Any] = dict(entry.details) | {"decision": "rejection"}
+        # A forger who holds the gateway's keys: the entry's MAC made again, so the
+        # sequencer takes it (without them, it would refuse it: test_audit_authorship).
+        macs = running.services.audit.macs
+        mac = macs.sign(entry.at, entry.event, entry.reference, entry.actor, forged)
         session.execute(
-            update(AuditEntry).where(AuditEntry.seq == entry.seq).values(details=forged)
+            update(AuditEntry).where(AuditEntry.seq == entry.seq).values(details=forged, mac=mac)
         )
         session.execute(update(AuditEntry).values(leaf_index=None, leaf_hash=None))
         session.query(AuditCheckpoint).delete()

@@ -52,6 +52,8 @@ def roles(tmp_path: Path) -> Iterator[Roles]:
         HFA_DATA_DIR=str(data_dir),
         HFA_WEBHOOK_SECRET="whsec_cm90YXRpb24tdGVzdC13ZWJob29rLXNlY3JldA==",
         HFA_LAWYERS=LAWYER,
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
         HFA_REPLY_DOMAIN=REPLY_DOMAIN,
         HFA_SMTP_RELAY=f"127.0.0.1:{sink.port}",
         HFA_WORKER_POLL_SECONDS="0.2",

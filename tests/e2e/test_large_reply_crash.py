@@ -54,6 +54,8 @@ def _env(data_dir: Path, http_port: int, smtp_port: int) -> dict[str, str]:
         HFA_LEASE_SECONDS="2",
         # The reply is typed text: recorded as an answer at once, not after a window.
         HFA_CORRECTION_WINDOW="0",
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
     )
     return env
 

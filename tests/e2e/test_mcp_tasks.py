@@ -104,6 +104,8 @@ def second_http_process(running: Running) -> Iterator[str]:
         HFA_DATABASE_URL=config.database_url,
         HFA_HTTP_BIND=f"127.0.0.1:{port}",
         HFA_LAWYERS=LAWYER,
+        # Unsigned replies: a decision is recorded on the reply address alone.
+        HFA_WEAK_SENDER_DECISIONS="record",
         HFA_REPLY_DOMAIN=REPLY_DOMAIN,
         HFA_SECRET_KEYS=",".join(config.secret_keys),
         HFA_PUBLIC_URL=config.public_url,

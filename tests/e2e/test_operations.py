@@ -264,7 +264,7 @@ def test_five_processes_write_side_by_side_and_one_sequencer_integrates_them(
         "from gateway.store.sequencer import Sequencer\n"
         "c = load_config()\n"
         "s = build_services(c)\n"
-        "q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror)\n"
+        "q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror, macs=s.audit.macs)\n"
         "assert q.lead()\n"
         "done = 0\n"
         "while done < 750:\n"

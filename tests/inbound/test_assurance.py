@@ -14,6 +14,7 @@ from email.policy import default as default_policy
 import dkim
 import pytest
 
+from gateway.errors import ConfigError
 from gateway.inbound import dns_txt
 from gateway.inbound.assurance import GatewayEvidence, assure, gather, policy_of, refusal
 from gateway.inbound.dkim_check import verify_dkim
@@ -151,7 +152,16 @@ PUBLISHED, NONE, UNKNOWN = DmarcRecord("reject"), DmarcRecord(), DmarcRecord(unk
         ("", "dkim", PUBLISHED, DecisionKind.APPROVAL, False),
         ("", "token", PUBLISHED, DecisionKind.QUESTION, False),
         ("", "token", PUBLISHED, DecisionKind.ACKNOWLEDGE, False),
-        ("", "token", NONE, DecisionKind.APPROVAL, False),
+        # No DMARC policy: a decision is not taken on the reply address alone (the default,
+        # HFA_WEAK_SENDER_DECISIONS=confirm); what the rest of the ladder proves is enough.
+        ("", "token", NONE, DecisionKind.APPROVAL, True),
+        ("", "token", NONE, DecisionKind.REJECTION, True),
+        ("", "token", NONE, DecisionKind.DECLINE, True),
+        ("", "token", NONE, DecisionKind.CLOSE, True),
+        ("", "token", NONE, DecisionKind.QUESTION, False),
+        ("", "token", NONE, None, False),
+        ("", "dmarc", NONE, DecisionKind.APPROVAL, False),
+        ("", "dkim", NONE, DecisionKind.REJECTION, False),
         # DNS could not say: unknown is never taken for "no policy".
         ("", "token", UNKNOWN, DecisionKind.APPROVAL, True),
         ("", "token", UNKNOWN, DecisionKind.QUESTION, False),
@@ -201,4 +211,27 @@ def test_with_dns_off_nothing_is_looked_up_and_the_reply_address_decides(key: Dk
     evidence = gather(sign(key), "firm.test", config, mta_wrote=False)
     assert evidence.dkim == () and not evidence.dmarc.published and not evidence.dmarc.unknown
     check = _check("token", evidence.dmarc)
-    assert refusal(config, check, DecisionKind.APPROVAL) == ""
+    # A decision on the reply address alone is held for the lawyer's confirmation ...
+    assert "HFA_WEAK_SENDER_DECISIONS=confirm" in refusal(config, check, DecisionKind.APPROVAL)
+    assert refusal(config, check, DecisionKind.QUESTION) == ""
+    # ... or, as before, recorded on it.
+    recording = _config(HFA_DNS_RESOLVER="off", HFA_WEAK_SENDER_DECISIONS="record")
+    assert refusal(recording, check, DecisionKind.APPROVAL) == ""
+
+
+@pytest.mark.parametrize("kind", [DecisionKind.APPROVAL, DecisionKind.REJECTION])
+def test_the_old_rule_records_a_decision_on_the_reply_address(kind: DecisionKind) -> None:
+    config = _config(HFA_WEAK_SENDER_DECISIONS="record")
+    assert refusal(config, _check("token", NONE), kind) == ""
+    # An explicit policy or a published DMARC policy still asks more.
+    assert refusal(config, _check("token", PUBLISHED), kind) != ""
+    strict = _config(HFA_WEAK_SENDER_DECISIONS="record", HFA_SENDER_POLICY="firm.test=dkim")
+    assert refusal(strict, _check("token", NONE), kind) != ""
+
+
+def test_the_setting_takes_confirm_or_record_only() -> None:
+    assert _config().lawyer.weak_sender_decisions == "confirm"
+    recording = _config(HFA_WEAK_SENDER_DECISIONS=" Record ")
+    assert recording.lawyer.weak_sender_decisions == "record"
+    with pytest.raises(ConfigError, match="HFA_WEAK_SENDER_DECISIONS: expected confirm"):
+        _config(HFA_WEAK_SENDER_DECISIONS="yes")

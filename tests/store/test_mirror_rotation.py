@@ -66,7 +66,10 @@ def test_a_rotated_mirror_frees_its_space_and_verify_stays_ok(
         path.rename(rotated)
     # A worker that starts now (a fresh leader) leaves the empty file for the next batch.
     sequencer = Sequencer(
-        services.db, signing.load_keys(services.config.raw, services.config.data_dir), path
+        services.db,
+        signing.load_keys(services.config.raw, services.config.data_dir),
+        path,
+        macs=services.audit.macs,
     )
     try:
         assert sequencer.lead()

@@ -33,7 +33,7 @@ def append(services: Services, n: int) -> None:
 
 def sequencer_of(services: Services) -> Sequencer:
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
-    return Sequencer(services.db, keys, services.audit.mirror)
+    return Sequencer(services.db, keys, services.audit.mirror, macs=services.audit.macs)
 
 
 def leaves(services: Services) -> list[tuple[int, int | None]]:
@@ -128,7 +128,9 @@ def test_a_leader_whose_remembered_edge_is_stale_reads_the_tree_back(
         append(services, 1)
         # Another process's batch, behind this leader's back.
         with services.db.transaction() as session:
-            assert integrate(session, keys, services.clock.now()) is not None
+            assert (
+                integrate(session, keys, services.clock.now(), macs=services.audit.macs) is not None
+            )
         append(services, 2)
         assert sequencer.step(services.clock.now()) == 1
         assert [leaf for _seq, leaf in leaves(services)] == [0, 1, 2]
@@ -174,9 +176,12 @@ def test_a_late_commit_with_a_smaller_number_is_integrated_not_skipped(
     assert sequencer.lead()
     try:
         with services.db.engine.connect() as slow:
+            at = services.clock.now()
+            # Written as the gateway writes it (with its MAC), by a transaction of its own.
+            mac = services.audit.macs.sign(at, "test.slow", None, "system", {})
             slow.execute(
                 insert(AuditEntry).values(
-                    at=services.clock.now(), event="test.slow", actor="system", details={}
+                    at=at, event="test.slow", actor="system", details={}, mac=mac
                 )
             )
             append(services, 1)  # a larger seq, committed first
@@ -217,7 +222,7 @@ from gateway.store import signing
 from gateway.store.sequencer import Sequencer
 c = load_config()
 s = build_services(c)
-q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror)
+q = Sequencer(s.db, signing.load_keys(c.raw, c.data_dir), s.audit.mirror, macs=s.audit.macs)
 assert q.lead()
 print("leading", flush=True)
 time.sleep(600)
@@ -263,7 +268,7 @@ def test_a_new_leader_writes_the_mirror_lines_its_killed_predecessor_left_out(
     # The first leader commits its batch and is killed before its mirror lines: a
     # sequencer without a mirror path writes the same database and no line.
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
-    killed = Sequencer(services.db, keys, None)
+    killed = Sequencer(services.db, keys, None, macs=services.audit.macs)
     assert killed.lead()
     try:
         assert _steps_until_integrated(services, killed) == 3
@@ -296,7 +301,7 @@ def test_two_batches_racing_integrate_each_entry_once(services: Services) -> Non
         with Session(services.db.engine) as session:
             try:
                 with session.begin():
-                    integrate(session, keys, services.clock.now())
+                    integrate(session, keys, services.clock.now(), macs=services.audit.macs)
                     if hold:
                         integrated.set()
                     time.sleep(hold)

@@ -75,7 +75,10 @@ def _log_of(services: Services, count: int) -> list[bytes]:
         for i in range(count):
             services.audit.append(session, "test.entry", at=NOW, details={"i": i})
     sequencer = Sequencer(
-        services.db, signing.load_keys(services.config.raw, services.config.data_dir), None
+        services.db,
+        signing.load_keys(services.config.raw, services.config.data_dir),
+        None,
+        macs=services.audit.macs,
     )
     try:
         assert sequencer.lead()
