@@ -205,6 +205,9 @@ def gateway_env(
         "HFA_HTTP_MAX_CONNECTIONS": "5000",
         "HFA_HTTP_MAX_CONNECTIONS_PER_CLIENT": "5000",
         "HFA_SMTP_RELAY": f"127.0.0.1:{relay_port}" if relay_port else "",
+        # The load's replies come unsigned from a lawyer on loopback: recorded as the
+        # lawyer's answer, as before the safe default held them for confirmation.
+        "HFA_WEAK_SENDER_DECISIONS": "record",
     }
     env.update({f"HFA_{k.upper()}": v for k, v in extra.items()})
     return env
