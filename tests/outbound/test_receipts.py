@@ -26,6 +26,21 @@ def human(kind: str, body: str, **data: Any) -> Turn:
     return Turn(seq=2, author="human", kind=kind, at=AT, body=body, data={"from": "a@x"} | data)
 
 
+def rendered(turn: Turn, view: dict[str, Any], kind_label: str) -> tuple[str, str]:
+    """The receipt's text and HTML for ``view``, as the composer renders it."""
+    return Renderer().render(
+        "receipt",
+        subject="s",
+        reference="HFA-00001",
+        kind_label=kind_label,
+        status="answered",
+        body=turn.body,
+        sent_local="now",
+        links=[],
+        r=view,
+    )
+
+
 def test_a_held_reading_says_why_and_when_it_takes_effect() -> None:
     turn = human(
         "pending_decision",
@@ -64,17 +79,7 @@ def test_a_correction_names_the_reading_it_replaced() -> None:
     }
     view = receipt_view(request(), [turn], payload, BERLIN)
     assert view["reading"]["replaced"] == ["your APPROVAL of Tue 1 Dec 2026, 09:59:45 CET"]
-    text, html = Renderer().render(
-        "receipt",
-        subject="s",
-        reference="HFA-00001",
-        kind_label="rejection",
-        status="answered",
-        body=turn.body,
-        sent_local="now",
-        links=[],
-        r=view,
-    )
+    text, html = rendered(turn, view, "rejection")
     assert "It replaces your APPROVAL of Tue 1 Dec 2026, 09:59:45 CET, which never" in text
     assert 'because you wrote: "REJECT" (the keyword of the answer link you used)' in " ".join(
         text.split()
@@ -130,17 +135,7 @@ def test_the_signature_set_aside_is_named_so_a_wrong_cut_is_seen() -> None:
     )
     view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
     assert view["reading"]["signature"][0] == "Dana Whitfield"
-    text, html = Renderer().render(
-        "receipt",
-        subject="s",
-        reference="HFA-00001",
-        kind_label="approval",
-        status="answered",
-        body=turn.body,
-        sent_local="now",
-        links=[],
-        r=view,
-    )
+    text, html = rendered(turn, view, "approval")
     flat = " ".join(text.split())
     assert "Set aside as your signature, not read as part of your answer:" in flat
     assert '"Dana Whitfield / Partner | Halden Price LLP / +44 20 7946 0815"' in flat
@@ -164,17 +159,7 @@ def test_a_limit_the_action_exceeds_is_noted_on_the_receipt() -> None:
         reading={"kind": "conditional_approval", "exceeds": exceeds},
     )
     view = receipt_view(request(), [turn], {"turn_seq": 2}, BERLIN)
-    text, html = Renderer().render(
-        "receipt",
-        subject="s",
-        reference="HFA-00001",
-        kind_label="conditional",
-        status="answered",
-        body=turn.body,
-        sent_local="now",
-        links=[],
-        r=view,
-    )
+    text, html = rendered(turn, view, "conditional")
     flat = " ".join(text.split())
     assert "The proposed action is above a limit you set; the agent is told so" in flat
     assert "EUR 48,500.00" in flat and "EUR 48,500.00" in html
