@@ -9,10 +9,10 @@ which would reach the lawyer only when the hold ends.
 So each worker process notes, in a file of its own under the data directory, each
 hold just before it writes it (``H id until``) and each dot once it is handed to the
 kernel (``D id``): plain appends, no fsync, since a kill -9 loses nothing the process
-wrote (a crash of the host does, and then a hold merely runs its course). A worker
-that starts reads the files of the processes that are gone: a hold with no dot is
-released, if the row still carries that very hold (it is then due at once); a hold
-whose dot went out stays, for the relay may have the message, unless the relay's
+wrote (a crash of the host does, and then a hold merely runs its course). Each
+process keeps its note locked while it lives. A worker that starts reads the notes
+no process holds any more: a hold with no dot is released, if the row still carries
+that very hold (it is then due at once); a hold whose dot went out stays, for the relay may have the message, unless the relay's
 answer to it is noted too (``A id``, written the moment the relay accepted the message,
 before the row could be marked sent): then the relay has it, and the row is recorded as
 sent at the restart, never sent a second time.
@@ -20,8 +20,11 @@ sent at the restart, never sent a second time.
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import logging
 import os
+from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
@@ -57,6 +60,9 @@ class HoldLog:
         if self._fd is None:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
             self._fd = os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+            # Held for the life of the process: the kernel lets go of it when the process
+            # dies, however it dies, which is how a later start knows the note is over.
+            fcntl.flock(self._fd, fcntl.LOCK_EX)
         self._open.add(item_id)
         os.write(self._fd, f"H {item_id} {until.isoformat()}\n".encode())
 
@@ -88,14 +94,36 @@ def for_process(data_dir: Path) -> HoldLog:
     return found
 
 
-def _alive(pid: int) -> bool:
+@contextlib.contextmanager
+def _note_of_the_dead(note: Path) -> Iterator[str | None]:
+    """The text of a note whose process is gone, locked while it is dealt with; None
+    while its process lives (it holds the note's lock), or once another start dealt with
+    it.
+
+    The lock, not the process id, says whether the writer lives: a process killed but
+    not yet reaped by its parent, or an id the system gave to another process since,
+    would pass for a live writer and keep its holds for their whole length.
+    """
     try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+        fd = os.open(note, os.O_RDONLY)
+    except FileNotFoundError:
+        yield None
+        return
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield None
+            return
+        if os.fstat(fd).st_nlink == 0:
+            yield None  # dealt with by another start, which removed it
+            return
+        with os.fdopen(os.dup(fd), "rb") as text:
+            written = text.read().decode(errors="replace")
+        # Empty: its writer may have created it and not locked it yet; nothing to do.
+        yield written or None
+    finally:
+        os.close(fd)
 
 
 def _read(text: str) -> tuple[dict[int, datetime], set[int], set[int]]:
@@ -182,19 +210,20 @@ def release_unsent(
         return 0
     released = recorded = 0
     for note in sorted(folder.glob("*.log")):
-        pid = int(note.stem) if note.stem.isdigit() else 0
-        if pid == os.getpid() or (pid and _alive(pid)):
+        if note.stem == str(os.getpid()):
             continue
-        text = note.read_text(errors="replace")
-        unsent = unsent_holds(text)
-        accepted = accepted_holds(text) if audit is not None and now is not None else {}
-        if unsent or accepted:
-            with db.transaction() as session:
-                released += sum(_release(session, i, u) for i, u in unsent.items())
-                for item_id, until in accepted.items():
-                    assert audit is not None and now is not None
-                    recorded += _record_accepted(session, audit, item_id, until, now)
-        note.unlink(missing_ok=True)
+        with _note_of_the_dead(note) as text:
+            if text is None:
+                continue
+            unsent = unsent_holds(text)
+            accepted = accepted_holds(text) if audit is not None and now is not None else {}
+            if unsent or accepted:
+                with db.transaction() as session:
+                    released += sum(_release(session, i, u) for i, u in unsent.items())
+                    for item_id, until in accepted.items():
+                        assert audit is not None and now is not None
+                        recorded += _record_accepted(session, audit, item_id, until, now)
+            note.unlink(missing_ok=True)
     if recorded:
         log.warning(
             "outbox: %s email(s) the relay accepted before their sending process died: "

@@ -8,7 +8,10 @@ replacements do the same for them.
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
+from typing import cast
 
 import aiosmtplib
 from aiosmtplib.protocol import PERIOD_REGEX, SMTPProtocol, normalize_message_line_endings
@@ -54,17 +57,22 @@ async def data(
 ) -> aiosmtplib.SMTPResponse:
     """``SMTP.data``, with the message put in its wire form by :func:`wire_form`.
 
-    The message goes out up to its final dot; ``before_dot`` is awaited then, and only
-    then the dot (``dot_sent`` is called once it is written). A relay takes no message
-    before its dot: until then, whatever happens to this process, it cannot have it.
+    The message goes out up to its final dot and into the kernel's hands; ``before_dot``
+    is awaited then, and only then the dot (``dot_sent`` is called once the kernel has
+    it too). A relay takes no message before its dot: until then, whatever happens to
+    this process, it cannot have it. What this process still buffers dies with it, so
+    the dot counts as sent only once it left the buffer: the kernel delivers it even if
+    the process is killed right after.
     """
     wire = wire_form(message)
     body, dot = wire[: -len(_DOT)], wire[-len(_DOT) :]
     start = await client.execute_command(b"DATA", timeout=timeout)
     if start.code != SMTPStatus.start_input:
         raise aiosmtplib.SMTPDataError(start.code, start.message)
+    dot_out: asyncio.Task[None] | None = None
     try:
         _protocol(client).write(body)
+        await _handed_to_kernel(_protocol(client), timeout)
         if before_dot is not None:
             await before_dot()
         protocol = _protocol(client)
@@ -72,15 +80,59 @@ async def data(
         # before the protocol expects it.
         protocol.write(dot)
         if dot_sent is not None:
-            dot_sent()
+            if _buffered(protocol) == 0:
+                dot_sent()
+            else:
+                dot_out = asyncio.ensure_future(_once_handed_to_kernel(protocol, dot_sent))
         response = await protocol.read_response(timeout=timeout)
     except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError):
-        # As SMTP.data does: the connection is out of step, and is not used again.
+        # As SMTP.data does: the connection is out of step, and is not used again. A dot
+        # still in this process's buffer is dropped with it, never sent later: the
+        # message is then known not to have reached the relay.
+        if dot_out is not None and not dot_out.done():
+            dot_out.cancel()
+            transport = client.protocol.transport if client.protocol is not None else None
+            if transport is not None:
+                cast(asyncio.WriteTransport, transport).abort()
         client.close()
         raise
+    if dot_out is not None and not dot_out.done():
+        # The relay answered the dot: it has left the buffer.
+        dot_out.cancel()
+        assert dot_sent is not None
+        dot_sent()
     if response.code != SMTPStatus.completed:
         raise aiosmtplib.SMTPDataError(response.code, response.message)
     return response
+
+
+# How often a buffer that the kernel could not take at once is looked at again.
+_FLUSH_POLL_SECONDS = 0.002
+
+
+def _buffered(protocol: SMTPProtocol) -> int:
+    transport = protocol.transport
+    if transport is None or transport.is_closing():
+        raise aiosmtplib.SMTPServerDisconnected("Connection lost")
+    return int(cast(asyncio.WriteTransport, transport).get_write_buffer_size())
+
+
+async def _handed_to_kernel(protocol: SMTPProtocol, timeout: float) -> None:
+    """Until all that was written has left this process's buffer (at once, unless the
+    relay is slow to read)."""
+    try:
+        async with asyncio.timeout(timeout):
+            while _buffered(protocol):
+                await asyncio.sleep(_FLUSH_POLL_SECONDS)
+    except TimeoutError as exc:
+        raise aiosmtplib.SMTPTimeoutError("the relay took no more of the message") from exc
+
+
+async def _once_handed_to_kernel(protocol: SMTPProtocol, then: Callable[[], None]) -> None:
+    with contextlib.suppress(aiosmtplib.SMTPServerDisconnected):
+        while _buffered(protocol):
+            await asyncio.sleep(_FLUSH_POLL_SECONDS)
+        then()
 
 
 def _protocol(client: aiosmtplib.SMTP) -> SMTPProtocol:

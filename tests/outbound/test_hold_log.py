@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import fcntl
 import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -52,6 +55,27 @@ def dead_pid() -> int:
     return int(done.stdout)
 
 
+@contextlib.contextmanager
+def locked(note: Path) -> Iterator[None]:
+    """``note`` locked as its writer locks it while it lives."""
+    fd = os.open(note, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def as_if_this_process_died(data_dir: Path) -> Path:
+    """This process's note as a later start finds it once the process is gone: its lock
+    let go, under a pid that has ended."""
+    note = hold_log.for_process(data_dir)
+    assert note._fd is not None
+    os.close(note._fd)
+    hold_log._logs.clear()
+    return note.path.rename(note.path.with_name(f"{dead_pid()}.log"))
+
+
 def leases(services: Services) -> dict[int, datetime | None]:
     with services.db.reading() as session:
         rows = session.execute(select(OutboxItem.id, OutboxItem.lease_until))
@@ -69,10 +93,12 @@ def test_a_dead_process_hold_without_its_dot_is_released_and_no_other(
         f"H {unsent} {stamp}\nH {sent} {stamp}\nD {sent}\n"
         f"H {other_hold} {(UNTIL - timedelta(seconds=1)).isoformat()}\nH 99"  # cut short
     )
-    # A live process's note is left alone: it may be waiting for its relay right now.
-    (folder / f"{os.getppid()}.log").write_text(f"H {live} {stamp}\n")
-
-    assert hold_log.release_unsent(services.db, services.config.data_dir) == 1
+    # A live process's note (it holds the note's lock) is left alone: it may be waiting
+    # for its relay right now.
+    live_note = folder / f"{os.getppid()}.log"
+    live_note.write_text(f"H {live} {stamp}\n")
+    with locked(live_note):
+        assert hold_log.release_unsent(services.db, services.config.data_dir) == 1
     now = leases(services)
     # Released: the dot never went out, so the relay cannot have the message.
     assert now[unsent] is None
@@ -128,8 +154,7 @@ async def test_a_delivery_stopped_between_its_hold_and_its_dot_is_released_and_s
     assert row is not None and row > datetime.now(UTC) + timedelta(minutes=5)
     assert sink.received == []
     # The note of that process, as a later start finds it (the process is gone).
-    note = hold_log.for_process(services.config.data_dir).path
-    note.rename(note.with_name(f"{dead_pid()}.log"))
+    as_if_this_process_died(services.config.data_dir)
     assert hold_log.release_unsent(services.db, services.config.data_dir) == 1
 
     monkeypatch.setattr(lawyer_mail, "_hold_until_the_dot_is_answered", hold)
@@ -139,3 +164,51 @@ async def test_a_delivery_stopped_between_its_hold_and_its_dot_is_released_and_s
     finally:
         await relay.close()
     assert len(sink.received) == 1
+
+
+def state_of(pid: int) -> str:
+    """The process's state as the kernel shows it (Z: ended, not reaped)."""
+    with open(f"/proc/{pid}/stat") as stat:
+        return stat.read().rsplit(")", 1)[1].split()[0]
+
+
+def test_a_killed_process_not_yet_reaped_is_gone_for_its_holds(services: Services) -> None:
+    """Killed with its group, a worker stays a zombie until its parent reaps it; its pid
+    still answers a signal 0. Its holds are released all the same: its note's lock went
+    with it."""
+    (unsent,) = held_rows(services, 1)
+    data_dir = services.config.data_dir
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import sys, datetime, pathlib\n"
+            "from gateway.outbound import hold_log\n"
+            "note = hold_log.for_process(pathlib.Path(sys.argv[1]))\n"
+            "note.hold(int(sys.argv[2]), datetime.datetime.fromisoformat(sys.argv[3]))\n"
+            "print('held', flush=True)\n"
+            "sys.stdin.read()\n",
+            str(data_dir),
+            str(unsent),
+            UNTIL.isoformat(),
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert writer.stdout is not None and writer.stdout.readline() == "held\n"
+        # While it lives, its hold stays.
+        assert hold_log.release_unsent(services.db, data_dir) == 0
+        os.kill(writer.pid, signal.SIGKILL)
+        # Not reaped (no wait yet): the zombie's pid still looks alive.
+        deadline = time.monotonic() + 10
+        while state_of(writer.pid) != "Z":
+            assert time.monotonic() < deadline, "the killed process did not end"
+            time.sleep(0.01)
+        os.kill(writer.pid, 0)
+        assert hold_log.release_unsent(services.db, data_dir) == 1
+        assert leases(services)[unsent] is None
+    finally:
+        writer.kill()
+        writer.wait()

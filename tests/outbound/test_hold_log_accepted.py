@@ -19,7 +19,7 @@ from gateway.services import Services, build_services
 from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, OutboxItem
 from tests.conftest import SmtpSink
-from tests.outbound.test_hold_log import UNTIL, dead_pid, held_rows
+from tests.outbound.test_hold_log import UNTIL, as_if_this_process_died, dead_pid, held_rows
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
 
@@ -101,8 +101,7 @@ async def test_a_delivery_accepted_then_cut_off_before_it_is_recorded_goes_out_o
     [(state, until)] = rows(services).values()
     assert state == "pending" and until is not None
     assert until > datetime.now(UTC) + timedelta(minutes=5)
-    note = hold_log.for_process(services.config.data_dir).path
-    note.rename(note.with_name(f"{dead_pid()}.log"))
+    as_if_this_process_died(services.config.data_dir)
 
     monkeypatch.undo()
     assert hold_log.release_after_restart(services) == 0
