@@ -25,7 +25,7 @@ from sqlalchemy import select
 from gateway.app import Gateway
 from gateway.policy import evaluate, from_json
 from gateway.services import build_services
-from gateway.store.models import InboundMessage, OutboxItem, Recipient
+from gateway.store.models import InboundMessage, OutboxItem, Recipient, Turn
 from gateway.store.policy_models import RequestPolicy
 from gateway.store.votes import vote_log
 from tests.conftest import SmtpSink, make_config
@@ -86,6 +86,30 @@ def _outcome_pushes(session: Any, request_id: int) -> int:
         if data.get("policy") and "policy_conflict" not in kinds:
             count += 1
     return count
+
+
+def _superseded_answers(session: Any) -> int:
+    """The replies recorded as not in effect, each checked to have been received before
+    another recorded answer of the same lawyer on the same request."""
+    recorded = {
+        row.id: (row.recipient_id, row.received_at)
+        for row in session.scalars(
+            select(InboundMessage).where(InboundMessage.outcome == "recorded")
+        )
+    }
+    answers = [
+        (turn, *recorded[turn.data["inbound_id"]])
+        for turn in session.scalars(select(Turn).where(Turn.author == "human"))
+        if turn.data.get("inbound_id") in recorded
+    ]
+    superseded = [a for a in answers if "superseded" in a[0].data]
+    for turn, recipient_id, received_at in superseded:
+        assert turn.data["decision"] is None and turn.kind == "reply"
+        assert any(
+            "superseded" not in other.data and who == recipient_id and when > received_at
+            for other, who, when in answers
+        ), turn.data
+    return len(superseded)
 
 
 async def test_three_inbound_workers_count_each_vote_once_and_push_once(
@@ -164,7 +188,11 @@ async def test_three_inbound_workers_count_each_vote_once_and_push_once(
         votes = sum(
             len(vote_log(session, r)) for r in session.scalars(select(RequestPolicy.request_id))
         )
-    # Every recorded reply is one vote: none lost, none counted twice.
-    assert votes == recorded == outcomes["recorded"] == len({str(m["Message-ID"]) for m in mails})
+        superseded = _superseded_answers(session)
+    # Every recorded reply is one vote, none lost, none counted twice; but for an answer
+    # a worker read only after a later one of the same lawyer was recorded: kept on the
+    # record, it never takes effect (the later one is the lawyer's last word).
+    assert votes + superseded == recorded == outcomes["recorded"]
+    assert recorded == len({str(m["Message-ID"]) for m in mails})
     assert decided >= 8
     services.close()
