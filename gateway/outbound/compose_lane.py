@@ -79,7 +79,7 @@ class ComposeLane:
                 ours.close()
             await self._ended()
             return
-        self._reading = asyncio.create_task(self._read(reader))
+        self._reading = asyncio.create_task(self._read(reader, self.process))
 
     async def compose(self, batch: Batch) -> Composed | None:
         """Each email of ``batch`` written by the process, in order; None when it cannot
@@ -111,7 +111,7 @@ class ComposeLane:
             await self._ended(kill=True)
             return None
 
-    async def _read(self, reader: asyncio.StreamReader) -> None:
+    async def _read(self, reader: asyncio.StreamReader, process: subprocess.Popen[bytes]) -> None:
         try:
             await asyncio.wait_for(self._frame(reader), START_SECONDS)
             self._ready = True
@@ -132,9 +132,11 @@ class ComposeLane:
         except Exception:
             log.exception("outbox: the composing process answered nonsense; replaced")
         finally:
-            self._reading = None
-            # An idle process closed its end as it exits: let it end on its own.
-            await self._ended()
+            # An idle process closed its end as it exits: let it end on its own. Unless it
+            # was forgotten already, and another perhaps started in its place.
+            if self.process is process:
+                self._reading = None
+                await self._ended()
 
     @staticmethod
     async def _frame(reader: asyncio.StreamReader) -> bytes:
@@ -143,8 +145,10 @@ class ComposeLane:
 
     async def _ended(self, *, kill: bool = False) -> None:
         """Forget the process (ending it if ``kill``); unanswered batches get None."""
-        process, writer = self.process, self._writer
-        self.process, self._writer, self._ready = None, None, False
+        # All of this process's parts are taken at once, before any await: a process
+        # started meanwhile (the worker goes on) has parts of its own, never touched here.
+        process, writer, reading = self.process, self._writer, self._reading
+        self.process, self._writer, self._reading, self._ready = None, None, None, False
         while self._answers:
             answer = self._answers.popleft()
             if not answer.done():
@@ -160,7 +164,6 @@ class ComposeLane:
                 process.kill()
                 with contextlib.suppress(subprocess.TimeoutExpired):
                     await asyncio.to_thread(process.wait, 5)
-        reading = self._reading
         if reading is not None and reading is not asyncio.current_task():
             reading.cancel()
             with contextlib.suppress(asyncio.CancelledError):

@@ -6,8 +6,10 @@ from __future__ import annotations
 import asyncio
 import email
 import re
+import time
 from email import policy
 
+import pytest
 from sqlalchemy import select
 
 from gateway.intake.filing import file_request
@@ -92,6 +94,41 @@ async def test_a_killed_process_leaves_the_emails_to_the_worker_and_is_started_a
         written = await lane.compose(batch)
         assert written is not None, "the new process answered"
         assert all(isinstance(w, bytes) for w in written), written
+    finally:
+        await lane.close()
+
+
+async def test_a_process_started_while_the_last_one_is_being_forgotten_is_kept(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker goes on while a killed process is waited for: a new one started then
+    is not forgotten when the wait for the old one ends."""
+    batch = _batch(services, 2)
+    lane = ComposeLane()
+    try:
+        await _ready(lane)
+        killed = lane.process
+        assert killed is not None
+        killed.kill()
+        killed.wait(10)
+        reaped = killed.wait
+
+        def slow_wait(timeout: float | None = None) -> int:
+            time.sleep(1.0)  # a loaded machine: the old process's end takes a while to see
+            return reaped(timeout)
+
+        monkeypatch.setattr(killed, "wait", slow_wait)
+        for _ in range(200):
+            if not lane.ready:
+                break
+            await asyncio.sleep(0.01)
+        assert not lane.ready
+        lane._next_start = 0.0
+        await _ready(lane)
+        await asyncio.sleep(1.5)  # the old process's wait is over
+        assert lane.ready and lane.process is not None and lane.process is not killed
+        written = await lane.compose(batch)
+        assert written is not None and all(isinstance(w, bytes) for w in written)
     finally:
         await lane.close()
 
