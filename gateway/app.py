@@ -36,6 +36,7 @@ from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
 from gateway.outbound.webhooks import load_or_create_secrets
+from gateway.runner import Runner
 from gateway.services import Services
 from gateway.settings.config import Config
 from gateway.store import audit_origin, heartbeats, signing
@@ -159,7 +160,7 @@ class Gateway:
         # Before anything is served: a process whose keys the others cannot verify
         # must not issue a single reply address.
         await self.services.db.run(self._register)
-        self._tasks.append(asyncio.create_task(self._heartbeat()))
+        self._tasks.append(asyncio.create_task(self._heartbeat().run(self._stop)))
         if "smtp" in self.roles:
             self.smtp_guard = smtp_admission(config)
             self._smtp = await start_listener(
@@ -315,17 +316,16 @@ class Gateway:
 
         await services.db.write(beat)
 
-    async def _heartbeat(self) -> None:
-        seconds = self.services.config.heartbeat_seconds
-        while not self._stop.is_set():
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stop.wait(), timeout=seconds)
-            if self._stop.is_set():
-                return
-            try:
-                await self.beat_once()
-            except Exception:
-                log.warning("could not record this process's heartbeat", exc_info=True)
+    def _heartbeat(self) -> Runner:
+        # Registering was the first beat: the next is one interval later.
+        return Runner(
+            "could not record this process's heartbeat",
+            self.services.config.heartbeat_seconds,
+            iteration=self.beat_once,
+            logger=log,
+            failure_level=logging.WARNING,
+            snooze_first=True,
+        )
 
     def smtp_bound(self) -> bool | None:
         """Whether the SMTP listener is serving; None when this process runs none."""

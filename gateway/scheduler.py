@@ -20,10 +20,10 @@ agent's reply_to; the request stays open unless ``HFA_DEADLINE_CLOSES=1``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 from typing import Any, cast
 
 from sqlalchemy import CursorResult, and_, or_, select, update
@@ -36,6 +36,7 @@ from gateway.inbound import pending
 from gateway.inbound.approvals import expire, expire_overdue_steps
 from gateway.outbound import outbox, push
 from gateway.outbound.tell import tell_thread
+from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
 from gateway.store.thread import add_turn, change_status
@@ -380,19 +381,20 @@ def tick(services: Services) -> Ran | None:
     return run_due(services)
 
 
-async def _loop(services: Services, stop: asyncio.Event) -> None:
-    while not stop.is_set():
-        try:
-            ran = await services.db.run(tick, services)
-            if ran is not None and (ran.reminders or ran.escalations or ran.deadlines):
-                services.outbox_ready.set()
-        except Exception:
-            log.exception("scheduler scan failed; retrying")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=services.config.scheduler_seconds)
+async def _scan(services: Services) -> None:
+    ran = await services.db.run(tick, services)
+    if ran is not None and (ran.reminders or ran.escalations or ran.deadlines):
+        services.outbox_ready.set()
 
 
 def start(services: Services, stop: asyncio.Event) -> list[asyncio.Task[None]]:
     """Start the periodic jobs; returns their tasks."""
+    # A scan every HFA_SCHEDULER_SECONDS, after a failed one too.
+    scans = Runner(
+        "scheduler scan failed; retrying",
+        services.config.scheduler_seconds,
+        iteration=partial(_scan, services),
+        logger=log,
+    )
     # Correction windows end by the clock, to the second: their own short poll.
-    return [asyncio.create_task(_loop(services, stop)), pending.start(services, stop)]
+    return [asyncio.create_task(scans.run(stop)), pending.start(services, stop)]

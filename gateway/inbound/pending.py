@@ -33,7 +33,6 @@ none and two workers never both act on one.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from datetime import datetime, timedelta
 from typing import Any, cast
@@ -49,6 +48,7 @@ from gateway.inbound.late_replies import unless_superseded as unless_superseded
 from gateway.options import MAX_CHOICES
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject, untouched_choice
 from gateway.replies import Reading
+from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
@@ -344,17 +344,13 @@ def start(services: Services, stop: asyncio.Event) -> asyncio.Task[None]:
     # A window of minutes is kept to about a second, whatever the workers' own poll.
     poll = min(max(services.config.worker_poll_seconds, 0.25), 1.0)
 
-    async def run() -> None:
-        while not stop.is_set():
-            try:
-                settled = await services.db.run(settle_due, services)
-            except Exception:
-                log.exception("ending correction windows failed; retrying")
-                settled = 0
-            if settled:
-                services.outbox_ready.set()
-                continue
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=poll)
+    async def end_windows() -> int:
+        settled = await services.db.run(settle_due, services)
+        if settled:
+            services.outbox_ready.set()
+        return settled
 
-    return asyncio.create_task(run())
+    runner = Runner(
+        "ending correction windows failed; retrying", poll, iteration=end_windows, logger=log
+    )
+    return asyncio.create_task(runner.run(stop))

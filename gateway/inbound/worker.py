@@ -60,7 +60,7 @@ from gateway.inbound.record import (
 from gateway.inbound.reports import keep_headers_only, record_bounce
 from gateway.replies import AutomaticKind
 from gateway.replies.bounces import DeliveryReport
-from gateway.runner import run_until_stopped
+from gateway.runner import Runner, paused_after_failure
 from gateway.services import Services
 from gateway.store import blobs
 from gateway.store.db import in_savepoint
@@ -378,14 +378,15 @@ class InboundWorker:
         return len(ids)
 
     async def run_forever(self, stop: asyncio.Event) -> None:
-        services = self.services
+        poll = self.services.config.worker_poll_seconds
+        runner = Runner(
+            "inbound worker iteration failed; retrying",
+            poll,
+            iteration=self.run_once,
+            wakeup=self.services.inbound_ready,
+            failure_pause=paused_after_failure(poll),
+        )
         try:
-            await run_until_stopped(
-                "inbound",
-                self.run_once,
-                services.inbound_ready,
-                services.config.worker_poll_seconds,
-                stop,
-            )
+            await runner.run(stop)
         finally:
             self.reader.close()

@@ -34,7 +34,7 @@ from gateway.outbound.outcomes import Delivered, record_failure, record_successe
 from gateway.outbound.retry import failure_of
 from gateway.outbound.targets import shown_target as shown_target
 from gateway.outbound.targets import without_url_secrets as without_url_secrets
-from gateway.runner import FAILURE_PAUSE, first_of
+from gateway.runner import Runner, first_of, paused_after_failure
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Recipient, Request
 from gateway.store.prepared import connection_of, prepared_insert
@@ -297,18 +297,23 @@ class OutboxWorker:
             log.exception("outbox: could not release the holds of a stopped process")
         lease = timedelta(seconds=services.config.lease_seconds)
         async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
-            await _Pipeline(self, held, stop).run()
+            await _Pipeline(self, held).deliver(stop)
 
 
-class _Pipeline:
+class _Pipeline(Runner):
     """The deliveries of a running worker: up to BATCH sending, more claimed as they end.
 
     A delivery leaves its slot once the relay answered; its lease is held until its
     outcome is written, so a success not yet recorded is delivered again after a crash.
     """
 
-    def __init__(self, worker: OutboxWorker, held: set[int], stop: asyncio.Event) -> None:
-        self.worker, self.held, self.stop = worker, held, stop
+    def __init__(self, worker: OutboxWorker, held: set[int]) -> None:
+        poll = worker.services.config.worker_poll_seconds
+        failure = "outbox worker iteration failed; retrying"
+        super().__init__(failure, poll, failure_pause=paused_after_failure(poll), logger=log)
+        self.worker, self.held, self.ready = worker, held, worker.services.outbox_ready
+        # What an idle iteration waits for: a free slot, or new work.
+        self.snooze_on: asyncio.Event = self.ready
         self.sending: set[asyncio.Task[None]] = set()
         self.unrecorded: set[asyncio.Future[None]] = set()
         self.room = asyncio.Event()
@@ -350,9 +355,9 @@ class _Pipeline:
         if self._free() >= REFILL:
             self.room.set()
 
-    async def run(self) -> None:
+    async def deliver(self, stop: asyncio.Event) -> None:
         try:
-            await self._flow()
+            await self.run(stop)
             if self.sending:
                 await asyncio.wait(self.sending)
             if self.unrecorded:
@@ -363,36 +368,32 @@ class _Pipeline:
             for task in list(self.sending):
                 task.cancel()
 
-    async def _flow(self) -> None:
-        worker, stop = self.worker, self.stop
-        config = worker.services.config
-        ready = worker.services.outbox_ready
-        while not stop.is_set():
-            free = self._free()
-            if free < REFILL:
-                self.room.clear()
-                await first_of(self.room, stop, timeout=config.worker_poll_seconds)
+    async def _one_iteration(self) -> int:
+        free = self._free()
+        if free < REFILL:
+            self.room.clear()
+            self.snooze_on = self.room
+            return 0
+        # Cleared before the claim, so work queued while it runs is not slept through.
+        self.ready.clear()
+        self.settled_meanwhile = set()
+        try:
+            items = await self.worker._claim(free)
+        finally:
+            settled, self.settled_meanwhile = self.settled_meanwhile, None
+        for item in items:
+            if item.id in self.held or item.id in settled:
+                # Still in flight here, or just recorded, and its lease lapsed meanwhile
+                # (a slow relay, a clock that jumped): this claim took it again, and it
+                # is not sent twice.
                 continue
-            ready.clear()
-            self.settled_meanwhile = set()
-            try:
-                items = await worker._claim(free)
-            except Exception:
-                log.exception("outbox worker iteration failed; retrying")
-                await first_of(stop, timeout=max(config.worker_poll_seconds, FAILURE_PAUSE))
-                continue
-            finally:
-                settled, self.settled_meanwhile = self.settled_meanwhile, None
-            for item in items:
-                if item.id in self.held or item.id in settled:
-                    # Still in flight here, or just recorded, and its lease lapsed meanwhile
-                    # (a slow relay, a clock that jumped): this claim took it again, and it
-                    # is not sent twice.
-                    continue
-                self.held.add(item.id)
-                task = asyncio.create_task(self._send(item))
-                self.sending.add(task)
-                task.add_done_callback(partial(self._sent, item.id))
-            if len(items) < free:
-                # Nothing more is due: wait for new work, or the next poll.
-                await first_of(ready, stop, timeout=config.worker_poll_seconds)
+            self.held.add(item.id)
+            task = asyncio.create_task(self._send(item))
+            self.sending.add(task)
+            task.add_done_callback(partial(self._sent, item.id))
+        # Fewer than asked for: nothing more is due; wait for new work, or the next poll.
+        self.snooze_on = self.ready
+        return int(len(items) >= free)
+
+    async def _snooze(self, stop: asyncio.Event) -> None:
+        await first_of(self.snooze_on, stop, timeout=self.poll_seconds)

@@ -47,6 +47,7 @@ from sqlalchemy import bindparam, func, select, text, update
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session
 
+from gateway.runner import ThreadRunner
 from gateway.store import audit_origin, merkle, mirror
 from gateway.store import checkpoint as notes
 from gateway.store.audit import AuditLog, fields_of, leaf_hash_hex
@@ -346,44 +347,42 @@ async def run_sequencer(
     a busy worker (a burst of emails being rendered) answered late, and every entry
     waited for its leaf that much longer.
     """
-    halt = threading.Event()
-    thread = threading.Thread(
-        target=_lead_and_integrate,
-        args=(sequencer, now, halt, poll_seconds),
-        name="hfa-sequencer",
-        daemon=True,
-    )
-    thread.start()
-    try:
-        await stop.wait()
-    finally:
-        halt.set()
-        await asyncio.to_thread(thread.join)
+    await _Integrating(sequencer, now, poll_seconds).run_in_thread(stop)
 
 
-def _lead_and_integrate(
-    sequencer: Sequencer, now: Any, halt: threading.Event, poll_seconds: float
-) -> None:
-    try:
-        while not halt.is_set():
-            began = time.monotonic()
-            wait = poll_seconds
-            try:
-                if not sequencer.lead():
-                    wait = TAKEOVER_SECONDS
-                elif sequencer.step(now()) >= BATCH_LIMIT:
-                    # A full batch: more are waiting. Otherwise batches are gathered
-                    # for a poll interval, which bounds how many checkpoints are made.
-                    continue
-                else:
-                    # Batches start every poll interval, however long the last one took
-                    # (on a busy server, most of it): an entry waits one interval plus
-                    # one batch, not one interval plus two.
-                    wait = max(0.0, poll_seconds - (time.monotonic() - began))
-            except Exception:
-                log.exception("audit sequencer step failed; trying again")
-                sequencer.let_go()
-                wait = TAKEOVER_SECONDS
-            halt.wait(wait)
-    finally:
-        sequencer.let_go()
+class _Integrating(ThreadRunner):
+    """The sequencer's loop: a batch as leader, or an attempt to become one, each time."""
+
+    thread_name = "hfa-sequencer"
+
+    def __init__(self, sequencer: Sequencer, now: Any, poll_seconds: float) -> None:
+        failure = "audit sequencer step failed; trying again"
+        super().__init__(failure, poll_seconds, failure_pause=TAKEOVER_SECONDS, logger=log)
+        self.sequencer, self.now = sequencer, now
+        self.wait = poll_seconds
+
+    def _one_iteration(self) -> int:
+        began = time.monotonic()
+        if not self.sequencer.lead():
+            self.wait = TAKEOVER_SECONDS
+            return 0
+        if self.sequencer.step(self.now()) >= BATCH_LIMIT:
+            # A full batch: more are waiting. Otherwise batches are gathered for a poll
+            # interval, which bounds how many checkpoints are made.
+            return 1
+        # Batches start every poll interval, however long the last one took (on a busy
+        # server, most of it): an entry waits one interval plus one batch, not one
+        # interval plus two.
+        self.wait = max(0.0, self.poll_seconds - (time.monotonic() - began))
+        return 0
+
+    def _snooze(self, halt: threading.Event) -> None:
+        halt.wait(self.wait)
+
+    def _pause(self, halt: threading.Event) -> None:
+        # The failure may have been the leader's connection: another process takes over.
+        self.sequencer.let_go()
+        super()._pause(halt)
+
+    def _finish(self) -> None:
+        self.sequencer.let_go()
