@@ -12,15 +12,16 @@ space, and says what it did in one audit entry.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from functools import partial
 
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
 from gateway.errors import StorageError
+from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store import erasure
 from gateway.store.mirror import apply_erasures
@@ -134,15 +135,21 @@ def tick(services: Services) -> Purged | None:
     return run(services)
 
 
+async def _purge(services: Services) -> None:
+    # In a thread even on SQLite: reclaiming space rewrites the file, for a while.
+    await asyncio.to_thread(tick, services)
+
+
 async def _loop(services: Services, stop: asyncio.Event) -> None:
-    while not stop.is_set() and interval(services) is not None:
-        try:
-            # In a thread even on SQLite: reclaiming space rewrites the file, for a while.
-            await asyncio.to_thread(tick, services)
-        except Exception:
-            log.exception("retention run failed; retrying")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), timeout=services.config.scheduler_seconds)
+    if interval(services) is None:
+        return
+    # Every HFA_SCHEDULER_SECONDS: claim() lets one process run once per interval.
+    await Runner(
+        "retention run failed; retrying",
+        services.config.scheduler_seconds,
+        iteration=partial(_purge, services),
+        logger=log,
+    ).run(stop)
 
 
 def start(services: Services, stop: asyncio.Event) -> asyncio.Task[None]:

@@ -18,14 +18,15 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from gateway.clock import iso
 from gateway.errors import ConfigError
+from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store import audit_check, audit_origin, audit_proof, state, witness_report
 from gateway.store import checkpoint as notes
@@ -204,18 +205,20 @@ async def run_witnesses(
     import httpx
 
     done = -1
+
+    async def round_if_due(client: httpx.AsyncClient) -> None:
+        nonlocal done
+        if not leading():
+            return
+        newest = await services.db.run(_newest_size, services)
+        if newest != done:
+            size, count = await witness_round(services, policy, client)
+            done = size if count == len(policy.targets) else -1
+
     async with httpx.AsyncClient(timeout=TIMEOUT_SECONDS, follow_redirects=False) as client:
-        while not stop.is_set():
-            if leading():
-                try:
-                    newest = await services.db.run(_newest_size, services)
-                    if newest != done:
-                        size, count = await witness_round(services, policy, client)
-                        done = size if count == len(policy.targets) else -1
-                except Exception:
-                    log.exception("witness round failed; trying again")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), policy.seconds)
+        failure = "witness round failed; trying again"
+        rounds = partial(round_if_due, client)
+        await Runner(failure, policy.seconds, iteration=rounds, logger=log).run(stop)
 
 
 def _newest_size(services: Services) -> int:
