@@ -15,7 +15,6 @@ the same on every retry of one delivery so the agent can drop repeats.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import hashlib
 import hmac
 import json
@@ -34,6 +33,7 @@ from gateway.intake.jws import signer_for
 from gateway.outbound import outbox
 from gateway.outbound.outbox import Deliverer
 from gateway.outbound.webhooks import USER_AGENT, WebhookSender, pin, system_resolver
+from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store.a2h_models import A2hInteraction
 from gateway.store.models import OutboxItem, Request
@@ -112,14 +112,17 @@ def queue_due(services: Services, session: Session, now: datetime) -> int:
 
 
 async def run_callbacks(services: Services, stop: asyncio.Event) -> None:
-    """The worker's loop: queue due callbacks until ``stop``."""
-    while not stop.is_set():
+    """The worker's loop: queue due callbacks every CHECK_SECONDS until ``stop``."""
+
+    async def queue_callbacks() -> None:
         try:
             await services.db.write(lambda s: queue_due(services, s, services.clock.now()))
         except StorageError:
+            # Expected while the database is away: one line, no traceback.
             log.warning("A2H callbacks: the database could not be read; trying again")
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), CHECK_SECONDS)
+
+    failure = "A2H callbacks could not be queued; trying again"
+    await Runner(failure, CHECK_SECONDS, iteration=queue_callbacks, logger=log).run(stop)
 
 
 async def deliver(services: Services, item: OutboxItem) -> str:
