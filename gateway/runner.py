@@ -75,8 +75,8 @@ class Runner:
     once, since more may be waiting; when nothing (0 or None), ``_snooze`` waits for
     the wake-up (work committed in this process), ``stop``, or ``poll_seconds`` (work
     committed by other processes, or due by the clock). An iteration that raises is
-    logged and followed by ``_pause``, which only ``stop`` cuts short: the work it held
-    is retried by its lease. ``stop`` is looked at between iterations, never inside
+    logged and followed by ``_pause``, which new work does not cut short: the work it
+    held is retried by its lease. ``stop`` is looked at between iterations, never inside
     one, so work in flight ends as it would have.
 
     The iteration is given as ``iteration``, or written by a subclass as

@@ -312,7 +312,8 @@ class _Pipeline(Runner):
         failure = "outbox worker iteration failed; retrying"
         super().__init__(failure, poll, failure_pause=paused_after_failure(poll), logger=log)
         self.worker, self.held, self.ready = worker, held, worker.services.outbox_ready
-        # What an idle iteration waits for: a free slot, or new work.
+        # An idle iteration waits for one of its own wake-ups, a free slot or new work; the
+        # runner has none, so nothing but stop cuts short the pause after a failure.
         self.snooze_on: asyncio.Event = self.ready
         self.sending: set[asyncio.Task[None]] = set()
         self.unrecorded: set[asyncio.Future[None]] = set()
