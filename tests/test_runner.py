@@ -146,7 +146,7 @@ class Scripted(ThreadRunner):
     thread_name = "hfa-test-runner"
 
     def __init__(self, *answers: int | Exception) -> None:
-        super().__init__("thread role failed", 0.05, failure_pause=0.2)
+        super().__init__("thread role failed", 0.3, failure_pause=0.6)
         self.answers = list(answers)
         self.at: list[float] = []
         self.threads: set[str] = set()
@@ -173,9 +173,9 @@ async def test_the_thread_runner_loops_in_its_thread_pauses_after_a_failure_and_
         while len(runner.at) < 4:
             await asyncio.sleep(0.01)
         stop.set()
-        await asyncio.wait_for(task, 2)
+        await asyncio.wait_for(task, 3)
     assert runner.threads == {"hfa-test-runner"} and runner.finished
-    assert runner.at[1] - runner.at[0] >= 0.19  # the failure pause
-    assert runner.at[2] - runner.at[1] < 0.04  # work found: at once
-    assert runner.at[3] - runner.at[2] >= 0.04  # nothing found: the poll
+    assert runner.at[1] - runner.at[0] >= 0.59  # the failure pause
+    assert runner.at[2] - runner.at[1] < 0.25  # work found: at once
+    assert runner.at[3] - runner.at[2] >= 0.29  # nothing found: the poll
     assert [r.getMessage() for r in caplog.records] == ["thread role failed"]
