@@ -127,6 +127,8 @@ class FieldProblem:
 
 
 class ApiError(GatewayError):
+    """An agent's call refused; over HTTP, ``http.errors.api_error_response`` answers it."""
+
     status = 400
     code = "bad_request"
 
@@ -140,15 +142,6 @@ class ApiError(GatewayError):
         self.message = message
         self.details = details or []
         self.headers = headers or {}
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "error": {
-                "code": self.code,
-                "message": self.message,
-                "details": [d.as_json() for d in self.details],
-            }
-        }
 
 
 class InvalidRequest(ApiError):
