@@ -28,12 +28,8 @@ from jinja2.filters import do_wordwrap
 from jinja2.visitor import NodeTransformer
 
 from gateway import i18n
-from gateway.errors import GatewayError
+from gateway.errors import TemplateError
 from gateway.i18n import N_
-
-
-class TemplateError(GatewayError):
-    """A template is missing or failed to render."""
 
 
 def templates_dir() -> Path:

@@ -12,7 +12,8 @@ from unittest.mock import Mock
 import pytest
 
 from gateway import i18n
-from gateway.render import Renderer, TemplateError, templates_dir
+from gateway.errors import TemplateError
+from gateway.render import Renderer, templates_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -26,7 +26,7 @@ from gateway.cli.output import (
     parse_since,
     when,
 )
-from gateway.errors import ConfigError
+from gateway.errors import CheckpointError, ConfigError, ProofUnavailable
 from gateway.evidence.verifier import CHECKPOINT as BUNDLE_CHECKPOINT
 from gateway.store import audit, audit_check, audit_origin, audit_proof, mirror, signing
 from gateway.store import checkpoint as notes
@@ -180,7 +180,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
         keys = _verify_keys(args)
-    except notes.CheckpointError as exc:
+    except CheckpointError as exc:
         services.close()
         return fail(f"--key: {exc}", EXIT_USAGE)
     path = None if args.no_mirror else services.config.data_dir / "audit.jsonl"
@@ -206,7 +206,7 @@ def cmd_proof(args: argparse.Namespace) -> int:
             if session.get(AuditEntry, args.entry) is None:
                 return fail(f"no audit entry {args.entry}", EXIT_NOT_FOUND)
             proof = audit_proof.inclusion(session, args.entry, args.size)
-    except audit_proof.ProofUnavailable as exc:
+    except ProofUnavailable as exc:
         return fail(f"no proof: {exc}", EXIT_FAILED)
     finally:
         services.close()

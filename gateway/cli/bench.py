@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from gateway.errors import HarnessMissing
+
 # The harness lives in bench/ at the repository root and is not part of the wheel, so it
 # is looked up when the command runs, by name: the product itself never imports it.
 HARNESS = "bench.harness"
@@ -17,10 +19,6 @@ HARNESS = "bench.harness"
 PATHS = ("submit", "status", "accepted", "recorded", "outbound", "scale", "memory")
 # Run apart from the table: the roles against PostgreSQL, next door and 1 ms away.
 SCALE_OUT = "scale-out"
-
-
-class HarnessMissing(Exception):
-    """The benchmark harness is not importable (an installed wheel, not a checkout)."""
 
 
 def load_harness() -> ModuleType:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading, operator
-from gateway.evidence.collect import NotProvable
+from gateway.errors import NotProvable
 from gateway.evidence.export import export, verify
 from gateway.evidence.verifier import MAX_BYTES, print_verdict
 from gateway.evidence.verifier.cli import size as verifier_size

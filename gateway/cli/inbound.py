@@ -24,8 +24,9 @@ from gateway.cli.output import (
     print_table,
     when,
 )
-from gateway.inbound.mailparse import Unparseable, parse
-from gateway.inbound.ops import NotHeld, record_held, reprocess
+from gateway.errors import NotHeld, Unparseable
+from gateway.inbound.mailparse import parse
+from gateway.inbound.ops import record_held, reprocess
 from gateway.render import shown as escape_controls
 from gateway.replies import ReplyError, extract_reply
 from gateway.services import Services

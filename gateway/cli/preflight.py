@@ -18,7 +18,7 @@ import os
 import socket
 from pathlib import Path
 
-from gateway.errors import ConfigError, GatewayError
+from gateway.errors import ConfigError, GatewayError, Unavailable
 from gateway.settings.config import Config
 from gateway.store.direct import is_sqlite, shown_url
 
@@ -46,10 +46,6 @@ DATA_FILES = (
     "maildir",
 )
 DATABASE_SECONDS = 5
-
-
-class Unavailable(GatewayError):
-    """Something the gateway needs is not there yet; worth trying again later."""
 
 
 def check(config: Config, roles: tuple[str, ...]) -> None:

@@ -6,7 +6,8 @@ import argparse
 
 from gateway.cli.output import EXIT_FAILED, EXIT_NOT_FOUND, EXIT_OK, fail, open_database, operator
 from gateway.cli.requests_thread import find_request
-from gateway.intake.reassign import NotReassigned, reassign
+from gateway.errors import NotReassigned
+from gateway.intake.reassign import reassign
 
 
 def cmd_reassign(args: argparse.Namespace) -> int:

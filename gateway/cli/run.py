@@ -20,7 +20,7 @@ import aiosmtplib
 from gateway.app import ROLES, Gateway, ensure_open_files
 from gateway.cli import preflight, processes
 from gateway.cli.common import config_from
-from gateway.errors import ConfigError
+from gateway.errors import ConfigError, Unavailable
 from gateway.outbound.dkim import load_signer
 from gateway.outbound.transports import read_maildir
 from gateway.services import build_services
@@ -54,7 +54,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"hfa: configuration error: {exc}", file=sys.stderr)
         return preflight.EXIT_CONFIG
-    except preflight.Unavailable as exc:
+    except Unavailable as exc:
         print(f"hfa: {exc}", file=sys.stderr)
         return preflight.EXIT_TEMPFAIL
     except Exception as exc:

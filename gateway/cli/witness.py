@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
 from gateway.cli.common import config_from
 from gateway.cli.output import EXIT_OK
-from gateway.errors import ConfigError
+from gateway.errors import CheckpointError, ConfigError
 from gateway.http.witness import witness_app
 from gateway.settings.config import Config
 from gateway.store import checkpoint as notes
@@ -50,7 +50,7 @@ def _logs(config: Config) -> dict[str, list[Ed25519PublicKey]]:
         if text.strip():
             try:
                 name, public = notes.parse_verifier_key(text)
-            except notes.CheckpointError as exc:
+            except CheckpointError as exc:
                 raise ConfigError(f"HFA_WITNESS_LOGS: {exc}") from None
             logs.setdefault(name, []).append(public)
     return logs

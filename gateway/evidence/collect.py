@@ -21,7 +21,7 @@ from sqlalchemy import Table, func, or_, select
 from sqlalchemy.orm import Session, undefer
 
 from gateway import contract
-from gateway.errors import NotFound
+from gateway.errors import NotFound, NotProvable
 from gateway.intake.reading import status_of
 from gateway.store import blobs, merkle, state, witness_report
 from gateway.store.audit import fields_of
@@ -46,10 +46,6 @@ SETTLE_SECONDS = 15.0
 
 # The hash of no bytes: a message received empty, not one whose bytes were removed.
 _EMPTY_SHA256 = hashlib.sha256(b"").hexdigest()
-
-
-class NotProvable(LookupError):
-    """Some of the thread's audit entries are in no signed checkpoint yet."""
 
 
 @dataclass(frozen=True)

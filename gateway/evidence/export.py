@@ -8,7 +8,7 @@ from pathlib import Path
 
 from gateway import contract
 from gateway.clock import Clock
-from gateway.errors import ConfigError, NotFound
+from gateway.errors import ConfigError, NotFound, NotProvable
 from gateway.evidence import collect, report
 from gateway.evidence import verifier as check
 from gateway.evidence.bundle import Bundle, build
@@ -122,7 +122,7 @@ def _collected(
         try:
             with db.reading() as session:
                 return collect.collect(session, reference, sender, witnessed=witnessed)
-        except collect.NotProvable:
+        except NotProvable:
             if attempt == ATTEMPTS - 1:
                 raise
     raise AssertionError("unreachable")

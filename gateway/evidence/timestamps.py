@@ -17,15 +17,11 @@ import urllib.request
 
 from rfc3161_client import TimestampRequestBuilder
 
-from gateway.errors import GatewayError
+from gateway.errors import TimestampUnavailable
 from gateway.evidence import verifier as check
 from gateway.settings.config import Config
 
 TSA_SECONDS = 30.0
-
-
-class TimestampUnavailable(GatewayError):
-    """The configured TSA did not grant a timestamp."""
 
 
 def stamp_checkpoint(config: Config, note: str) -> list[tuple[str, bytes, str]]:

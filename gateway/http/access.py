@@ -13,11 +13,11 @@ from typing import Any
 
 from starlette.datastructures import Headers
 from starlette.requests import Request as HttpRequest
-from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import contract
 from gateway.errors import ApiError, FieldProblem, StorageError, Unauthorized
+from gateway.http.errors import api_error_response, error_response
 from gateway.intake import apikeys
 from gateway.intake.ratelimit import limits_for
 from gateway.intake.rejections import rejections_for
@@ -73,11 +73,13 @@ class AgentAccess:
                     await self._watch_token_failures(match.group(1), scope, receive, send)
                     return
         except ApiError as exc:
-            await JSONResponse(exc.as_json(), exc.status, headers=exc.headers)(scope, receive, send)
+            await api_error_response(exc)(scope, receive, send)
             return
         except StorageError:
-            body = {"error": {"code": "storage_unavailable", "message": "try again shortly"}}
-            await JSONResponse(body, 503, headers={"Retry-After": "5"})(scope, receive, send)
+            refused = error_response(
+                503, "storage_unavailable", "try again shortly", headers={"Retry-After": "5"}
+            )
+            await refused(scope, receive, send)
             return
         await self.app(scope, receive, send)
 
@@ -119,9 +121,7 @@ class AgentAccess:
                     if wait:
                         answered = True
                         exc = limits.wrong_tokens(raw_reference, wait)
-                        await JSONResponse(exc.as_json(), exc.status, headers=exc.headers)(
-                            scope, receive, send
-                        )
+                        await api_error_response(exc)(scope, receive, send)
                         return
                     limits.token_failed(who, raw_reference)
                 client = scope.get("client")

@@ -24,7 +24,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.errors import ConfigError
+from gateway.errors import ConfigError, EntryTooLong, NoSuchTile
 from gateway.http.errors import error_response
 from gateway.services import Services
 from gateway.store import tiles
@@ -85,7 +85,7 @@ def _read(services: Services, address: tiles.TileAddress, cache: tiles.TileCache
     with services.db.reading() as session:
         size = int(session.scalar(select(func.max(AuditCheckpoint.tree_size))) or 0)
         if address.end() > size:
-            raise tiles.NoSuchTile(
+            raise NoSuchTile(
                 f"{address.path()} is beyond the newest checkpoint (size {size}): "
                 "fetch the checkpoint first"
             )
@@ -96,7 +96,7 @@ async def tile(request: Request) -> Response:
     rest: str = request.path_params["rest"]
     try:
         address = tiles.parse_path(rest)
-    except tiles.NoSuchTile as exc:
+    except NoSuchTile as exc:
         return error_response(404, "no_such_tile", f"tile/{rest}: {exc}")
     refused = denied(request, "entries" if address.level is None else "tiles")
     if refused is not None:
@@ -108,9 +108,9 @@ async def tile(request: Request) -> Response:
     if data is None:
         try:
             data = await services.db.run(_read, services, address, cache)
-        except tiles.NoSuchTile as exc:
+        except NoSuchTile as exc:
             return error_response(404, "no_such_tile", str(exc))
-        except tiles.EntryTooLong as exc:
+        except EntryTooLong as exc:
             return error_response(501, "entry_too_long", str(exc))
     headers = {"Cache-Control": IMMUTABLE}
     if address.level is None:
@@ -149,7 +149,7 @@ class KeptTiles:
         state = scope["app"].state
         try:
             address = tiles.parse_path(scope["path"][len(_PREFIX) :])
-        except tiles.NoSuchTile:
+        except NoSuchTile:
             return False
         data = state.audit_tile_cache.get(address)
         if data is None:

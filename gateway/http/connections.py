@@ -26,7 +26,6 @@ turn (``CorkedWrites``); a streamed response still goes out as it is written.
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
@@ -38,6 +37,7 @@ try:
 except ImportError:  # httptools is not installed: h11 only
     HttpToolsProtocol = None  # type: ignore[assignment,misc]
 
+from gateway.http.errors import closing_answer
 from gateway.http.head_limits import LimitedHead
 from gateway.store.prepared import Arrivals
 from gateway.throttle import ConnectionGuard
@@ -52,21 +52,15 @@ ARRIVALS = "gateway.arrivals"
 TRANSPORT = "gateway.transport"
 
 
-def _answer(status: str, message: str, extra: str = "") -> bytes:
-    body = json.dumps(
-        {"error": {"code": "connection_refused", "message": message, "details": []}}
-    ).encode()
-    head = (
-        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n{extra}\r\n"
-    )
-    return head.encode() + body
-
-
-TOO_MANY = _answer(
-    "503 Service Unavailable", "too many connections; try again shortly", "Retry-After: 5\r\n"
+TOO_MANY = closing_answer(
+    "503 Service Unavailable",
+    "connection_refused",
+    "too many connections; try again shortly",
+    {"Retry-After": "5"},
 )
-TOO_SLOW = _answer("408 Request Timeout", "the request did not arrive in time")
+TOO_SLOW = closing_answer(
+    "408 Request Timeout", "connection_refused", "the request did not arrive in time"
+)
 
 
 # Type-checked as h11's protocol; at run time a mixin over either parser's protocol.

@@ -1,4 +1,10 @@
-"""One JSON error shape for every HTTP error: {"error": {code, message, details}}."""
+"""One JSON error shape for every HTTP error: {"error": {code, message, details}}.
+
+Every error body the gateway answers with is built by :func:`error_response`: the
+exception handlers', the access middleware's, and (as bytes, by :func:`closing_answer`)
+the refusals written straight to the socket before any app sees the request. A2H v1.0's
+endpoints answer in that protocol's own shape instead (``a2h_v1.py``).
+"""
 
 from __future__ import annotations
 
@@ -24,9 +30,30 @@ def error_response(
     return JSONResponse(body, status_code=status, headers=headers)
 
 
+def api_error_response(exc: ApiError) -> JSONResponse:
+    """An agent's refused call: its status, code, message, field problems and headers."""
+    details = [d.as_json() for d in exc.details]
+    return error_response(exc.status, exc.code, exc.message, details, exc.headers)
+
+
+def closing_answer(
+    status: str, code: str, message: str, headers: dict[str, str] | None = None
+) -> bytes:
+    """``error_response`` as the bytes of an HTTP/1.1 answer that closes the connection,
+    for a refusal written to the socket before any app sees the request; ``status`` is
+    the status line's code and reason (``"408 Request Timeout"``)."""
+    body = bytes(error_response(int(status.split()[0]), code, message).body)
+    extra = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+    head = (
+        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\nConnection: close\r\n{extra}\r\n"
+    )
+    return head.encode() + body
+
+
 async def on_api_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, ApiError)
-    return JSONResponse(exc.as_json(), status_code=exc.status, headers=exc.headers)
+    return api_error_response(exc)
 
 
 async def on_http_error(request: Request, exc: Exception) -> Response:

@@ -17,8 +17,9 @@ Two checks, because the parser reports a header only once it is whole:
 
 from __future__ import annotations
 
-import json
 from typing import TYPE_CHECKING, Any
+
+from gateway.http.errors import closing_answer
 
 if TYPE_CHECKING:
     from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -38,14 +39,7 @@ LINGER_SECONDS = 1.0
 
 
 def _answer(status: str, message: str) -> bytes:
-    body = json.dumps(
-        {"error": {"code": "request_head_too_large", "message": message, "details": []}}
-    ).encode()
-    head = (
-        f"HTTP/1.1 {status}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
-    )
-    return head.encode() + body
+    return closing_answer(status, "request_head_too_large", message)
 
 
 FIELDS_TOO_LARGE = _answer(

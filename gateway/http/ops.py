@@ -21,6 +21,7 @@ from starlette.responses import JSONResponse, PlainTextResponse
 from starlette.routing import Route
 
 from gateway.errors import StorageError
+from gateway.http.errors import error_response
 from gateway.services import Services
 from gateway.store import heartbeats, metrics
 from gateway.store.models import OutboxItem
@@ -151,8 +152,7 @@ def _is_loopback(host: str) -> bool:
 
 def _refused(status: int, code: str, message: str) -> JSONResponse:
     headers = {"WWW-Authenticate": "Bearer"} if status == 401 else None
-    body = {"error": {"code": code, "message": message, "details": []}}
-    return JSONResponse(body, status_code=status, headers=headers)
+    return error_response(status, code, message, headers=headers)
 
 
 async def metrics_endpoint(request: Request) -> PlainTextResponse | JSONResponse:

@@ -14,7 +14,8 @@ import logging
 import re
 from dataclasses import dataclass
 
-from gateway.inbound.dns_txt import DnsTempError, TxtSource
+from gateway.errors import DnsTempError
+from gateway.inbound.dns_txt import TxtSource
 
 # At most this many signatures are checked per message: each may cost a lookup.
 MAX_SIGNATURES = 3

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gateway.inbound.dns_txt import DnsTempError, TxtSource
+from gateway.errors import DnsTempError
+from gateway.inbound.dns_txt import TxtSource
 
 TEMPERROR = "temperror"
 

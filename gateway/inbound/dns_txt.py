@@ -17,16 +17,13 @@ import time
 from collections.abc import Callable
 from typing import Protocol
 
+from gateway.errors import DnsTempError
 from gateway.settings.sender_auth import DNS_OFF
 
 LOOKUP_SECONDS = 2.0
 CACHE_SECONDS = 300.0
 FAILURE_SECONDS = 30.0
 MAX_CACHED = 2048
-
-
-class DnsTempError(Exception):
-    """The answer could not be had (timeout, server failure, DNS off)."""
 
 
 class TxtSource(Protocol):

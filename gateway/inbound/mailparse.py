@@ -26,6 +26,7 @@ from typing import Any
 
 import mailparser
 
+from gateway.errors import Unparseable
 from gateway.inbound.limits import MAX_DEPTH, MAX_PARTS, MAX_TEXT_CHARS, bounded, cut_text
 
 __all__ = [
@@ -37,10 +38,6 @@ __all__ = [
     "parse",
     "strict_header",
 ]
-
-
-class Unparseable(Exception):
-    """The message cannot be read; carries a reason safe to show ops."""
 
 
 @dataclass(frozen=True)

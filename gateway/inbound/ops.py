@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from gateway.errors import NotHeld
 from gateway.inbound.mailparse import parse
 from gateway.inbound.record import Outcome, finish, record_reply
 from gateway.inbound.sender import SenderCheck, from_address
@@ -9,10 +10,6 @@ from gateway.inbound.worker import lease_for, process_one
 from gateway.services import Services
 from gateway.store import blobs
 from gateway.store.models import InboundMessage, Recipient, Request
-
-
-class NotHeld(Exception):
-    """The message is not one ops can accept or reprocess; the text says why."""
 
 
 def record_held(services: Services, inbound_id: int, by: str) -> Outcome:

@@ -28,7 +28,8 @@ import threading
 from collections.abc import Callable, Mapping
 from multiprocessing.connection import Connection
 
-from gateway.inbound.mailparse import ParsedMail, Unparseable, parse
+from gateway.errors import Unparseable
+from gateway.inbound.mailparse import ParsedMail, parse
 from gateway.inbound.reading_lane import HELLO, IDLE_FLAG, START_SECONDS, Parsed, ReadingLane
 from gateway.inbound.sender import from_address
 from gateway.replies import (
@@ -41,7 +42,7 @@ from gateway.replies import (
 )
 from gateway.replies.bounces import report_of_message
 
-__all__ = ["IN_PROCESS_BYTES", "MailReader", "Parsed", "Unparseable", "parse_stored"]
+__all__ = ["IN_PROCESS_BYTES", "MailReader", "Parsed", "parse_stored"]
 
 # Messages up to this size are read in the ordinary reading process (or this one's
 # reading thread): a few milliseconds each, bounded by the limits. Larger ones (scans,

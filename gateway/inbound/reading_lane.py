@@ -25,8 +25,9 @@ import time
 from multiprocessing.connection import Connection
 from pathlib import Path
 
+from gateway.errors import Unparseable
 from gateway.helper_process import start_helper
-from gateway.inbound.mailparse import ParsedMail, Unparseable
+from gateway.inbound.mailparse import ParsedMail
 
 log = logging.getLogger(__name__)
 

@@ -36,6 +36,7 @@ from datetime import timedelta
 from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
+from gateway.errors import Unparseable
 from gateway.inbound import held
 from gateway.inbound.absence import approver_away
 from gateway.inbound.ahead import Ahead, Known, Read, ahead_of, chunk_rows, read_ahead, read_rows
@@ -43,7 +44,7 @@ from gateway.inbound.assurance import prefetch, proven_sender
 from gateway.inbound.attachments import write_large_attachments
 from gateway.inbound.challenge import confirmed_inbound, take_confirm
 from gateway.inbound.delegation import take_delegation
-from gateway.inbound.mailparse import ParsedMail, Unparseable
+from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.match import (
     EarlierCopies,
     lock_requests,

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.errors import ConfigError, GatewayError
+from gateway.errors import ConfigError, NotReassigned
 from gateway.outbound import outbox, push
 from gateway.services import Services
 from gateway.settings.lawyers import check_address
@@ -26,10 +26,6 @@ from gateway.store.votes import replace_approver, waiting_for
 # The role of a recipient whose part went to another lawyer (reminders go to those the
 # policy awaits once a lawyer was replaced: ``votes.awaited``).
 REASSIGNED = "reassigned"
-
-
-class NotReassigned(GatewayError):
-    """The request cannot be moved as asked; the message says why."""
 
 
 @dataclass(frozen=True)

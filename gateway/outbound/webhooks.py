@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 if TYPE_CHECKING:
     import httpx
 
-from gateway.errors import PermanentDelivery, TransientDelivery
+from gateway.errors import PermanentDelivery, Refused, TransientDelivery
 
 log = logging.getLogger(__name__)
 
@@ -79,10 +79,6 @@ def sign(secrets_: tuple[str, ...], msg_id: str, timestamp: int, body: bytes) ->
         mac = hmac.new(key, signed, hashlib.sha256).digest()
         signatures.append("v1," + base64.b64encode(mac).decode("ascii"))
     return " ".join(signatures)
-
-
-class Refused(PermanentDelivery):
-    """The URL may not be called (scheme, or an address the guard refuses)."""
 
 
 # IPv6 prefixes that carry an IPv4 address in their last 32 bits: NAT64's well-known

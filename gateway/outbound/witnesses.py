@@ -25,7 +25,7 @@ from functools import partial
 from typing import Any
 
 from gateway.clock import iso
-from gateway.errors import ConfigError
+from gateway.errors import CheckpointError, ConfigError
 from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store import audit_check, audit_origin, audit_proof, state, witness_report
@@ -65,7 +65,7 @@ def policy_of(raw: Mapping[str, str]) -> Policy:
             raise ConfigError(f"HFA_AUDIT_WITNESSES: expected '<vkey> <http(s) URL>', got {part!r}")
         try:
             targets.append(Target(parse_vkey(vkey), url))
-        except notes.CheckpointError as exc:
+        except CheckpointError as exc:
             raise ConfigError(f"HFA_AUDIT_WITNESSES: {exc}") from None
     quorum_text = raw.get("audit_witness_quorum", "0").strip() or "0"
     seconds_text = raw.get("audit_witness_seconds", "5").strip() or "5"
@@ -140,7 +140,7 @@ async def submit(
             try:
                 if verify_line(body, line, target.cosigner) is not None:
                     return checkpoint.size, line + "\n", None
-            except notes.CheckpointError as exc:
+            except CheckpointError as exc:
                 return old, None, str(exc)
         return old, None, f"{target.url}: no cosignature of {target.cosigner.name} in its answer"
     raise AssertionError("unreachable")

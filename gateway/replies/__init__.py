@@ -23,11 +23,12 @@ Public surface (the inbound worker depends on exactly these names):
 
 from typing import Any
 
+from gateway.errors import ReplyError
 from gateway.replies.answer import decide_answer
 from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
 from gateway.replies.bounces import find_bounced_message_ids
 from gateway.replies.kinds import Ask, Decision, DecisionKind, Reading, TextReading
-from gateway.replies.text import ReplyError, ReplyText, extract_reply
+from gateway.replies.text import ReplyText, extract_reply
 
 __all__ = [
     "Ask",

@@ -12,8 +12,8 @@ import enum
 import re
 from collections.abc import Mapping
 
+from gateway.errors import ReplyError
 from gateway.replies.bounces import find_bounced_message_ids
-from gateway.replies.errors import ReplyError
 
 __all__ = ["AutomaticKind", "detect_automatic", "find_bounced_message_ids", "is_own_loop"]
 

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 
-from gateway.replies.errors import ReplyError
+from gateway.errors import ReplyError
 
 # Bounces that quote the original do it in a message/rfc822 or
 # text/rfc822-headers part; many MTAs also just paste the headers as text.

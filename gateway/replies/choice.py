@@ -35,7 +35,7 @@ from importlib import resources
 from typing import Any
 
 from gateway import options
-from gateway.replies.errors import ReplyError
+from gateway.errors import ReplyError
 from gateway.replies.holdback import held_back, taken_back
 from gateway.replies.kinds import Reading
 from gateway.replies.language import script_languages

@@ -32,10 +32,10 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 
+from gateway.errors import ReplyError
 from gateway.replies.answer import decide_answer
 from gateway.replies.branches import sets_condition, without_branches
 from gateway.replies.conditions import MAX_CONDITION_CHARS, read_conditions
-from gateway.replies.errors import ReplyError
 from gateway.replies.holdback import asks, held_back, refused, sentence_at, taken_back
 from gateway.replies.kinds import NO_DECISION, Ask, Decision, DecisionKind
 from gateway.replies.language import identify, script_languages, with_kin

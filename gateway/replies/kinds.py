@@ -6,7 +6,7 @@ import enum
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from gateway.replies.errors import ReplyError
+from gateway.errors import ReplyError
 
 
 class DecisionKind(enum.StrEnum):

@@ -19,12 +19,12 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from gateway.errors import ReplyError
 from gateway.replies.actions import asks_to_act, read_action
 from gateway.replies.answer import asks_whether_to_act, decide_answer
 from gateway.replies.cut import cut_contact_block
 from gateway.replies.decision import read_decision
 from gateway.replies.empty import is_no_answer
-from gateway.replies.errors import ReplyError
 from gateway.replies.exceeds import exceeded
 from gateway.replies.kinds import (
     KIND_OF,

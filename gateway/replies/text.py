@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gateway.replies.errors import ReplyError
+from gateway.errors import ReplyError
 from gateway.replies.html_text import render_html
 from gateway.replies.split import is_quote_line, quote_flags, split_lines
 
-__all__ = ["ReplyError", "ReplyText", "extract_reply"]
+__all__ = ["ReplyText", "extract_reply"]
 
 # Bigger inputs are not a reply a person typed; refuse rather than spend time.
 MAX_INPUT_CHARS = 5_000_000

@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
+from gateway.errors import CheckpointError, UnknownKey
 from gateway.store import checkpoint as notes
 from gateway.store import merkle
 from gateway.store.audit import ERASURE_EVENT, fields_of, is_erased_entry, leaf_hash_hex
@@ -89,7 +90,7 @@ def _check_notes(rows: list[AuditCheckpoint], keys: Keys) -> Problem | None:
         where = f"checkpoint {row.tree_size}"
         try:
             signed = notes.verify_log(row.note, keys)
-        except notes.UnknownKey as exc:
+        except UnknownKey as exc:
             return Problem(
                 "checkpoint",
                 where,
@@ -97,7 +98,7 @@ def _check_notes(rows: list[AuditCheckpoint], keys: Keys) -> Problem | None:
                 f"{exc} (this shell's HFA_AUDIT_SIGNING_KEY or DATA_DIR is not the log's: "
                 "give it the log's, or its vkey with --key)",
             )
-        except notes.CheckpointError as exc:
+        except CheckpointError as exc:
             return Problem("checkpoint", where, "altered", str(exc))
         if signed.size != row.tree_size or signed.root.hex() != row.root_hash:
             return Problem(
@@ -117,7 +118,7 @@ class _Saved:
 def _parse_saved(note: str, keys: Keys) -> tuple[_Saved | None, Problem | None]:
     try:
         return _Saved(notes.verify_log(note, keys)), None
-    except notes.CheckpointError as exc:
+    except CheckpointError as exc:
         return None, Problem("saved checkpoint", "the file", "unsigned", str(exc))
 
 

@@ -29,15 +29,11 @@ from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from gateway.errors import ConfigError
+from gateway.errors import CheckpointError, SigningKeyMismatch
 from gateway.store import checkpoint as notes
 from gateway.store import signing, state
 from gateway.store.models import AuditCheckpoint
 from gateway.store.signing import LogKeys
-
-
-class SigningKeyMismatch(ConfigError):
-    """This process's audit signing keys lack the key that signed the log."""
 
 
 def newest_note(session: Session) -> str | None:
@@ -63,7 +59,7 @@ def check_signer(keys: LogKeys, newest: str) -> None:
     """SigningKeyMismatch, in one sentence, unless one of ``keys`` signed ``newest``."""
     try:
         _, signatures = notes.parse(newest)
-    except notes.CheckpointError:
+    except CheckpointError:
         return  # 'hfa audit verify' names a malformed checkpoint; it is no key question
     origin = origin_of(newest)
     held = {notes.key_hash(origin, key.public_key()) for key in keys.keys}

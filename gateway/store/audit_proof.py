@@ -15,13 +15,10 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from gateway.errors import ProofUnavailable
 from gateway.store import merkle
 from gateway.store.audit import fields_of, leaf_data
 from gateway.store.models import AuditCheckpoint, AuditEntry
-
-
-class ProofUnavailable(LookupError):
-    """No such entry, not integrated yet, or no checkpoint of that size."""
 
 
 def leaf_hashes(session: Session, size: int) -> list[bytes]:

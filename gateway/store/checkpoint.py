@@ -28,16 +28,10 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from gateway.errors import CheckpointError, UnknownKey
+
 ALG_ED25519 = 1
 _DASH = "\u2014"
-
-
-class CheckpointError(ValueError):
-    """A note that is not a well-formed checkpoint, or a verifier key that cannot be read."""
-
-
-class UnknownKey(CheckpointError):
-    """A well-formed note signed by none of the keys given (not a bad signature)."""
 
 
 @dataclass(frozen=True)

@@ -22,7 +22,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
-from gateway.store.checkpoint import CheckpointError
+from gateway.errors import CheckpointError
 
 ALG_COSIGNATURE = 4
 _DASH = "\u2014"

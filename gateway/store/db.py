@@ -37,10 +37,10 @@ from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 from sqlalchemy.orm import Session, sessionmaker
 
-from gateway.errors import StorageError
+from gateway.errors import BrokenBatch, StorageError
 from gateway.store import schema
 from gateway.store.pool import Pool
-from gateway.store.savepoints import BrokenBatch, in_driver_savepoint
+from gateway.store.savepoints import in_driver_savepoint
 from gateway.store.savepoints import in_savepoint as in_savepoint
 from gateway.store.sqlite_setup import create_private, json_text, sqlite_begin, sqlite_pragmas
 from gateway.store.writelock import WriterLock

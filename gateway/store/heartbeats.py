@@ -24,15 +24,11 @@ from typing import Any
 from sqlalchemy import select, update
 from sqlalchemy.orm import Session
 
-from gateway.errors import ConfigError
+from gateway.errors import KeyMismatch
 from gateway.store.liveness import ROLES as ROLES
 from gateway.store.liveness import RoleHealth, process_exists, roles_health_of
 from gateway.store.liveness import is_live as is_live
 from gateway.store.models import Heartbeat
-
-
-class KeyMismatch(ConfigError):
-    """This process's keys cannot work with those of a live process."""
 
 
 def fingerprint(secret: str | bytes, purpose: str) -> str:

@@ -23,15 +23,13 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Callable, Iterable, Sequence
 
+from gateway.errors import ProofError
+
 HASH_SIZE = 32
 EMPTY_ROOT = hashlib.sha256(b"").digest()
 
 # A subtree as the half-open range of leaf indices [start, end) it covers.
 Range = tuple[int, int]
-
-
-class ProofError(ValueError):
-    """A proof that does not have the shape its sizes call for."""
 
 
 def leaf_hash(data: bytes) -> bytes:

@@ -25,21 +25,12 @@ from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session
 
+from gateway.errors import BrokenBatch
 from gateway.store.prepared import connection_of, driver_connection
 
 T = TypeVar("T")
 
 _NAME = "hfa_write"
-
-
-class BrokenBatch(Exception):
-    """A write failed in a way that ended the whole transaction; nothing was committed."""
-
-    def __init__(self, error: Exception) -> None:
-        super().__init__(str(error))
-        self.error = error
-        # The caller's handle on the write that failed (set by whoever ran the batch).
-        self.culprit: Any = None
 
 
 def _session_notes(session: Session) -> dict[str, Any]:

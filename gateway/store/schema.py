@@ -23,7 +23,7 @@ from sqlalchemy import Engine, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.exc import SQLAlchemyError
 
-from gateway.errors import ConfigError, StorageError
+from gateway.errors import SchemaMismatch, StorageError
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
@@ -32,10 +32,6 @@ if TYPE_CHECKING:
 MIGRATIONS = Path(__file__).with_name("migrations")
 # pg_advisory_xact_lock key for schema changes ("hfa" 0x6866_61, then 1).
 MIGRATION_LOCK_KEY = 0x686661_01
-
-
-class SchemaMismatch(ConfigError):
-    """The database's schema is not the one this release runs on."""
 
 
 def _script() -> tuple[AlembicConfig, ScriptDirectory]:

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from gateway.errors import EntryTooLong, NoSuchTile
 from gateway.store import merkle
 from gateway.store.audit import fields_of, leaf_data
 from gateway.store.models import AuditEntry
@@ -29,14 +30,6 @@ WIDTH = 256
 MAX_LEVEL = 63
 MAX_ENTRY_BYTES = 0xFFFF
 CACHED_TILES = 2048
-
-
-class NoSuchTile(LookupError):
-    """A path that names no tile, or a tile the tree has not reached."""
-
-
-class EntryTooLong(ValueError):
-    """An entry longer than an entry bundle's uint16 length prefix can say."""
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
+from gateway.errors import CheckpointError
 from gateway.store import checkpoint as notes
 from gateway.store import cosign, merkle
 
@@ -79,14 +80,14 @@ class Witness:
         try:
             old, proof, note = _parse(body)
             checkpoint, _ = notes.parse(note)
-        except (ValueError, notes.CheckpointError) as exc:
+        except (ValueError, CheckpointError) as exc:
             return Answer(400, f"not an add-checkpoint request: {exc}\n")
         keys = self.logs.get(checkpoint.origin)
         if keys is None:
             return Answer(404, f"unknown log {checkpoint.origin}\n")
         try:
             notes.verify(note, [(checkpoint.origin, k) for k in keys])
-        except notes.CheckpointError as exc:
+        except CheckpointError as exc:
             return Answer(403, f"not signed by the log's key: {exc}\n")
         if old > checkpoint.size:
             return Answer(400, f"old size {old} is past the checkpoint's size {checkpoint.size}\n")

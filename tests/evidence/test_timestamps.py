@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from gateway.errors import TimestampUnavailable
 from gateway.evidence import verifier
 from gateway.evidence.export import export
-from gateway.evidence.timestamps import TimestampUnavailable, stamp_checkpoint
+from gateway.evidence.timestamps import stamp_checkpoint
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
 from tests.evidence.kit import all_sent, answered
 from tests.evidence.tsakit import running_tsa

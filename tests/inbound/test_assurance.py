@@ -14,12 +14,12 @@ from email.policy import default as default_policy
 import dkim
 import pytest
 
-from gateway.errors import ConfigError
+from gateway.errors import ConfigError, DnsTempError
 from gateway.inbound import dns_txt
 from gateway.inbound.assurance import GatewayEvidence, assure, gather, policy_of, refusal
 from gateway.inbound.dkim_check import verify_dkim
 from gateway.inbound.dmarc import DmarcRecord, aligned, dmarc_record, organizational_domain
-from gateway.inbound.dns_txt import DnsTempError, TxtLookup
+from gateway.inbound.dns_txt import TxtLookup
 from gateway.inbound.sender import SenderCheck
 from gateway.replies import DecisionKind
 from gateway.settings.config import Config, load_config

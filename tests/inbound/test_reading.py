@@ -13,8 +13,9 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from gateway.errors import Unparseable
 from gateway.inbound import reading, reading_lane
-from gateway.inbound.mailparse import ParsedMail, Unparseable
+from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import MailReader, parse_stored
 from gateway.replies import DecisionKind, ReplyText, TextReading
 from gateway.replies.bounces import DeliveryReport

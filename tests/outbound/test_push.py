@@ -21,9 +21,8 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from gateway.app import bind_socket
-from gateway.errors import PermanentDelivery
+from gateway.errors import PermanentDelivery, Refused
 from gateway.outbound.webhooks import (
-    Refused,
     WebhookSender,
     new_webhook_secret,
     pin,

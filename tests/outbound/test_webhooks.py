@@ -6,7 +6,8 @@ import ipaddress
 
 import pytest
 
-from gateway.outbound.webhooks import Refused, address_allowed, pin
+from gateway.errors import Refused
+from gateway.outbound.webhooks import address_allowed, pin
 
 
 def forms(v4: str) -> dict[str, str]:

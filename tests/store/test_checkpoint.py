@@ -9,6 +9,7 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+from gateway.errors import CheckpointError
 from gateway.store import checkpoint as notes
 
 SEED = bytes(range(32))
@@ -42,7 +43,7 @@ def test_the_verifier_key_reads_back_and_verifies() -> None:
     parsed = notes.parse_verifier_key(vkey)
     note = notes.sign(notes.Checkpoint(ORIGIN, 7, ROOT), ORIGIN, KEY)
     assert notes.verify(note, [parsed]) == notes.Checkpoint(ORIGIN, 7, ROOT)
-    with pytest.raises(notes.CheckpointError, match="hash does not match"):
+    with pytest.raises(CheckpointError, match="hash does not match"):
         notes.parse_verifier_key(f"other.example+{hash_hex}+{key64}")
 
 
@@ -59,12 +60,12 @@ def test_the_verifier_key_reads_back_and_verifies() -> None:
 def test_an_altered_note_does_not_verify(change: object, message: str) -> None:
     note = notes.sign(notes.Checkpoint(ORIGIN, 42, ROOT), ORIGIN, KEY)
     assert callable(change)
-    with pytest.raises(notes.CheckpointError, match=message):
+    with pytest.raises(CheckpointError, match=message):
         notes.verify(change(note), [(ORIGIN, KEY.public_key())])
 
 
 def test_a_note_signed_by_another_key_names_that_key() -> None:
     other = Ed25519PrivateKey.generate()
     note = notes.sign(notes.Checkpoint(ORIGIN, 1, ROOT), ORIGIN, other)
-    with pytest.raises(notes.CheckpointError, match="not a key this log holds"):
+    with pytest.raises(CheckpointError, match="not a key this log holds"):
         notes.verify(note, [(ORIGIN, KEY.public_key())])

@@ -7,6 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
+from gateway.errors import NoSuchTile
 from gateway.services import Services
 from gateway.store import signing, tiles
 from gateway.store.models import AuditEntry
@@ -56,7 +57,7 @@ def test_a_tile_path_names_one_tile(rest: str, level: int | None, index: int, wi
     ],
 )
 def test_any_other_spelling_names_no_tile(rest: str) -> None:
-    with pytest.raises(tiles.NoSuchTile):
+    with pytest.raises(NoSuchTile):
         tiles.parse_path(rest)
 
 
