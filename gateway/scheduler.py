@@ -35,11 +35,12 @@ from gateway.errors import StorageError
 from gateway.inbound import pending
 from gateway.inbound.approvals import expire, expire_overdue_steps
 from gateway.outbound import outbox, push
+from gateway.outbound.closing import Push, Tell, close_request
 from gateway.outbound.tell import tell_thread
 from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
-from gateway.store.thread import add_turn, change_status
+from gateway.store.thread import add_turn
 from gateway.store.votes import awaited, reading_pending, votes_awaited, waiting_for
 
 log = logging.getLogger(__name__)
@@ -260,23 +261,22 @@ def _deadline(services: Services, request_id: int, now: datetime) -> bool:
             reference=request.reference,
             details={"deadline": deadline_text, "closes": closes},
         )
-        expired = expire(services, session, request, now, "the deadline passed") if closes else None
         if closes:
-            change_status(
+            expired = expire(services, session, request, now, "the deadline passed")
+            close_request(
+                services,
                 session,
-                services.audit,
                 request,
-                "closed",
                 at=now,
                 reason="deadline passed without an answer",
                 audit_reason="deadline passed",
+                tell=Tell("deadline_passed", {"closes": True}),
+                push=Push(turn, expired.as_object() if expired is not None else None),
             )
-        # The lawyers hear it too, not only the agent.
-        tell_thread(services, session, request, "deadline_passed", {"closes": closes}, at=now)
-        if expired is None:
-            push.enqueue_for_turn(services, session, request, turn)
         else:
-            push.enqueue_for_turn(services, session, request, turn, policy=expired.as_object())
+            # The lawyers hear it too, not only the agent.
+            tell_thread(services, session, request, "deadline_passed", {"closes": False}, at=now)
+            push.enqueue_for_turn(services, session, request, turn)
     return True
 
 

@@ -28,10 +28,9 @@ from gateway.cli.output import (
 from gateway.cli.request_rows import summary
 from gateway.cli.terminal import escape as shown
 from gateway.inbound.held import HELD_OUTCOMES
-from gateway.outbound import push
-from gateway.outbound.tell import tell_thread
+from gateway.outbound.closing import Push, Tell, close_request
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
-from gateway.store.thread import change_status, load_turns, turn_as_json
+from gateway.store.thread import load_turns, turn_as_json
 
 
 def find_request(session: Session, reference: str) -> Request | None:
@@ -229,36 +228,17 @@ def cmd_close(args: argparse.Namespace) -> int:
                 return fail(f"{request.reference} is already closed", EXIT_FAILED)
             now = services.clock.now()
             old = request.status
-            # The ops decision first, then the status change it causes.
-            services.audit.append(
+            close_request(
+                services,
                 session,
-                "request.closed",
-                at=now,
-                actor=f"ops:{by}",
-                reference=request.reference,
-                details={"reason": args.reason, "previous_status": old},
-            )
-            turn = change_status(
-                session,
-                services.audit,
                 request,
-                "closed",
                 at=now,
                 reason=f"closed by {by}: {args.reason}",
                 actor=f"ops:{by}",
                 audit_reason=args.reason,
-            )
-            assert turn is not None
-            session.flush()
-            push.enqueue_for_turn(services, session, request, turn)
-            # The lawyers hear of it too: nobody works on a closed request.
-            tell_thread(
-                services,
-                session,
-                request,
-                "closed",
-                {"by": f"ops:{by}", "reason": args.reason},
-                at=now,
+                decision=args.reason,
+                tell=Tell("closed", {"by": f"ops:{by}", "reason": args.reason}),
+                push=Push(ahead_of_mail=True),
             )
             reference = request.reference
     finally:

@@ -21,11 +21,12 @@ from sqlalchemy.orm import Session
 
 from gateway import policy as rules
 from gateway.contract import APPROVAL_KINDS
-from gateway.outbound import outbox, push
+from gateway.outbound import outbox
+from gateway.outbound.closing import Push, Tell, close_request
 from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Turn
-from gateway.store.thread import add_turn, change_status
+from gateway.store.thread import add_turn
 from gateway.store.votes import Cast, cast, standing, steps_overdue
 
 _VOTES = {**dict.fromkeys(APPROVAL_KINDS, rules.APPROVE), "rejection": rules.REJECT}
@@ -345,17 +346,13 @@ def expire_overdue_steps(services: Services, now: datetime) -> int:
 
 def _close_expired(services: Services, session: Session, request: Request, now: datetime) -> None:
     """Closed without an answer: the lawyers and the agent are told, once."""
-    turn = change_status(
+    close_request(
+        services,
         session,
-        services.audit,
         request,
-        "closed",
         at=now,
         reason="the approval policy expired",
         audit_reason="policy expired",
+        tell=Tell("deadline_passed", {"closes": True}),
+        push=Push(policy=standing(session, request.id, now).as_object()),
     )
-    tell_thread(services, session, request, "deadline_passed", {"closes": True}, at=now)
-    if turn is not None:
-        push.enqueue_for_turn(
-            services, session, request, turn, policy=standing(session, request.id, now).as_object()
-        )

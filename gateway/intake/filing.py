@@ -140,16 +140,11 @@ def file_request(
     *,
     idempotency_key: str | None = None,
     api_key_name: str | None = None,
-    values_checked: bool = False,
 ) -> Filed:
-    """File a request (``values_checked``: by the HTTP body reader, see ``validate_input``)."""
+    """File a request. ``arguments`` read by the HTTP body reader are a
+    ``contract.StorableObject``, whose values are not checked again."""
     config = services.config
-    contract.validate_input(
-        contract.REQUEST_TOOL,
-        arguments,
-        max_chars=config.max_field_chars,
-        values_checked=values_checked,
-    )
+    contract.validate_input(contract.REQUEST_TOOL, arguments, max_chars=config.max_field_chars)
     # The answer's shape (an extra property): a multiple choice's choices are checked here.
     options.check(arguments.get("options"))
     # Only a keyed filing is compared with an earlier one.

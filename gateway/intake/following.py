@@ -9,15 +9,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway import contract
 from gateway.errors import Conflict, FieldProblem
-from gateway.outbound import outbox
+from gateway.outbound.closing import Tell, close_request
+from gateway.outbound.tell import tell_thread
 from gateway.services import Services
-from gateway.store.models import Recipient, Request
-from gateway.store.thread import add_turn, change_status
+from gateway.store.models import Request
+from gateway.store.thread import add_turn
 
 NOTICE_ADDED = (
     "Added to the record; the human is notified. Nothing here pauses your task or "
@@ -54,27 +54,20 @@ def add_to_authorized(
         body=message,
         data=extra,
     )
+    payload = {"message": message, "recorded_at": contract.iso(now)}
     if withdraw:
-        change_status(
-            session,
-            services.audit,
-            request,
-            "closed",
-            at=now,
-            reason="withdrawn by the agent",
-            actor="agent",
-        )
-    recipients = session.scalars(select(Recipient).where(Recipient.request_id == request.id))
-    for recipient in recipients:
-        outbox.enqueue_lawyer_email(
+        # The agent withdrew it itself: the lawyers are told, the agent is not pushed.
+        close_request(
             services,
             session,
             request,
-            recipient,
-            purpose="withdrawal" if withdraw else "follow_up",
             at=now,
-            payload={"message": message, "recorded_at": contract.iso(now)},
+            reason="withdrawn by the agent",
+            actor="agent",
+            tell=Tell("withdrawal", payload),
         )
+    else:
+        tell_thread(services, session, request, "follow_up", payload, at=now)
     services.audit.append(
         session,
         "request.withdrawn" if withdraw else "request.follow_up_recorded",
