@@ -7,8 +7,9 @@ again before the wait is over. A process killed between that hold's commit and t
 which would reach the lawyer only when the hold ends.
 
 So each worker process notes, in a file of its own under the data directory, each
-hold just before it writes it (``H id until``) and each dot once it is handed to the
-kernel (``D id``): plain appends, no fsync, since a kill -9 loses nothing the process
+hold just before it writes it (``H id until``) and each dot just before it is handed
+to the kernel (``D id``; ``U id`` if the kernel could not take it at once, and ``D``
+again once it did): plain appends, no fsync, since a kill -9 loses nothing the process
 wrote (a crash of the host does, and then a hold merely runs its course). Each
 process keeps its note locked while it lives. A worker that starts reads the notes
 no process holds any more: a hold with no dot is released, if the row still carries
@@ -66,9 +67,10 @@ class HoldLog:
         self._open.add(item_id)
         os.write(self._fd, f"H {item_id} {until.isoformat()}\n".encode())
 
-    def dot(self, item_id: int) -> None:
+    def dot(self, item_id: int, out: bool = True) -> None:
+        """The dot is about to be the kernel's (``out``), or stayed in this process."""
         if self._fd is not None:
-            os.write(self._fd, f"D {item_id}\n".encode())
+            os.write(self._fd, f"{'D' if out else 'U'} {item_id}\n".encode())
 
     def accepted(self, item_id: int) -> None:
         if self._fd is not None:
@@ -138,6 +140,8 @@ def _read(text: str) -> tuple[dict[int, datetime], set[int], set[int]]:
                 holds[int(parts[1])] = datetime.fromisoformat(parts[2])
             elif parts[0] == "D" and len(parts) == 2:
                 dots.add(int(parts[1]))
+            elif parts[0] == "U" and len(parts) == 2:
+                dots.discard(int(parts[1]))  # the dot stayed in the process's buffer
             elif parts[0] == "A" and len(parts) == 2:
                 accepted.add(int(parts[1]))
         except ValueError:

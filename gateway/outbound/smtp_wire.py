@@ -53,16 +53,18 @@ async def data(
     message: bytes,
     timeout: float,
     before_dot: Callable[[], Awaitable[None]] | None = None,
-    dot_sent: Callable[[], None] | None = None,
+    dot_sent: Callable[[bool], None] | None = None,
 ) -> aiosmtplib.SMTPResponse:
     """``SMTP.data``, with the message put in its wire form by :func:`wire_form`.
 
     The message goes out up to its final dot and into the kernel's hands; ``before_dot``
-    is awaited then, and only then the dot (``dot_sent`` is called once the kernel has
-    it too). A relay takes no message before its dot: until then, whatever happens to
-    this process, it cannot have it. What this process still buffers dies with it, so
-    the dot counts as sent only once it left the buffer: the kernel delivers it even if
-    the process is killed right after.
+    is awaited then, and only then the dot. A relay takes no message before its dot:
+    until then, whatever happens to this process, it cannot have it.
+
+    ``dot_sent(True)`` is called just before the dot is written: a process killed once
+    the relay may have the message has said so, whenever the kill falls. What the
+    process still buffers dies with it, though: should the kernel not take the dot at
+    once, ``dot_sent(False)`` says so, and ``dot_sent(True)`` follows once it did.
     """
     wire = wire_form(message)
     body, dot = wire[: -len(_DOT)], wire[-len(_DOT) :]
@@ -78,12 +80,12 @@ async def data(
         protocol = _protocol(client)
         # No await between the write and the wait for the answer: nothing can arrive
         # before the protocol expects it.
-        protocol.write(dot)
         if dot_sent is not None:
-            if _buffered(protocol) == 0:
-                dot_sent()
-            else:
-                dot_out = asyncio.ensure_future(_once_handed_to_kernel(protocol, dot_sent))
+            dot_sent(True)
+        protocol.write(dot)
+        if dot_sent is not None and _buffered(protocol):
+            dot_sent(False)
+            dot_out = asyncio.ensure_future(_once_handed_to_kernel(protocol, dot_sent))
         response = await protocol.read_response(timeout=timeout)
     except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError):
         # As SMTP.data does: the connection is out of step, and is not used again. A dot
@@ -100,7 +102,7 @@ async def data(
         # The relay answered the dot: it has left the buffer.
         dot_out.cancel()
         assert dot_sent is not None
-        dot_sent()
+        dot_sent(True)
     if response.code != SMTPStatus.completed:
         raise aiosmtplib.SMTPDataError(response.code, response.message)
     return response
@@ -128,11 +130,11 @@ async def _handed_to_kernel(protocol: SMTPProtocol, timeout: float) -> None:
         raise aiosmtplib.SMTPTimeoutError("the relay took no more of the message") from exc
 
 
-async def _once_handed_to_kernel(protocol: SMTPProtocol, then: Callable[[], None]) -> None:
+async def _once_handed_to_kernel(protocol: SMTPProtocol, then: Callable[[bool], None]) -> None:
     with contextlib.suppress(aiosmtplib.SMTPServerDisconnected):
         while _buffered(protocol):
             await asyncio.sleep(_FLUSH_POLL_SECONDS)
-        then()
+        then(True)
 
 
 def _protocol(client: aiosmtplib.SMTP) -> SMTPProtocol:

@@ -40,9 +40,11 @@ RELAY_CONNECTIONS = 32
 before_dot: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
     "before_dot", default=None
 )
-# Set by the deliverer around one message's send: called as soon as its final dot is
-# written (handed to the kernel), with no await between.
-after_dot: ContextVar[Callable[[], None] | None] = ContextVar("after_dot", default=None)
+# Set by the deliverer around one message's send: called with True just before its final
+# dot is written, so that a kill once the relay may have it finds it noted; with False
+# if the kernel could not take the dot at once (it is still this process's, and dies
+# with it), then with True again once it could.
+after_dot: ContextVar[Callable[[bool], None] | None] = ContextVar("after_dot", default=None)
 # Set by the deliverer around one message's send: called as soon as the relay accepted the
 # message (its answer to the dot), with no await between.
 dot_accepted: ContextVar[Callable[[], None] | None] = ContextVar("dot_accepted", default=None)
@@ -66,11 +68,15 @@ class _Attempt:
 
     dot_sent_at: float | None = None
 
-    def dot_sent(self) -> None:
-        self.dot_sent_at = time.monotonic()
+    def dot_sent(self, out: bool = True) -> None:
+        """The dot is (``out``) or is not yet (still in this process's buffer) the
+        kernel's to send. For this process it counts as sent from its first write: a
+        dot in the buffer of a live connection goes out."""
+        if self.dot_sent_at is None:
+            self.dot_sent_at = time.monotonic()
         hook = after_dot.get()
         if hook is not None:
-            hook()
+            hook(out)
 
     def wait_left(self, dot_timeout: float) -> float | None:
         """Seconds until the dot's answer could no longer come, once the dot was sent."""

@@ -109,15 +109,25 @@ def test_a_dead_process_hold_without_its_dot_is_released_and_no_other(
     assert sorted(p.name for p in folder.iterdir()) == [f"{os.getppid()}.log"]
 
 
+def test_a_dot_the_kernel_could_not_take_at_once_counts_once_it_did() -> None:
+    stamp = UNTIL.isoformat()
+    # Noted before the write, withdrawn when it stayed in the process's buffer.
+    assert hold_log.unsent_holds(f"H 7 {stamp}\nD 7\nU 7\n") == {7: UNTIL}
+    assert hold_log.unsent_holds(f"H 7 {stamp}\nD 7\nU 7\nD 7\n") == {}
+
+
 def test_this_process_notes_its_holds_and_dots(tmp_path: Path) -> None:
     note = hold_log.for_process(tmp_path)
     assert hold_log.for_process(tmp_path) is note
     note.hold(7, UNTIL)
     note.hold(8, UNTIL)
     note.dot(8)
+    note.hold(9, UNTIL)
+    note.dot(9)
+    note.dot(9, out=False)
     note.done(7)
     note.done(8)
-    assert hold_log.unsent_holds(note.path.read_text()) == {7: UNTIL}
+    assert hold_log.unsent_holds(note.path.read_text()) == {7: UNTIL, 9: UNTIL}
     assert oct(note.path.stat().st_mode & 0o777) == oct(0o600)
 
 

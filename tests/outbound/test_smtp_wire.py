@@ -67,7 +67,7 @@ class SlowReader(asyncio.Protocol):
 async def test_the_message_has_left_the_process_before_its_dot_is_prepared() -> None:
     """Whatever a process still buffers dies with it: ``before_dot`` (which holds the
     row as if the relay might have the message) runs only once all of the message but
-    its dot is the kernel's, and the dot is noted as sent only once it is too."""
+    its dot is the kernel's, and the dot is noted as sent just before it is written."""
     relay = SlowReader()
     loop = asyncio.get_running_loop()
     server = await loop.create_server(lambda: relay, "127.0.0.1", 0)
@@ -76,7 +76,7 @@ async def test_the_message_has_left_the_process_before_its_dot_is_prepared() -> 
     # Larger than what the loopback's socket buffers hold between the two.
     message = b"Subject: big\n\n" + b"x" * 76 * 400_000
     buffered_at_hold: list[int] = []
-    buffered_at_dot: list[int] = []
+    dot_marks: list[tuple[bool, int]] = []
 
     def buffered() -> int:
         assert client.protocol is not None and client.protocol.transport is not None
@@ -85,15 +85,17 @@ async def test_the_message_has_left_the_process_before_its_dot_is_prepared() -> 
     async def before_dot() -> None:
         buffered_at_hold.append(buffered())
 
+    def dot_sent(out: bool) -> None:
+        dot_marks.append((out, buffered()))
+
     try:
         await client.connect()
         await envelope(client, "gw@hfa.example", ["counsel@lawfirm.example"], message)
-        answer = await data(
-            client, message, 10, before_dot, lambda: buffered_at_dot.append(buffered())
-        )
+        answer = await data(client, message, 10, before_dot, dot_sent)
     finally:
         client.close()
         server.close()
     assert answer.code == 250
-    assert buffered_at_hold == [0] and buffered_at_dot == [0]
+    # Noted once, as out, with nothing of the message left in this process.
+    assert buffered_at_hold == [0] and dot_marks == [(True, 0)]
     assert relay.received == len(wire_form(message))
