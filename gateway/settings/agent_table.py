@@ -62,6 +62,10 @@ AGENTS: tuple[Setting, ...] = (
     ),
     Setting("webhook_timeout_seconds", 10.0, "Connect and read timeout of one webhook call."),
     Setting(
-        "a2h_signing_key", "", "A2H RESPONSE signing key (ed25519:<base64 seed>).", secret=True
+        "a2h_signing_key",
+        "",
+        "A2H RESPONSE signing key (ed25519:<base64 seed>). Empty: generated once into "
+        "DATA_DIR/a2h_signing_key.",
+        secret=True,
     ),
 )

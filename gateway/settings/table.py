@@ -1,7 +1,7 @@
 """Every setting the gateway reads, in one table: name, typed default, help, secrecy.
 
 Each row is named once, in the module of its concept; this module lists them in the
-order ``hfa settings`` and the README show them. ``gateway.settings.config`` reads
+order ``hfa settings`` and the README (``markdown_table``) show them. ``gateway.settings.config`` reads
 each row's text by the row's type and builds ``Config`` from the rows.
 """
 
@@ -37,3 +37,13 @@ SETTINGS: tuple[Setting, ...] = (
 )
 
 BY_NAME = {s.name: s for s in SETTINGS}
+
+
+def markdown_table() -> str:
+    """The README's settings table, row by row from ``SETTINGS`` (a test keeps them equal)."""
+    lines = ["| variable | default | meaning |", "|---|---|---|"]
+    for s in SETTINGS:
+        default = f"`{s.text}`" if s.text else "(empty)"
+        cell = s.help.replace("|", "\\|")  # a | inside a cell would end it
+        lines.append(f"| `{s.env}` | {default} | {cell} |")
+    return "\n".join(lines) + "\n"
