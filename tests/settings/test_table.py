@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import typing
 from pathlib import Path
 
 import pytest
@@ -44,6 +45,18 @@ def test_every_row_lands_in_config_or_is_kept_as_text() -> None:
     for s in SETTINGS:
         assert s.field is None or s.field.split(".")[0] in fields, s.name
     assert load_config(env={}).raw.keys() == {s.name for s in SETTINGS}
+
+
+def test_a_typed_row_and_its_config_attribute_agree() -> None:
+    """Config declares its attributes for the type checker; a typed row must fill its own
+    with a value of the declared type."""
+    hints = typing.get_type_hints(Config)
+    checked = 0
+    for s in SETTINGS:
+        if s.read is None and s.field and "." not in s.field:
+            assert hints[s.field] is type(s.default), s.name
+            checked += 1
+    assert checked > 20
 
 
 @pytest.mark.parametrize(
