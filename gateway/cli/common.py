@@ -100,7 +100,7 @@ def effective_settings(args: argparse.Namespace) -> list[dict[str, str]]:
         )
         value = raw[s.name]
         shown = ("set" if value else "unset") if s.secret else value
-        rows.append({"env": s.env, "value": shown, "source": source, "default": s.default})
+        rows.append({"env": s.env, "value": shown, "source": source, "default": s.text})
     return rows
 
 

@@ -1,2 +1,3 @@
-"""Every setting: the table (name, default, help), its reading and checking (``config``),
-and the parts read on their own (connection guards, mail authentication, lawyers)."""
+"""Every setting: one table of rows (``table`` lists them; each row names its setting once,
+with its typed default or reader), the readers of the structured ones, and ``config``,
+which reads every row by its type into ``Config``."""

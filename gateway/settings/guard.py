@@ -1,29 +1,15 @@
-"""Connection limits and the sender policy, read and checked for ``gateway.settings.config``.
+"""Connection limits: what each listener allows, and which networks are trusted in front.
 
-``gateway.settings.config`` spreads the result into ``Config`` (as it does ``mail_auth``).
+Config keeps them as one ``Config.listeners`` value, whose parts the settings table
+fills (``into="listeners.smtp.max_connections"`` and so on).
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from gateway.errors import ConfigError
-
-_ON = ("1", "true", "yes", "on")
-_OFF = ("0", "false", "no", "off", "")
-
-
-def _number(values: Mapping[str, str], name: str, kind: type[int] | type[float]) -> Any:
-    try:
-        value = kind(values[name])
-    except ValueError:
-        raise ConfigError(f"HFA_{name.upper()}: expected a number, got {values[name]!r}") from None
-    if value <= 0:
-        raise ConfigError(f"HFA_{name.upper()}: expected a number above 0")
-    return value
 
 
 @dataclass(frozen=True)
@@ -73,7 +59,7 @@ def in_networks(client: str, networks: tuple[IPNetwork, ...]) -> bool:
     return any(address in network for network in networks)
 
 
-def _networks(text: str, setting: str = "HFA_TRUSTED_RELAYS") -> tuple[IPNetwork, ...]:
+def networks(text: str, setting: str) -> tuple[IPNetwork, ...]:
     networks = []
     for item in text.replace(";", ",").split(","):
         item = item.strip()
@@ -87,43 +73,3 @@ def _networks(text: str, setting: str = "HFA_TRUSTED_RELAYS") -> tuple[IPNetwork
                 f"10.0.0.0/8), got {item!r}"
             ) from None
     return tuple(networks)
-
-
-def _switch(values: Mapping[str, str], name: str) -> bool:
-    value = values[name].strip().lower()
-    if value not in _ON + _OFF:
-        raise ConfigError(f"HFA_{name.upper()}: expected 1 or 0, got {value!r}")
-    return value in _ON
-
-
-def _listening(values: Mapping[str, str], server: str) -> Listening:
-    return Listening(
-        _number(values, f"{server}_timeout_seconds", float),
-        _number(values, f"{server}_max_connections", int),
-        _number(values, f"{server}_max_connections_per_client", int),
-    )
-
-
-def guard_fields(values: Mapping[str, str]) -> dict[str, Any]:
-    """SMTP and HTTP timeouts and connection caps, the trusted relays, the wait for the
-    relay's answer to the final dot, and HFA_REQUIRE_AUTHENTICATED_SENDER."""
-    fields: dict[str, Any] = {
-        "listeners": Listeners(
-            _listening(values, "smtp"),
-            _listening(values, "http"),
-            _networks(values["trusted_relays"]),
-            _number(values, "smtp_trusted_relay_connections", int),
-            _networks(values["trusted_proxies"], "HFA_TRUSTED_PROXIES"),
-            _switch(values, "access_log"),
-            values["metrics_token"].strip(),
-        ),
-        "relay_dot_timeout_seconds": _number(values, "smtp_relay_dot_timeout_seconds", float),
-    }
-    required = _switch(values, "require_authenticated_sender")
-    if required and not values["trusted_authserv_id"].strip():
-        raise ConfigError(
-            "HFA_REQUIRE_AUTHENTICATED_SENDER=1 needs HFA_TRUSTED_AUTHSERV_ID: without a "
-            "trusted server no reply could ever be recorded"
-        )
-    fields["require_authenticated_sender"] = required
-    return fields

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from gateway.settings.setting import Setting
+from gateway.settings.guard import networks
+from gateway.settings.setting import Setting, stripped, switch
 
 HTTP_SETTINGS: tuple[Setting, ...] = (
     Setting(
@@ -14,12 +15,16 @@ HTTP_SETTINGS: tuple[Setting, ...] = (
         "the audit actor and the access log see that client, and a proxy's connections "
         "are not capped per client (HFA_HTTP_MAX_CONNECTIONS still counts them). Empty: "
         "X-Forwarded-For is ignored, from anyone.",
+        read=networks,
+        into="listeners.trusted_proxies",
     ),
     Setting(
         "access_log",
-        "1",
+        True,
         "1: one log line per HTTP request (logger gateway.access: method, path without "
         "the query, status, duration, client); 0: none.",
+        read=switch,
+        into="listeners.access_log",
     ),
     Setting(
         "metrics_token",
@@ -28,5 +33,7 @@ HTTP_SETTINGS: tuple[Setting, ...] = (
         "clients on this machine's loopback that came through no proxy (no "
         "X-Forwarded-For, no Forwarded header).",
         secret=True,
+        read=stripped,
+        into="listeners.metrics_token",
     ),
 )

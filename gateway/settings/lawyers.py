@@ -1,6 +1,7 @@
-"""The settings that shape what lawyers receive, read and checked together.
+"""Who the lawyers are and what they receive: the readers of their settings.
 
-``gateway.settings.config`` keeps them as one ``Config.lawyer`` value.
+HFA_LAWYERS and HFA_ESCALATION name the lawyers; the rest shape their emails and
+are kept together as one ``Config.lawyer`` value (``LawyerSettings``).
 """
 
 from __future__ import annotations
@@ -12,9 +13,9 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from gateway.errors import ConfigError
 from gateway.i18n import LANGUAGES
+from gateway.settings.categories import by_category
 from gateway.settings.durations import seconds_of
-from gateway.settings.policies import ApprovalSettings, approval_settings
-from gateway.settings.sender_auth import weak_sender_decisions
+from gateway.settings.policies import ApprovalSettings
 
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?"
 _ADDRESS = re.compile(rf"[^@\s<>()\[\],;:\"]+@{_LABEL}(?:\.{_LABEL})*")
@@ -68,31 +69,25 @@ def parse_languages(value: str) -> dict[str, str]:
     return table
 
 
-def lawyer_settings(values: Mapping[str, str]) -> LawyerSettings:
-    zone = values["display_timezone"].strip() or "UTC"
+def display_timezone(text: str, setting: str) -> str:
+    zone = text.strip() or "UTC"
     try:
         ZoneInfo(zone)
     except (ZoneInfoNotFoundError, ValueError):
         raise ConfigError(
-            f"HFA_DISPLAY_TIMEZONE: unknown time zone {zone!r} (an IANA name like Europe/Berlin)"
+            f"{setting}: unknown time zone {zone!r} (an IANA name like Europe/Berlin)"
         ) from None
-    try:
-        cap = int(values["reminder_cap"])
-    except ValueError:
-        raise ConfigError(
-            f"HFA_REMINDER_CAP: expected a whole number, got {values['reminder_cap']!r}"
-        ) from None
-    window = correction_window(values["correction_window"])
-    return LawyerSettings(
-        " ".join(values["mail_from_name"].split()),
-        zone,
-        cap,
-        window,
-        _language(values.get("language", "en") or "en", "HFA_LANGUAGE"),
-        parse_languages(values.get("lawyer_languages", "")),
-        approval_settings(values),
-        weak_sender_decisions(values["weak_sender_decisions"]),
-    )
+    return zone
+
+
+def language(text: str, setting: str) -> str:
+    """HFA_LANGUAGE: empty is English, as the default."""
+    return _language(text or "en", setting)
+
+
+def from_name(text: str, _setting: str) -> str:
+    """The display name on the From, on one line with single spaces."""
+    return " ".join(text.split())
 
 
 def correction_window(text: str) -> float:
@@ -116,3 +111,53 @@ def approval_aliases(values: Mapping[str, str]) -> dict[str, frozenset[str]]:
         if len(names) > 1:
             aliases.setdefault(names[0], set()).update(names[1:])
     return {person: frozenset(others) for person, others in aliases.items()}
+
+
+def _primary(entry: str) -> str:
+    """``a@x|a2@y`` -> ``a@x``: mail goes to the first address, the others are aliases.
+
+    Every address of the entry must be one (``name@domain``): a lawyer who cannot be
+    written to would only show up when the first request to them bounced.
+    """
+    for address in (a.strip() for a in entry.split("|")):
+        if address:
+            check_address(address, "HFA_LAWYERS")
+    return entry.split("|", 1)[0].strip()
+
+
+def parse_aliases(value: str) -> dict[str, frozenset[str]]:
+    """{lawyer address: the lawyer's other addresses}, from ``a@x|a2@y|a3@z`` entries.
+
+    A reply from an alias is the lawyer's; requests are only ever sent to the first.
+    """
+    aliases: dict[str, set[str]] = {}
+    for part in value.split(";"):
+        addrs = part.partition("=")[2] if "=" in part else part
+        for entry in addrs.split(","):
+            names = [a.strip().lower() for a in entry.split("|") if a.strip()]
+            if len(names) > 1:
+                aliases.setdefault(names[0], set()).update(names[1:])
+    return {primary: frozenset(others) for primary, others in aliases.items()}
+
+
+def parse_lawyers(value: str) -> dict[str, tuple[str, ...]]:
+    """``a@x,b@x`` or ``legal_review=a@x;*=b@x`` -> {category or '*': addresses}.
+
+    An entry may carry the lawyer's other addresses after ``|`` (see ``parse_aliases``).
+    """
+    table: dict[str, tuple[str, ...]] = {}
+    if "=" not in value:
+        table["*"] = tuple(_primary(a) for a in value.split(",") if _primary(a))
+        return table
+    for key, addrs in by_category(value, "HFA_LAWYERS", "addr,addr"):
+        table[key] = tuple(_primary(a) for a in addrs.split(",") if _primary(a))
+    return table
+
+
+def parse_escalation(value: str) -> dict[str, tuple[str, ...]]:
+    if not value.strip():
+        return {}
+    try:
+        return parse_lawyers(value)
+    except ConfigError as exc:
+        raise ConfigError(str(exc).replace("HFA_LAWYERS", "HFA_ESCALATION")) from None

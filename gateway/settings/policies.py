@@ -22,8 +22,8 @@ from datetime import date
 
 from gateway.errors import ConfigError
 from gateway.policy import Group, Policy, Step, any_of
+from gateway.settings.categories import CATEGORIES, by_category
 from gateway.settings.durations import seconds_of
-from gateway.settings.table import CATEGORIES, by_category
 
 _GROUP = re.compile(r"^(any|all|\d+)\s+of\s+(.+)$", re.IGNORECASE)
 _WITHIN = re.compile(r"^(.*?)\s+within\s+(\S+)$", re.IGNORECASE | re.DOTALL)
@@ -207,20 +207,12 @@ class ApprovalSettings:
         return frozenset(a for p in self.policies.values() for a in p.approvers)
 
 
-def approval_settings(values: Mapping[str, str]) -> ApprovalSettings:
-    lawyers = _lawyers_table(values["lawyers"])
-    groups = parse_groups(values["approver_groups"])
-    policies = parse_policies(values["policies"], CATEGORIES, groups, lawyers)
-    return ApprovalSettings(policies, parse_delegates(values["delegates"]))
-
-
-def _lawyers_table(value: str) -> dict[str, tuple[str, ...]]:
-    """HFA_LAWYERS as {category or '*': primary addresses}, for the group ``lawyers``
-    (``gateway.settings.config`` checks the setting itself)."""
-    table: dict[str, tuple[str, ...]] = {}
-    for part in value.split(";") if "=" in value else [f"*={value}"]:
-        key, _sep, addresses = part.partition("=")
-        table[key.strip()] = tuple(
-            a.split("|", 1)[0].strip() for a in addresses.split(",") if a.split("|", 1)[0].strip()
-        )
-    return table
+def approval_settings(
+    policies: str,
+    groups: Mapping[str, tuple[str, ...]],
+    delegates: Mapping[str, Delegation],
+    lawyers: Mapping[str, tuple[str, ...]],
+) -> ApprovalSettings:
+    """HFA_POLICIES read against the groups and the lawyers it may name (``lawyers``:
+    HFA_LAWYERS as {category or '*': primary addresses})."""
+    return ApprovalSettings(parse_policies(policies, CATEGORIES, groups, lawyers), delegates)

@@ -1,13 +1,11 @@
 """Who sent a reply: the DNS resolver, trusted ARC sealers and the policy per lawyer domain.
 
-``gateway.settings.config`` spreads the result into ``Config`` (as it does ``mail_auth``).
+The readers of their settings, each refusing a bad value by the setting's name.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Mapping
-from typing import Any
 
 from gateway.errors import ConfigError
 
@@ -21,7 +19,7 @@ WEAK_SENDER_DECISIONS = ("confirm", "record")
 DNS_OFF = "off"
 
 
-def _resolver(value: str) -> str:
+def resolver(value: str, setting: str) -> str:
     """``host[:port]`` (an IP address; IPv6 in brackets), "" for the system's, or "off"."""
     text = value.strip().lower()
     if text in ("", DNS_OFF):
@@ -39,13 +37,13 @@ def _resolver(value: str) -> str:
         number = 0
     if not 0 < number < 65536:
         raise ConfigError(
-            "HFA_DNS_RESOLVER: expected an IP address with an optional port "
+            f"{setting}: expected an IP address with an optional port "
             f"(127.0.0.1:5353, [::1]:53), empty for the system's resolver, or off; got {value!r}"
         )
     return f"{host}:{number}"
 
 
-def _domains(value: str, setting: str) -> frozenset[str]:
+def domains(value: str, setting: str) -> frozenset[str]:
     out: set[str] = set()
     for part in (p.strip().lower().rstrip(".") for p in value.split(",")):
         if not part:
@@ -56,7 +54,7 @@ def _domains(value: str, setting: str) -> frozenset[str]:
     return frozenset(out)
 
 
-def _policies(value: str) -> dict[str, str]:
+def sender_policies(value: str, setting: str) -> dict[str, str]:
     table: dict[str, str] = {}
     for part in (p.strip() for p in value.split(",")):
         if not part:
@@ -64,27 +62,19 @@ def _policies(value: str) -> dict[str, str]:
         domain, sep, policy = (s.strip().lower() for s in part.partition("="))
         if not sep or "." not in domain or "@" in domain or policy not in SENDER_POLICIES:
             raise ConfigError(
-                "HFA_SENDER_POLICY: expected DOMAIN=POLICY,... with POLICY one of "
+                f"{setting}: expected DOMAIN=POLICY,... with POLICY one of "
                 f"{', '.join(SENDER_POLICIES)}, got {part!r}"
             )
         table[domain.rstrip(".")] = policy
     return table
 
 
-def sender_auth_fields(values: Mapping[str, str]) -> dict[str, Any]:
-    return {
-        "dns_resolver": _resolver(values["dns_resolver"]),
-        "arc_trusted_sealers": _domains(values["arc_trusted_sealers"], "HFA_ARC_TRUSTED_SEALERS"),
-        "sender_policy": _policies(values["sender_policy"]),
-    }
-
-
-def weak_sender_decisions(value: str) -> str:
+def weak_sender_decisions(value: str, setting: str) -> str:
     """HFA_WEAK_SENDER_DECISIONS: confirm or record (``gateway.inbound.assurance``)."""
     text = value.strip().lower()
     if text not in WEAK_SENDER_DECISIONS:
         raise ConfigError(
-            "HFA_WEAK_SENDER_DECISIONS: expected confirm (hold and ask the lawyer) or record "
+            f"{setting}: expected confirm (hold and ask the lawyer) or record "
             f"(record on the reply address alone), got {value!r}"
         )
     return text

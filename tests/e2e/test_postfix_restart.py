@@ -105,7 +105,7 @@ def reply(address: str, n: int) -> EmailMessage:
 
 
 async def test_a_queue_flushed_after_an_outage_draws_no_421(site: Site) -> None:
-    per_client = next(s.default for s in SETTINGS if s.name == "smtp_max_connections_per_client")
+    per_client = next(s.text for s in SETTINGS if s.name == "smtp_max_connections_per_client")
     assert site.postfix.postconf("-h", "hfa_destination_concurrency_limit").strip() == per_client
     await site.start()
     address = site.services.tokens.reply_address(434343, REPLY_DOMAIN)
