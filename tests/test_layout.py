@@ -68,7 +68,6 @@ LAZY_IMPORTS = {
     # The word tables of every language (about 3 MB), loaded by the first reply read: the
     # listeners' process and an idle worker never read one.
     ("gateway/replies/__init__.py", "gateway.replies.decision"),
-    ("gateway/replies/__init__.py", "gateway.replies.empty"),
     ("gateway/replies/__init__.py", "gateway.replies.language"),
     ("gateway/replies/__init__.py", "gateway.replies.reading"),
     ("gateway/replies/__init__.py", "gateway.replies.choice"),
