@@ -7,6 +7,9 @@ imported: ``hfa health`` (a container's health check every 30 s) must not
 load the SMTP server, the HTTP app and the reply judgement to read one table.
 The CLI is the top layer, so loading a module by name here cannot hide an
 import cycle.
+
+Its surface is ``main``, the ``hfa`` command (also ``python -m gateway``); the
+command modules are the package's own (import-linter's ``surface`` contract).
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from collections.abc import Sequence
 from gateway import __version__
 from gateway.cli.terminal import escaped_output, silence_stdout
 from gateway.errors import ConfigError, GatewayError, NotFound
+
+__all__ = ["main"]
 
 # Command -> (the module that registers it, its one-line help for ``hfa --help``).
 COMMANDS: dict[str, tuple[str, str]] = {

@@ -11,7 +11,7 @@ from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading, operato
 from gateway.errors import NotProvable
 from gateway.evidence.export import export, verify
 from gateway.evidence.verifier import MAX_BYTES, print_verdict
-from gateway.evidence.verifier.cli import size as verifier_size
+from gateway.evidence.verifier import size as verifier_size
 
 
 def cmd_export(args: argparse.Namespace) -> int:

@@ -13,7 +13,6 @@ from gateway.evidence import collect, report
 from gateway.evidence import verifier as check
 from gateway.evidence.bundle import Bundle, build
 from gateway.evidence.timestamps import stamp_checkpoint
-from gateway.evidence.verifier.witnessed import POLICY
 from gateway.outbound import witnesses
 from gateway.settings.config import Config
 from gateway.store import audit_origin, signing
@@ -66,7 +65,7 @@ def export(
     keys = keys.named(audit_origin.origin_of(collected.checkpoint))
     stamps = stamp_checkpoint(config, collected.checkpoint)
     policy = policy_text(keys, witnesses.policy_of(config.raw))
-    extra = [*stamps, (POLICY, policy, "the witness policy (tlog-policy)")]
+    extra = [*stamps, (check.POLICY, policy, "the witness policy (tlog-policy)")]
     bundle = build(
         collected,
         keys,

@@ -39,8 +39,8 @@ from gateway.replies import (
     detect_automatic,
     extract_reply,
     read_text,
+    report_of_message,
 )
-from gateway.replies.bounces import report_of_message
 
 __all__ = ["IN_PROCESS_BYTES", "MailReader", "Parsed", "parse_stored"]
 

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.inbound.record import Outcome
-from gateway.replies.bounces import DeliveryReport, read_delivery_report
+from gateway.replies import DeliveryReport, read_delivery_report
 from gateway.services import Services
 from gateway.store import blobs
 from gateway.store.models import InboundMessage, OutboxItem, Request

@@ -59,8 +59,7 @@ from gateway.inbound.record import (
     record_reply,
 )
 from gateway.inbound.reports import keep_headers_only, record_bounce
-from gateway.replies import AutomaticKind
-from gateway.replies.bounces import DeliveryReport
+from gateway.replies import AutomaticKind, DeliveryReport
 from gateway.runner import Runner, paused_after_failure
 from gateway.services import Services
 from gateway.store import blobs

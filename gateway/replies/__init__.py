@@ -4,7 +4,8 @@ Nothing here touches the network or the database: the inbound worker hands in
 text and headers, and gets back what the lawyer wrote now, the decision it
 carries, and whether the message is an answer at all (auto-replies, bounces).
 
-Public surface (the inbound worker depends on exactly these names):
+Public surface (inbound/ and bench/ depend on exactly these names; every module is
+the package's own, kept so by import-linter's ``surface`` contract):
 
 - ``extract_reply(text_plain, text_html) -> ReplyText``
 - ``read_decision(new_text, subject) -> Decision``
@@ -14,10 +15,11 @@ Public surface (the inbound worker depends on exactly these names):
   the one reading of a reply that everything downstream renders, never changes
 - ``with_choice(reading, fields, subject, reference) -> Reading``: the agent's choice
   the reply picks, where the request offered choices (``choice.py``)
-- ``is_no_answer(new_text) -> bool``: only a greeting, thanks or a signature is left
+- ``plain_language(text) -> str | None``: the table language a text is plainly in
 - ``detect_automatic(headers, subject, content_type) -> AutomaticKind | None``
-- ``find_bounced_message_ids(raw) -> list[str]``: our Message-IDs a DSN is about
-- ``is_own_loop(headers, own_domain, loop_header="x-hfa-loop") -> bool``
+- ``read_delivery_report(raw) -> DeliveryReport``, and ``report_of_message(message)`` of
+  a message parsed already: the Message-IDs a delivery report cites, and its
+  per-recipient Actions
 - ``ReplyError``: the only exception these functions raise.
 """
 
@@ -25,8 +27,8 @@ from typing import Any
 
 from gateway.errors import ReplyError
 from gateway.replies.answer import decide_answer
-from gateway.replies.automatic import AutomaticKind, detect_automatic, is_own_loop
-from gateway.replies.bounces import find_bounced_message_ids
+from gateway.replies.automatic import AutomaticKind, detect_automatic
+from gateway.replies.bounces import DeliveryReport, read_delivery_report, report_of_message
 from gateway.replies.kinds import Ask, Decision, DecisionKind, Reading, TextReading
 from gateway.replies.text import ReplyText, extract_reply
 
@@ -35,6 +37,7 @@ __all__ = [
     "AutomaticKind",
     "Decision",
     "DecisionKind",
+    "DeliveryReport",
     "Reading",
     "ReplyError",
     "ReplyText",
@@ -42,21 +45,20 @@ __all__ = [
     "decide_answer",
     "detect_automatic",
     "extract_reply",
-    "find_bounced_message_ids",
-    "is_no_answer",
-    "is_own_loop",
     "plain_language",
     "read_decision",
+    "read_delivery_report",
     "read_reply",
     "read_text",
+    "report_of_message",
     "with_choice",
 ]
 
 
 # The word tables of every language (``lexicon``, about 3 MB once read) are loaded by the
 # first reply read, not by importing this package: the listeners' process and an idle
-# worker never read one. The functions below are the ones in ``decision``, ``empty`` and
-# ``language``, imported on first call, so what they return is the same.
+# worker never read one. The functions below are the ones in ``decision``, ``language``,
+# ``reading`` and ``choice``, imported on first call, so what they return is the same.
 
 
 def read_decision(new_text: str, subject: str | None) -> Decision:
@@ -64,13 +66,6 @@ def read_decision(new_text: str, subject: str | None) -> Decision:
     from gateway.replies.decision import read_decision as read
 
     return read(new_text, subject)
-
-
-def is_no_answer(new_text: str) -> bool:
-    """True when ``new_text`` holds no answer: empty, or only greetings, thanks, sign-offs."""
-    from gateway.replies.empty import is_no_answer as no_answer
-
-    return no_answer(new_text)
 
 
 def plain_language(text: str) -> str | None:

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import (
-    AutomaticKind,
-    ReplyError,
-    detect_automatic,
-    find_bounced_message_ids,
-    is_own_loop,
-)
+from gateway.replies import AutomaticKind, ReplyError, detect_automatic
+from gateway.replies.automatic import is_own_loop
+from gateway.replies.bounces import find_bounced_message_ids
 from tests.replies.cases import CASES, Case
 
 AUTO, BOUNCE = AutomaticKind.AUTO_REPLY, AutomaticKind.BOUNCE

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import extract_reply, is_no_answer
+from gateway.replies import extract_reply
+from gateway.replies.empty import is_no_answer
 from gateway.replies.lexicon import LEXICON
 
 

@@ -13,9 +13,9 @@ from gateway.replies import (
     ReplyText,
     detect_automatic,
     extract_reply,
-    find_bounced_message_ids,
     read_decision,
 )
+from gateway.replies.bounces import find_bounced_message_ids
 from tests.budget import cpu_budget
 
 # Fragments that make the generated text look like mail, so the interesting

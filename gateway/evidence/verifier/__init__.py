@@ -29,7 +29,7 @@ it costs memory or time.
 
 from .archive import InMemory, Refused, Zipped
 from .checks import read_zip, verify_files, verify_members, verify_zip
-from .cli import main, print_verdict
+from .cli import main, print_verdict, size
 from .derived import json_bytes, lawyer_view, mbox_of, senders_of
 from .folder import Unzipped, read_folder, verify_folder, verify_path
 from .layout import (
@@ -53,6 +53,7 @@ from .layout import (
 from .proofs import checkpoint_of
 from .stamps import Stamp, check_timestamp
 from .tlogproof import proof_path, tlog_proof
+from .witnessed import POLICY
 
 __all__ = [
     "CHECKPOINT",
@@ -63,6 +64,7 @@ __all__ = [
     "MAX_BYTES",
     "MBOX",
     "MESSAGES",
+    "POLICY",
     "REQUEST_HTML",
     "REQUEST_TEXT",
     "SENDERS",
@@ -87,6 +89,7 @@ __all__ = [
     "read_folder",
     "read_zip",
     "senders_of",
+    "size",
     "tlog_proof",
     "verify_files",
     "verify_folder",
