@@ -41,7 +41,7 @@ from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Schedule
 from gateway.store.thread import add_turn
-from gateway.store.votes import awaited, reading_pending, votes_awaited, waiting_for
+from gateway.store.votes import awaited, votes_awaited, waiting_for
 
 log = logging.getLogger(__name__)
 
@@ -71,8 +71,8 @@ def _remind(services: Services, request_id: int, now: datetime) -> Ran:
         awaiting = awaited(session, request_id)
         if request.first_human_reply_at is not None and awaiting is None:
             return ran
-        if reading_pending(session, request_id):
-            # An answer waits out its correction window: nobody is chased meanwhile.
+        if pending.answer_in_hand(services, session, request, now):
+            # An answer waits out its window, or is in and unread: nobody is chased.
             return ran
         interval = config.reminders.get(request.urgency)
         if interval is None:

@@ -380,3 +380,37 @@ async def test_nobody_is_reminded_while_an_answer_waits_out_its_window_nor_after
         assert thread["status"] == "reviewed"
     finally:
         await stop_running(running)
+
+
+async def test_a_lawyer_whose_reply_is_in_but_not_yet_read_is_not_reminded(
+    config: Config, sink: SmtpSink, clock: FrozenClock
+) -> None:
+    """The reply was received (answered 250) and waits for a worker to read it: to the
+    lawyer, the request is answered, and a reminder would cross it. Another request
+    nobody answered is reminded in the same scan."""
+    settings = {"smtp_relay": f"127.0.0.1:{sink.port}", "scheduler_seconds": "3600"}
+    services = build_services(config.with_overrides(**settings), clock=clock)
+    # Listeners only: what the listener stores stays unread.
+    gateway = Gateway(services, roles=("http", "smtp"))
+    await gateway.start()
+    running = Running(gateway, services, sink, gateway_client(gateway))
+    try:
+        answered = await running.file(urgency="blocking")
+        await running.file(urgency="blocking")
+        with services.db.reading() as session:
+            # The first filed: its lawyer is the first recipient on record.
+            recipient = session.scalars(select(Recipient).order_by(Recipient.id)).first()
+        assert recipient is not None
+        reply = EmailMessage()
+        reply["From"], reply["Subject"] = LAWYER, "Re: clause 7"
+        reply["To"] = services.tokens.reply_address(recipient.id, config.reply_domain)
+        reply["Message-ID"] = "<answer-1@lawfirm.example>"
+        reply.set_content("Fine as drafted.\n")
+        assert gateway.smtp_port is not None
+        await send(reply, gateway.smtp_port)
+        clock.advance(timedelta(hours=2, minutes=1))
+        assert (await scan(running)).reminders == 1
+        [entry] = events(services, "request.reminder_sent")
+        assert entry.reference != answered["reference"]
+    finally:
+        await stop_running(running)

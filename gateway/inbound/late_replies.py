@@ -10,14 +10,14 @@ takes effect.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.services import Services
-from gateway.store import arrivals
+from gateway.store import arrivals, votes
 from gateway.store.models import InboundMessage, Recipient, Request, Turn
 from gateway.store.reading_models import PendingReading
 
@@ -73,13 +73,33 @@ def unread_in_window(services: Services, session: Session, pending_id: int) -> b
     if row is None:
         return False
     arrivals.fence(session, exclusive=True)
-    unread = arrivals.unread_between(session, received_of(session, row.turn_id), row.due_at)
+    since = received_of(session, row.turn_id)
+    return _unread_from(services, session, {row.recipient_id}, since, row.due_at)
+
+
+def answer_in_hand(services: Services, session: Session, request: Request, now: datetime) -> bool:
+    """Has a lawyer of the request answered, as far as they know: an answer waits out its
+    correction window, or a reply to one of their addresses is received and not yet
+    read? Nobody is chased meanwhile (a reminder crossing their answer)."""
+    if votes.reading_pending(session, request.id):
+        return True
+    ids = set(session.scalars(select(Recipient.id).where(Recipient.request_id == request.id)))
+    # Their addresses exist from the filing on; the margin keeps a reply stamped in the
+    # filing's own instant (a coarse clock).
+    return _unread_from(services, session, ids, request.received_at - timedelta(seconds=1), now)
+
+
+def _unread_from(
+    services: Services, session: Session, recipient_ids: set[int], after: datetime, until: datetime
+) -> bool:
+    """Is a message to one of these recipients' reply addresses, received in
+    ``(after, until]``, unread?"""
     tokens, domain = services.tokens, services.config.reply_domain
-    for rcpt_to in unread:
+    for rcpt_to in arrivals.unread_between(session, after, until):
         for address in rcpt_to:
             token = tokens.token_from_address(address, domain)
             verified = tokens.verify(token) if token is not None else None
-            if verified is not None and verified.recipient_id == row.recipient_id:
+            if verified is not None and verified.recipient_id in recipient_ids:
                 return True
     return False
 

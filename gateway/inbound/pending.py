@@ -43,6 +43,7 @@ from sqlalchemy.orm import Session
 from gateway.contract import iso
 from gateway.errors import StorageError
 from gateway.inbound.effect import put_into_effect, tell_and_push
+from gateway.inbound.late_replies import answer_in_hand as answer_in_hand
 from gateway.inbound.late_replies import received_of, request_free, unread_in_window
 from gateway.inbound.late_replies import unless_superseded as unless_superseded
 from gateway.options import MAX_CHOICES
