@@ -1,6 +1,7 @@
 """Upgrading from the previous release and rolling back, with the README's steps.
 
-The previous release is the repository's tag (``PREVIOUS``): pip builds it from git into
+The previous release is the repository's tag, found by its commit (``PREVIOUS``), which
+every clone of main holds whether or not tags came with it: pip builds it from git into
 a wheelhouse beside this checkout's wheel, and installs it into a venv of its own. That
 release serves, a request is filed and answered; then the README's "Upgrading and rolling
 back" is followed to the letter: backup and anchor, stop, install this release from the
@@ -34,7 +35,9 @@ from gateway import __version__
 from tests.e2e.servekit import file_request, send_reply, serve_env, stop, wait_for_reply_on_record
 from tests.mailkit import reply_to
 
-PREVIOUS = "v0.1.0"
+# The previous release, 0.1.0 (tag v0.1.0): its commit, which every full clone holds.
+PREVIOUS_VERSION = "0.1.0"
+PREVIOUS = "e0395680538ffbb9b96cbb4964aafb276cc205b4"
 PIP_SECONDS = 300
 ANSWER = "Approved, subject to the cap of 40k staying in clause 7."
 # A setting the previous release does not know: the rollback must start with it set.
@@ -65,7 +68,7 @@ def _plain_env() -> dict[str, str]:
 
 def _previous_release() -> str:
     if shutil.which("git") is None:
-        pytest.skip("git is not installed: pip cannot build the previous release from its tag")
+        pytest.skip("git is not installed: pip cannot build the previous release from git")
     tag = subprocess.run(
         ["git", "-C", str(ROOT), "rev-parse", "--verify", "--quiet", f"{PREVIOUS}^{{commit}}"],
         capture_output=True,
@@ -73,7 +76,10 @@ def _previous_release() -> str:
         check=False,
     )
     if tag.returncode != 0:
-        pytest.skip(f"this clone has no tag {PREVIOUS} (git fetch --tags): no previous release")
+        pytest.skip(
+            f"this clone lacks {PREVIOUS_VERSION}'s commit {PREVIOUS[:12]} (a shallow clone: "
+            "git fetch --unshallow): no previous release"
+        )
     return f"git+file://{ROOT}@{PREVIOUS}#egg=hfa-gateway"
 
 
@@ -187,7 +193,7 @@ def test_upgrade_from_the_previous_release_and_roll_back_as_the_readme_says(
     venv = tmp_path / "venv"
     code, out = _run([sys.executable, "-m", "venv", "--system-site-packages", venv], _plain_env())
     assert code == 0, out
-    previous = PREVIOUS.removeprefix("v")
+    previous = PREVIOUS_VERSION
     _install(venv, house, previous)
     hfa = venv / "bin" / "hfa"
     env = _settings(tmp_path, tmp_path / "var")
