@@ -110,6 +110,8 @@ async def test_a_process_started_while_the_last_one_is_being_forgotten_is_kept(
         killed = lane.process
         assert killed is not None
         killed.kill()
+        # Reaped with the loop held, unlike the test above: the lane must not see the end
+        # before its wait is made slow below, or the race this test is about never runs.
         killed.wait(10)
         reaped = killed.wait
 
