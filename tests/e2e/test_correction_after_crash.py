@@ -12,6 +12,7 @@ no approval turn, no approval pushed, one push (the rejection).
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import os
 import signal
 import smtplib
@@ -84,14 +85,47 @@ class Gateway:
         wait_until("the gateway", lambda: http_up(self.base), time.monotonic() + 60)
 
     def stall_worker(self) -> None:
-        """SIGSTOP every process of the gateway but the listeners (the worker, its reader)."""
+        """SIGSTOP every process of the gateway but the listeners (the worker, its reader).
+
+        On SQLite, a worker stopped while it holds the one write lock (or waits for
+        it) stops the listeners' writes too, so no 250 comes: that is a stopped
+        database, not the stalled reader this test is about. The stop is therefore
+        taken again, after a moment's run, until it lands with the lock free.
+        """
         assert self.proc is not None
+        deadline = time.monotonic() + 30
+        while True:
+            stopped = self._signal_worker(signal.SIGSTOP)
+            assert stopped, "no worker process to stall"
+            if self._write_lock_free(time.monotonic() + 1):
+                return
+            assert time.monotonic() < deadline, "the worker never let go of the write lock"
+            self._signal_worker(signal.SIGCONT)
+            time.sleep(0.05)
+
+    def _signal_worker(self, signum: int) -> list[int]:
+        assert self.proc is not None
+        signalled = []
         for entry in Path("/proc").iterdir():
             if not entry.name.isdigit() or int(entry.name) == self.proc.pid:
                 continue
             with contextlib.suppress(OSError):
                 if os.getpgid(int(entry.name)) == self.proc.pid:
-                    os.kill(int(entry.name), signal.SIGSTOP)
+                    os.kill(int(entry.name), signum)
+                    signalled.append(int(entry.name))
+        return signalled
+
+    def _write_lock_free(self, until: float) -> bool:
+        """Whether the SQLite write lock and its turnstile can be taken before ``until``
+        (the listeners, still running, let go of them within moments); always on PostgreSQL."""
+        if self.database_url:
+            return True
+        database = self.data_dir / "gateway.db"
+        while time.monotonic() < until:
+            if all(_free(database.with_name(database.name + tail)) for tail in _LOCK_FILES):
+                return True
+            time.sleep(0.02)
+        return False
 
     def kill(self) -> None:
         assert self.proc is not None
@@ -107,6 +141,23 @@ class Gateway:
             self.proc.wait(timeout=30)
         except subprocess.TimeoutExpired:
             self.kill()
+
+
+_LOCK_FILES = ("-writer.turnstile", "-writer.lock")
+
+
+def _free(path: Path) -> bool:
+    """Whether nobody holds ``path``'s flock now (taken and let go at once)."""
+    if not path.exists():
+        return True
+    fd = os.open(path, os.O_RDWR)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+    return True
 
 
 @pytest.fixture
