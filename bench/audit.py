@@ -59,7 +59,7 @@ def bench_verify(directory: Path, entries: int, database_url: str) -> None:
     print(f"generated {entries:,} entries in {time.perf_counter() - started:.1f}s")
     for label, path in (("database only", None), ("database + mirror", mirror)):
         started = time.perf_counter()
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             verdict = audit_check.verify(session, keys.publics(), mirror=path)
         seconds = time.perf_counter() - started
         assert not verdict.problems, verdict.problems

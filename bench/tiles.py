@@ -144,7 +144,7 @@ async def _witness_rounds(services: Services, tmp: Path) -> None:
     import uvicorn
 
     keys = signing.load_keys(services.config.raw, services.config.data_dir)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         keys = audit_origin.resolve(keys, audit_origin.newest_note(session))
     log_name, public = notes.parse_verifier_key(keys.verifier_keys()[-1])
     servers, targets = [], []

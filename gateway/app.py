@@ -31,7 +31,7 @@ from gateway.inbound.listener import smtp_admission, start_listener
 from gateway.inbound.worker import InboundWorker
 from gateway.intake import a2h_push, apikeys
 from gateway.intake.waiting import waiting_for
-from gateway.outbound import notices, push, witnesses
+from gateway.outbound import held_notices, push, witnesses
 from gateway.outbound.compose_lane import ComposeLane, worth_a_process
 from gateway.outbound.outbox import Deliverer, OutboxWorker, email_deliverer
 from gateway.outbound.transports import MailTransport, close_transport, mail_transport
@@ -101,7 +101,7 @@ def deliverers(
     """The one table of deliverers: each outbox channel and what sends it."""
     table: dict[str, Deliverer] = {"email": email_deliverer(mail, lane)}
     table.update(push.deliverers(services))
-    table.update(notices.deliverers(services))
+    table.update(held_notices.deliverers(services))
     table.update(challenge.deliverers(services))
     table.update(a2h_push.deliverers(services))
     return table
@@ -259,7 +259,7 @@ class Gateway:
 
     def _audit_keys(self) -> signing.LogKeys:
         config = self.services.config
-        with self.services.db.reading() as session:
+        with self.services.db.read_only() as session:
             return audit_origin.log_keys(session, config.raw, config.data_dir)
 
     def _leading(self) -> bool:

@@ -37,7 +37,7 @@ from pydantic import ConfigDict
 
 from gateway import __version__, contract
 from gateway.errors import ApiError, FieldProblem, InvalidRequest, NotFound, StorageError
-from gateway.intake import filing, reading, tasks
+from gateway.intake import filing, lookup, tasks
 from gateway.intake.ratelimit import limits_for
 from gateway.intake.rejections import rejections_for
 from gateway.services import Services
@@ -100,8 +100,8 @@ class ToolCalls:
 
             def read_or_add() -> dict[str, Any]:
                 if name == contract.STATUS_TOOL:
-                    with services.db.reading_rows() as conn:
-                        return reading.check_status(conn, reference, str(arguments["access_token"]))
+                    with services.db.read_only_rows() as conn:
+                        return lookup.check_status(conn, reference, str(arguments["access_token"]))
                 with services.db.transaction() as session:
                     return filing.add_to_request(services, session, arguments)
 
@@ -171,7 +171,7 @@ class ToolCalls:
 
         def work() -> dict[str, Any]:
             if method == "tasks/get":
-                with services.db.reading() as session:
+                with services.db.read_only() as session:
                     return tasks.get_task(session, task_id, token)
             with services.db.transaction() as session:
                 if method == "tasks/update":

@@ -108,7 +108,7 @@ def run(services: Services) -> Purged:
 
 def _erase_texts(services: Services, now: datetime, kept: float) -> int:
     before = now - timedelta(seconds=kept)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         due = erasure.expired_requests(session, before, ENDED)[:ERASE_BATCH]
     reason = f"retention: texts are kept {services.config.raw['retention']}"
     erased = 0

@@ -298,7 +298,7 @@ def run_due(services: Services) -> Ran:
         for urgency, interval in services.config.reminders.items()
         if interval is not None
     ]
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         waiting = (
             list(
                 session.scalars(

@@ -22,7 +22,7 @@ SETTLE_SECONDS = 20.0
 
 
 def _pending(services: Services) -> int:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         count = session.scalar(
             select(func.count())
             .select_from(AuditEntry)
@@ -37,7 +37,7 @@ def _mirror_behind(services: Services) -> bool:
     path = services.audit.mirror
     if path is None:
         return False
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         last = session.scalar(select(func.max(AuditEntry.leaf_index)))
     if last is None:
         return False
@@ -78,7 +78,7 @@ def verify(services: Services, *, mirror: bool = True) -> Verdict:
     path = services.audit.mirror if mirror else None
     if path is not None and not path.exists():
         path = None
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return audit_check.verify(session, keys.publics(), mirror=path)
 
 

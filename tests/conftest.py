@@ -337,7 +337,7 @@ async def wait_outcomes(running: Running, count: int, timeout: float = 10.0) -> 
     """The stored messages' outcomes, once ``count`` are stored and all processed."""
 
     def read() -> list[str | None]:
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             return list(session.scalars(select(InboundMessage.outcome).order_by(InboundMessage.id)))
 
     deadline = asyncio.get_running_loop().time() + timeout

@@ -186,7 +186,7 @@ POLICY_PAYLOADS: dict[str, tuple[str, dict[str, Any]]] = {
 
 
 def compose_item(services: Services, item_id: int, zone: str = "Europe/Berlin") -> EmailMessage:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         item = session.get(OutboxItem, item_id)
         assert item is not None
         recipient = session.get(Recipient, item.recipient_id)
@@ -213,7 +213,7 @@ def every_kind(services: Services, **fields: Any) -> dict[str, EmailMessage]:
     for kind in KINDS:
         request_id = file(services, **fields)
         if kind == "request":
-            with services.db.reading() as session:
+            with services.db.read_only() as session:
                 first = session.scalars(
                     select(OutboxItem.id).where(OutboxItem.request_id == request_id)
                 ).first()

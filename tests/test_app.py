@@ -17,7 +17,7 @@ async def test_a_heartbeat_waiting_for_the_write_lock_leaves_the_loop_serving(
 ) -> None:
     gateway = Gateway(services, roles=())
     gateway._register()
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         registered = session.scalar(
             select(Heartbeat.seen_at).where(Heartbeat.process == gateway._process)
         )
@@ -47,7 +47,7 @@ async def test_a_heartbeat_waiting_for_the_write_lock_leaves_the_loop_serving(
         let_go.set()
     await asyncio.wait_for(beat, 5)
     writer.join()
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         seen = session.scalar(
             select(Heartbeat.seen_at).where(Heartbeat.process == gateway._process)
         )

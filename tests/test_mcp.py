@@ -168,7 +168,7 @@ async def refusals_are_tool_errors_with_clear_messages(
 
     from gateway.store.models import AuditEntry
 
-    with running.services.db.reading() as db_session:
+    with running.services.db.read_only() as db_session:
         rejected = list(
             db_session.scalars(
                 select(AuditEntry).where(AuditEntry.event == "request.token_rejected")
@@ -208,7 +208,7 @@ async def test_mcp_over_http_needs_the_api_key_when_keys_exist(tmp_path: Path, s
         def recorded_key() -> str | None:
             from gateway.store.models import Request
 
-            with running.services.db.reading() as s:
+            with running.services.db.read_only() as s:
                 number = contract.number_from_reference(filed["reference"])
                 row = s.get(Request, number)
                 assert row is not None

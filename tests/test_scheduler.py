@@ -58,7 +58,7 @@ async def scan(running: Running) -> scheduler.Ran:
 
 
 def events(services: Services, name: str) -> list[AuditEntry]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return list(session.scalars(select(AuditEntry).where(AuditEntry.event == name)))
 
 
@@ -151,7 +151,7 @@ async def test_escalation_after_unanswered_reminders_and_the_escalation_contact_
         second = [m for m in messages if m["To"] == LAWYER and m["X-HFA-Kind"] == "reminder"]
         assert len(second) == 2 and f"also sent to {GC}" in " ".join(body(second[1]).split())
 
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             roles = {
                 r.address: r.role
                 for r in session.scalars(select(Recipient).where(Recipient.request_id == 1))
@@ -397,7 +397,7 @@ async def test_a_lawyer_whose_reply_is_in_but_not_yet_read_is_not_reminded(
     try:
         answered = await running.file(urgency="blocking")
         await running.file(urgency="blocking")
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             # The first filed: its lawyer is the first recipient on record.
             recipient = session.scalars(select(Recipient).order_by(Recipient.id)).first()
         assert recipient is not None

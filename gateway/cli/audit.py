@@ -22,7 +22,7 @@ from gateway.cli.output import (
     EXIT_USAGE,
     fail,
     open_database,
-    open_reading,
+    open_record,
     parse_since,
     when,
 )
@@ -69,7 +69,7 @@ def cmd_tail(args: argparse.Namespace) -> int:
     filters: dict[str, Any] = {"reference": args.reference, "event": args.event, "since": since}
 
     def read(after: int, last: int | None) -> list[AuditEntry]:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             return audit_check.select_entries(session, after_seq=after, last=last, **filters)
 
     try:
@@ -189,7 +189,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
         path = None
     started = time.perf_counter()
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             verdict = audit_check.verify(
                 session, keys, mirror=path, saved=saved, macs=services.audit.macs
             )
@@ -202,7 +202,7 @@ def cmd_verify(args: argparse.Namespace) -> int:
 def cmd_proof(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             if session.get(AuditEntry, args.entry) is None:
                 return fail(f"no audit entry {args.entry}", EXIT_NOT_FOUND)
             proof = audit_proof.inclusion(session, args.entry, args.size)
@@ -218,7 +218,7 @@ def cmd_anchor(args: argparse.Namespace) -> int:
     """Print (or save) the newest signed checkpoint: what 'verify --checkpoint' takes."""
     services = open_database(args)
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             newest = audit_proof.newest_note(session)
     finally:
         services.close()
@@ -261,14 +261,14 @@ def _named_as_the_log(args: argparse.Namespace, keys: signing.LogKeys) -> signin
     """The keys under the log's own name (its newest checkpoint's, or the setting); with no
     database yet, the name its first checkpoint will carry."""
     try:
-        reading = open_reading(args)
+        record = open_record(args)
     except ConfigError:
         return keys
     try:
-        with reading.db.reading() as session:
+        with record.db.read_only() as session:
             return audit_origin.resolve(keys, audit_origin.newest_note(session))
     finally:
-        reading.close()
+        record.close()
 
 
 def cmd_mirror(args: argparse.Namespace) -> int:

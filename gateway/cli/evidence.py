@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_reading, operator
+from gateway.cli.output import EXIT_FAILED, EXIT_OK, fail, open_record, operator
 from gateway.errors import NotProvable
 from gateway.evidence.export import export, verify
 from gateway.evidence.verifier import MAX_BYTES, print_verdict
@@ -15,12 +15,12 @@ from gateway.evidence.verifier import size as verifier_size
 
 
 def cmd_export(args: argparse.Namespace) -> int:
-    reading = open_reading(args)
+    record = open_record(args)
     try:
         done = export(
-            reading.config,
-            reading.db,
-            reading.clock,
+            record.config,
+            record.db,
+            record.clock,
             args.reference,
             Path(args.out),
             pdf=not args.no_pdf,
@@ -29,7 +29,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     except NotProvable as exc:
         return fail(f"no bundle: {exc}", EXIT_FAILED)
     finally:
-        reading.close()
+        record.close()
     files = done.bundle.files
     print(
         f"wrote {done.path}: {len(files)} files, {done.emails} emails, "

@@ -74,7 +74,7 @@ def cmd_export(args: argparse.Namespace) -> int:
     services = open_database(args)
     written = 0
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             for request in requests_in_batches(session, start):
                 sys.stdout.write(json_text(exported(session, request), indent=None) + "\n")
                 written += 1

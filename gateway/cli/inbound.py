@@ -90,7 +90,7 @@ def _row(m: InboundMessage) -> dict[str, Any]:
 def cmd_list(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             query = select(InboundMessage).order_by(InboundMessage.id.desc())
             if args.limit:
                 query = query.limit(args.limit + 1)
@@ -148,7 +148,7 @@ def _captured(raw: bytes, turn: Turn | None) -> dict[str, Any]:
 def cmd_show(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             message = session.get(InboundMessage, args.id)
             if message is None:
                 return fail(f"no inbound message {args.id}", EXIT_NOT_FOUND)

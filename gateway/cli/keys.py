@@ -32,7 +32,7 @@ def cmd_create(args: argparse.Namespace) -> int:
 def cmd_list(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             keys = apikeys.list_keys(services, session)
             state_line = apikeys.access_state(services, session)
     finally:
@@ -125,7 +125,7 @@ def _sign_with_the_new_key(services: Services) -> int:
     if waiting is None:
         return fail("no new key waits to sign: run 'hfa keys rotate' first", EXIT_USAGE)
     now = services.clock.now()
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         live = heartbeats.live_rows(session, now, services.config.ready_role_seconds)
     for row in live:
         if waiting not in heartbeats.ProcessKeys.from_json(row.keys).reply_verifying:

@@ -48,7 +48,7 @@ def _as_json(item: OutboxItem, reference: str | None) -> dict[str, Any]:
 def cmd_list(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             query = (
                 select(OutboxItem, Request.id)
                 .outerjoin(Request, OutboxItem.request_id == Request.id)

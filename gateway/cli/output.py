@@ -49,14 +49,14 @@ __all__ = [
     "EXIT_NOT_FOUND",
     "EXIT_OK",
     "EXIT_USAGE",
-    "Reading",
+    "RecordView",
     "add_limit",
     "console",
     "fail",
     "hide_tokens",
     "limited",
     "open_database",
-    "open_reading",
+    "open_record",
     "operator",
     "parse_since",
     "print_table",
@@ -65,7 +65,7 @@ __all__ = [
 
 
 @dataclass
-class Reading:
+class RecordView:
     """What a command that only reads the record needs: no keys, templates or audit writer.
 
     ``hfa health`` (a container's health check every 30 s) and the lists start
@@ -101,10 +101,10 @@ def _gateway_database(config: Config) -> Database:
     return db
 
 
-def open_reading(args: argparse.Namespace) -> Reading:
+def open_record(args: argparse.Namespace) -> RecordView:
     """The record of a gateway that exists, to read; never creates a database."""
     config = config_from(args)
-    return Reading(config, _gateway_database(config), Clock())
+    return RecordView(config, _gateway_database(config), Clock())
 
 
 def open_database(args: argparse.Namespace, *, signs: bool = False) -> Services:

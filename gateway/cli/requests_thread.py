@@ -160,7 +160,7 @@ def _print_turn(turn: dict[str, Any]) -> None:
 def cmd_show(args: argparse.Namespace) -> int:
     services = open_database(args)
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             request = find_request(session, args.reference)
             if request is None:
                 return fail(f"no request {args.reference}", EXIT_NOT_FOUND)

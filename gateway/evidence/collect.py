@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, undefer
 
 from gateway import contract
 from gateway.errors import NotFound, NotProvable
-from gateway.intake.reading import status_of
+from gateway.intake.lookup import status_of
 from gateway.store import blobs, merkle, state, witness_report
 from gateway.store.audit import fields_of
 from gateway.store.audit_mac import EntryMacs
@@ -308,7 +308,7 @@ def settle(
     deadline = time.monotonic() + SETTLE_SECONDS
     try:
         while True:
-            with db.reading() as session:
+            with db.read_only() as session:
                 if not pending_entries(session, reference):
                     return
             if sequencer.lead() and sequencer.step(now()):

@@ -57,7 +57,7 @@ def export(
     if number is None:
         raise NotFound(f"not a reference (HFA-00042 is one): {reference!r}")
     reference = contract.reference_for(number)
-    with db.reading() as session:
+    with db.read_only() as session:
         # Named as the log is, whatever the HTTP settings say; refused if not the log's key.
         keys = audit_origin.log_keys(session, config.raw, config.data_dir, create=False)
     collected = _collected(db, keys, config, reference, clock)
@@ -119,7 +119,7 @@ def _collected(
     for attempt in range(ATTEMPTS):
         collect.settle(db, keys, mirror, reference, clock.now, macs=entry_macs(config))
         try:
-            with db.reading() as session:
+            with db.read_only() as session:
                 return collect.collect(session, reference, sender, witnessed=witnessed)
         except NotProvable:
             if attempt == ATTEMPTS - 1:

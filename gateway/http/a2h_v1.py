@@ -140,7 +140,7 @@ async def _answer(
 
 async def _status(services: Services, interaction_id: str, api_key_name: str | None) -> dict[str, Any]:  # fmt: skip
     def read() -> dict[str, Any]:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             row = a2h_v1.find(session, interaction_id, api_key_name)
             return a2h_v1.status_of(services, session, row, signer_for(services))
 
@@ -179,7 +179,7 @@ async def _mark_of(
     services: Services, interaction_id: str, api_key_name: str | None
 ) -> waiting.Mark | None:
     def read() -> waiting.Mark | None:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             row = a2h_v1.find(session, interaction_id, api_key_name)
             return waiting.read_marks(session.connection(), [row.request_id]).get(row.request_id)
 

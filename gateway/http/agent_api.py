@@ -15,7 +15,7 @@ from gateway import contract
 from gateway.errors import FieldProblem, InvalidRequest, StorageError
 from gateway.http.body import bearer_token, read_json
 from gateway.http.responses import FastJSONResponse
-from gateway.intake import filing, reading, waiting
+from gateway.intake import filing, lookup, waiting
 from gateway.services import Services
 
 MAX_IDEMPOTENCY_KEY = 255
@@ -77,7 +77,7 @@ async def check_status(request: Request) -> Response:
     wait = waiting.wait_seconds(request.query_params.get("wait"), services.config.wait_max_seconds)
     if wait is not None:
         return await _long_poll(request, services, reference, token, wait)
-    kept = reading.kept_status(services)
+    kept = lookup.kept_status(services)
     if kept is not None:
         # SQLite: a read on the loop, as Database.run does, answered from what was
         # read since the last commit when nothing has been committed since.
@@ -86,20 +86,20 @@ async def check_status(request: Request) -> Response:
         except SQLAlchemyError as exc:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
         if body is None:
-            raise reading.not_found()
+            raise lookup.not_found()
         return Response(body, media_type=FastJSONResponse.media_type)
 
     def work() -> dict[str, Any]:
-        with services.db.reading_rows() as conn:
-            return reading.check_status(conn, reference, token)
+        with services.db.read_only_rows() as conn:
+            return lookup.check_status(conn, reference, token)
 
     return FastJSONResponse(await services.db.run(work))
 
 
 async def _read_status(services: Services, reference: str, token: str) -> dict[str, Any]:
     def work() -> dict[str, Any]:
-        with services.db.reading_rows() as conn:
-            return reading.check_status(conn, reference, token)
+        with services.db.read_only_rows() as conn:
+            return lookup.check_status(conn, reference, token)
 
     return await services.db.run(work)
 
@@ -147,8 +147,8 @@ async def read_thread(request: Request) -> JSONResponse:
     capability = request.path_params["capability"]
 
     def work() -> dict[str, Any]:
-        with services.db.reading() as session:
-            return reading.read_thread(session, capability)
+        with services.db.read_only() as session:
+            return lookup.read_thread(session, capability)
 
     return FastJSONResponse(await services.db.run(work))
 

@@ -28,7 +28,7 @@ NOTE_TYPE = "text/plain; charset=utf-8"
 def _newest(services: Services, witnessed: bool) -> str | None:
     """The newest checkpoint; where witnesses are configured, the newest one a quorum of
     them cosigned, with their cosignatures (the newest plain one until there is one)."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         newest = session.scalar(
             select(AuditCheckpoint.note).order_by(AuditCheckpoint.tree_size.desc()).limit(1)
         )
@@ -58,7 +58,7 @@ async def checkpoint(request: Request) -> Response:
 
 
 def _keys(services: Services) -> list[str]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return audit_origin.published_verifier_keys(session)
 
 

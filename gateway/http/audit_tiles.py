@@ -82,7 +82,7 @@ def _cache(request: Request) -> tiles.TileCache:
 
 
 def _read(services: Services, address: tiles.TileAddress, cache: tiles.TileCache) -> bytes:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         size = int(session.scalar(select(func.max(AuditCheckpoint.tree_size))) or 0)
         if address.end() > size:
             raise NoSuchTile(

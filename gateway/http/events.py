@@ -27,7 +27,7 @@ from gateway import contract
 from gateway.errors import FieldProblem, InvalidRequest
 from gateway.http.body import bearer_token
 from gateway.http.connections import TRANSPORT
-from gateway.intake import reading, waiting
+from gateway.intake import lookup, waiting
 from gateway.services import Services
 
 KEEPALIVE_SECONDS = 15.0
@@ -67,8 +67,8 @@ def status_event(status: dict[str, Any]) -> bytes:
 
 async def _read(services: Services, reference: str, token: str) -> dict[str, Any]:
     def work() -> dict[str, Any]:
-        with services.db.reading_rows() as conn:
-            return reading.check_status(conn, reference, token)
+        with services.db.read_only_rows() as conn:
+            return lookup.check_status(conn, reference, token)
 
     return await services.db.run(work)
 

@@ -27,8 +27,8 @@ from gateway.errors import ApiError, StorageError
 from gateway.http import agent_api
 from gateway.http.connections import ARRIVALS
 from gateway.http.errors import on_api_error, on_client_disconnect, on_storage_error
-from gateway.intake import reading
-from gateway.intake.reading import StatusReads
+from gateway.intake import lookup
+from gateway.intake.lookup import StatusReads
 from gateway.services import Services
 from gateway.store.prepared import Arrivals
 
@@ -96,7 +96,7 @@ class KeptStatusReads:
 
     def _kept(self) -> StatusReads | None:
         if not self._looked:
-            self._reads = reading.kept_status(self._services)
+            self._reads = lookup.kept_status(self._services)
             self._looked = True
         return self._reads
 

@@ -10,7 +10,7 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from gateway.errors import NotFound
-from gateway.intake.reading import status_of
+from gateway.intake.lookup import status_of
 from gateway.services import Services
 from gateway.store.models import ReadLink, Request
 from gateway.tokens import hash_secret
@@ -21,7 +21,7 @@ async def read_link(http: HttpRequest) -> JSONResponse:
     capability = http.path_params["capability"]
 
     def work() -> dict[str, Any]:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             link = session.scalars(
                 select(ReadLink).where(ReadLink.capability_hash == hash_secret(capability))
             ).first()

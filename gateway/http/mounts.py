@@ -53,7 +53,7 @@ def lifespan_parts(services: Services) -> list[LifespanPart]:
 @asynccontextmanager
 async def _announce_access(services: Services) -> AsyncIterator[None]:
     def required() -> bool:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             return apikeys.keys_required(services, session)
 
     if await services.db.run(required):

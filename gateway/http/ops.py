@@ -53,7 +53,7 @@ def _outbox_check(services: Services) -> tuple[dict[str, str], dict[str, int]]:
     """The outbox and role checks, and the deliveries that need a look."""
     now = services.clock.now()
     config = services.config
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         oldest = session.scalar(
             select(func.min(OutboxItem.created_at)).where(OutboxItem.state == "pending")
         )
@@ -162,7 +162,7 @@ async def metrics_endpoint(request: Request) -> PlainTextResponse | JSONResponse
         return refusal
 
     def work() -> str:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             return metrics.render(session, services.clock.now())
 
     try:

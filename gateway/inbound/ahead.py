@@ -90,6 +90,6 @@ def chunk_rows(session: Session, chunk: list[int]) -> dict[int, InboundMessage]:
 def read_rows(services: Services, chunk: list[int]) -> Known:
     """The messages' rows and their recipients, read in a transaction of their own; the
     write transaction takes them in as they are (``Session.add``: no statement)."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = chunk_rows(session, chunk)
         return rows, named_recipients(services, session, rows.values())

@@ -327,7 +327,7 @@ def _waited(state: Cast) -> tuple[str, ...]:
 
 def expire_overdue_steps(services: Services, now: datetime) -> int:
     """End each pending policy whose step ran past its ``within``; how many were ended."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         overdue = steps_overdue(session, now)
     ended = 0
     for request_id in overdue:

@@ -178,7 +178,7 @@ def send(
 def compose(services: Services, item: OutboxItem) -> EmailMessage:
     """The challenge, written in the lawyer's language (``outbound.challenge_mail``)."""
     confirm_to = challenge_address(services, int(item.payload["inbound_id"]))
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         request = session.get(Request, item.request_id) if item.request_id else None
         return challenge_mail(services, item, confirm_to, request)
 

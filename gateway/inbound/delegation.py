@@ -158,7 +158,7 @@ def _tell(
     now: datetime,
     payload: dict[str, object],
 ) -> None:
-    """The delegator hears what became of it, in their language (``outbound.changes``)."""
+    """The delegator hears what became of it, in their language (``outbound.change_notices``)."""
     outbox.enqueue_lawyer_email(
         services, session, request, recipient, purpose="delegation", at=now, payload=payload
     )

@@ -50,7 +50,7 @@ from gateway.inbound import challenge
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.record import Outcome
 from gateway.inbound.sender import FORGED_RESULTS, envelope_sender_fails
-from gateway.outbound import notices, push
+from gateway.outbound import held_notices, push
 from gateway.replies import Reading
 from gateway.services import Services
 from gateway.store.models import InboundMessage
@@ -278,19 +278,24 @@ def _may_notify(
     genuine = _from_address(mail) == address
     if genuine and _carried_decision(mail):
         # Never silence for a person who meant to answer: bounded per address and thread.
-        if notices.notices_since(session, now - DAY, address=address) >= DECIDED_PER_ADDRESS_DAY:
+        if (
+            held_notices.notices_since(session, now - DAY, address=address)
+            >= DECIDED_PER_ADDRESS_DAY
+        ):
             return False
         return request_id is None or (
-            notices.notices_since(session, now - DAY, request_id=request_id)
+            held_notices.notices_since(session, now - DAY, request_id=request_id)
             < DECIDED_PER_THREAD_DAY
         )
-    if notices.notices_since(session, now - HOUR, address=address):
+    if held_notices.notices_since(session, now - HOUR, address=address):
         return False
-    if request_id is not None and notices.notices_since(session, now - HOUR, request_id=request_id):
+    if request_id is not None and held_notices.notices_since(
+        session, now - HOUR, request_id=request_id
+    ):
         return False
-    if notices.notices_since(session, now - DAY, address=address) >= OTHER_PER_ADDRESS_DAY:
+    if held_notices.notices_since(session, now - DAY, address=address) >= OTHER_PER_ADDRESS_DAY:
         return False
-    return notices.notices_since(session, now - DAY) < OTHER_PER_DAY_ALL
+    return held_notices.notices_since(session, now - DAY) < OTHER_PER_DAY_ALL
 
 
 def _notify_sender(
@@ -303,7 +308,7 @@ def _notify_sender(
     address: str,
     their_message_id: str | None,
 ) -> None:
-    notices.enqueue_notice(
+    held_notices.enqueue_notice(
         services,
         session,
         to=address,

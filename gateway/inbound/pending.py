@@ -315,7 +315,7 @@ def settle_due(services: Services) -> int:
     lawyer's received inside its window is unread.
     """
     now = services.clock.now()
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         due = list(
             session.scalars(
                 select(PendingReading.id)

@@ -193,7 +193,7 @@ def process_one(services: Services, inbound_id: int) -> str:
 def _parse_all(services: Services, ids: list[int]) -> dict[int, Parsed]:
     """Read and parse the messages before the write transaction: parsing is the slow part,
     and the write lock (on SQLite, one for every process) is not held meanwhile."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         raws = blobs.raws(session, ids)
     return {inbound_id: parse_stored(raw) for inbound_id, raw in raws.items()}
 
@@ -335,7 +335,7 @@ def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
 
 
 def load_raw(services: Services, ids: list[int]) -> dict[int, bytes]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return blobs.raws(session, ids)
 
 

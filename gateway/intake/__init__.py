@@ -4,8 +4,8 @@ HTTP API, MCP, HumanLayer and A2H all call these.
 The surface is a list of public modules, imported by name (``from gateway.intake import
 filing``); the package loads none of them on its own.
 
-- the three tools: ``filing`` (file a request, add to it), ``reading`` (read it back,
-  the access-token check, its status), ``waiting`` (wait for a thread to change);
+- the three tools: ``filing`` (file a request, add to it), ``lookup`` (look it up to
+  read it back: the access-token check, its status), ``waiting`` (wait for a thread to change);
 - the compatibility layers: ``compat`` (HumanLayer and A2H alike), ``a2h_v1`` (A2H v1.0
   intents), ``a2h_push`` (A2H's signed RESPONSE webhooks, with their deliverer), ``jws``
   (the signer of those responses), ``tasks`` (MCP tasks);
@@ -24,8 +24,8 @@ __all__ = [
     "compat",
     "filing",
     "jws",
+    "lookup",
     "ratelimit",
-    "reading",
     "reassign",
     "rejections",
     "tasks",

@@ -129,7 +129,7 @@ async def deliver(services: Services, item: OutboxItem) -> str:
     """POST the interaction's message to its callback, signed with the agent's secret."""
 
     def read() -> tuple[str, str, bytes] | None:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             row = session.get(A2hInteraction, item.payload.get("interaction_id"))
             if row is None or not row.callback_url or not row.callback_secret:
                 return None

@@ -31,7 +31,7 @@ from sqlalchemy.orm import Session
 from gateway import contract
 from gateway.clock import iso
 from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
-from gateway.intake import compat, filing, following, reading
+from gateway.intake import compat, filing, following, lookup
 from gateway.intake.jws import Signer
 from gateway.services import Services
 from gateway.store.a2h_models import A2hInteraction
@@ -367,7 +367,7 @@ def status_of(
     """``/v1/status``: the interaction's state, and its RESPONSE once answered."""
     loaded = load(services, session, row)
     request = loaded.request
-    thread = reading.status_of(session, request)
+    thread = lookup.status_of(session, request)
     state = state_of(row, loaded, services.clock.now())
     out: dict[str, Any] = {
         "interaction_id": row.interaction_id,

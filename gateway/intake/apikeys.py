@@ -137,7 +137,7 @@ class KeyCache:
             if self._read_at is not None and self._now() - self._read_at < self.ttl:
                 return self._required, self._stored
         read_at = self._now()
-        with self.services.db.reading_rows() as conn:
+        with self.services.db.read_only_rows() as conn:
             # The keys first, then the access state: a key created in between comes with
             # "closed", so no order of commits makes this snapshot open to anyone.
             stored = {key_hash: name for key_hash, name in _LIVE_KEYS.all(conn, {})}

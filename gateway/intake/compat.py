@@ -223,7 +223,7 @@ def _first_answer(turns: list[Turn], kinds: tuple[str, ...]) -> Answer | None:
 def load_call(
     services: Services, protocol: str, external_id: str, api_key_name: str | None
 ) -> Loaded:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         call = _find(session, protocol, external_id, api_key_name)
         request = session.get(Request, call.request_id) if call is not None else None
         if call is None or request is None:

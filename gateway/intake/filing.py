@@ -21,7 +21,7 @@ from gateway.errors import Conflict, FieldProblem, InvalidRequest
 from gateway.intake.following import NOTICE_ADDED as NOTICE_ADDED
 from gateway.intake.following import NOTICE_WITHDRAWN as NOTICE_WITHDRAWN
 from gateway.intake.following import add_to_authorized
-from gateway.intake.reading import authorize
+from gateway.intake.lookup import authorize
 from gateway.outbound import outbox
 from gateway.services import Services
 from gateway.store.models import Recipient, Request

@@ -34,7 +34,7 @@ from sqlalchemy.orm import Session
 from gateway import contract
 from gateway.clock import iso
 from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
-from gateway.intake import filing, reading
+from gateway.intake import filing, lookup
 from gateway.services import Services
 from gateway.store.models import Request
 from gateway.store.task_models import McpTask
@@ -112,7 +112,7 @@ def _authorized(session: Session, task_id: str, token: str) -> tuple[McpTask, di
         raise _not_found()
     reference = contract.reference_for(task.request_id)
     try:
-        status = reading.check_status(session.connection(), reference, token)
+        status = lookup.check_status(session.connection(), reference, token)
     except NotFound:
         raise _not_found() from None
     return task, status

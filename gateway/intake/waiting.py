@@ -207,7 +207,7 @@ class Waiting:
         self._wake(marks.items())
 
     def _read(self, numbers: list[int], fresh: bool) -> tuple[int, dict[int, Mark] | None]:
-        with self._services.db.reading_rows() as conn:
+        with self._services.db.read_only_rows() as conn:
             marker = read_marker(conn)
             if marker == self._marker and not fresh:
                 return marker, None

@@ -8,7 +8,7 @@ outbox``); the package loads none of them on its own.
   the ``Deliverer`` type), ``transports`` (SMTP relay or Maildir), ``dkim`` (the signer),
   ``webhooks`` (signed calls with an SSRF guard), ``compose_lane`` (composing on another
   core);
-- what is sent, each with its deliverer: ``push`` (answers to the agent), ``notices``
+- what is sent, each with its deliverer: ``push`` (answers to the agent), ``held_notices``
   (to the sender of a held message), ``challenge_mail`` (the sender challenge),
   ``witnesses`` (checkpoints sent to witnesses for cosigning);
 - telling the thread: ``tell`` (every human on it), ``closing`` (closing a request:
@@ -27,7 +27,7 @@ __all__ = [
     "compose",
     "compose_lane",
     "dkim",
-    "notices",
+    "held_notices",
     "outbox",
     "push",
     "quickreply",

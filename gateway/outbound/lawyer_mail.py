@@ -67,7 +67,7 @@ class EmailDeliverer:
         self._handing: set[asyncio.Task[None]] = set()
 
     def prepare(self, services: Services, items: Sequence[OutboxItem]) -> None:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             threads = load_threads(session, items)
         for item in items:
             # Claimed again (its lease lapsed): written anew from its thread as it is now.
@@ -78,7 +78,7 @@ class EmailDeliverer:
 
     @staticmethod
     def _read_thread(services: Services, item: OutboxItem) -> MailThread | None:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             return load_threads(session, [item]).get(item.id)
 
     async def __call__(self, services: Services, item: OutboxItem) -> str:

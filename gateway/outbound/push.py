@@ -225,7 +225,7 @@ def webhook_deliverer(services: Services) -> Deliverer:
             )
 
         def gone() -> bool:
-            with services.db.reading() as session:
+            with services.db.read_only() as session:
                 return _gone(session, item.target)
 
         if await services.db.run(gone):

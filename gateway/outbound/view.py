@@ -23,7 +23,7 @@ from babel.numbers import format_decimal
 from gateway import contract, i18n, options
 from gateway.i18n import _, ngettext
 from gateway.outbound import quickreply, subjects, when
-from gateway.outbound.changes import notice_view
+from gateway.outbound.change_notices import notice_view
 from gateway.outbound.documents import documents
 from gateway.outbound.group import GroupState, group_view, outcome_word
 from gateway.outbound.receipts import receipt_view

@@ -93,7 +93,7 @@ def _request_body(old: int, proof: list[bytes], note: str) -> str:
 def _proof(services: Services, old: int, size: int) -> list[bytes]:
     if old in (0, size):
         return []
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return audit_proof.consistency(session, old, size)
 
 
@@ -147,7 +147,7 @@ async def submit(
 
 
 def _newest(services: Services) -> tuple[str | None, dict[str, Any]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return audit_origin.newest_note(session), state.get(session, WITNESSES) or {}
 
 
@@ -222,12 +222,12 @@ async def run_witnesses(
 
 
 def _newest_size(services: Services) -> int:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return audit_check.tree_size(session)
 
 
 def cosigned_note(services: Services) -> str | None:
     """The newest checkpoint a quorum of witnesses cosigned, with their cosignatures."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         kept = state.get(session, COSIGNED)
     return str(kept["note"]) if kept else None

@@ -24,7 +24,7 @@ MAX_CONDITION_CHARS = 2000
 
 
 @dataclass(frozen=True)
-class Reading:
+class ConditionsFound:
     conditions: tuple[str, ...] = ()
     unmet: bool = False
 
@@ -73,7 +73,7 @@ def _marker_at(found: list[Word], index: int, markers: _Markers) -> int:
     return 0
 
 
-def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Reading:
+def read_conditions(region: str, text: str, sentence_end: int, after: int) -> ConditionsFound:
     """Conditions of the approval whose words end at ``after`` in ``region``.
 
     ``region`` is the first paragraph of ``text`` (the whole new text, where a
@@ -91,17 +91,17 @@ def read_conditions(region: str, text: str, sentence_end: int, after: int) -> Re
     if contingent_at is not None and _said_unmet(sentence, found, contingent_at):
         # "Approved once the board agrees, which it has not": nothing is decided. A
         # negation inside the condition ("if liability does not exceed 1M") is the limit.
-        return Reading(unmet=True)
+        return ConditionsFound(unmet=True)
     if condition_at is not None and _said_unmet(sentence, found, condition_at):
-        return Reading(unmet=True)
+        return ConditionsFound(unmet=True)
     items = _list_after(region, text, sentence_end)
     if items:
-        return Reading(tuple(items))
+        return ConditionsFound(tuple(items))
     rest = region[after:].lstrip(" \t\n*_.,;:!-–—。、，：").rstrip()
     marked = contingent_at is not None or condition_at is not None
     if not marked and not _rest_has_condition(region[sentence_end:]):
-        return Reading()
-    return Reading((rest[:MAX_CONDITION_CHARS],) if rest else ())
+        return ConditionsFound()
+    return ConditionsFound((rest[:MAX_CONDITION_CHARS],) if rest else ())
 
 
 def _said_unmet(sentence: str, found: list[Word], marker: int) -> bool:

@@ -167,7 +167,7 @@ class Database:
             return fn(session)
 
     @contextmanager
-    def reading_rows(self) -> Iterator[Connection]:
+    def read_only_rows(self) -> Iterator[Connection]:
         """A bare connection for a read that is one statement (``store.prepared``).
 
         One statement sees one snapshot on both databases, so no transaction is
@@ -183,7 +183,7 @@ class Database:
             raise StorageError(f"database error: {type(exc).__name__}") from exc
 
     @contextmanager
-    def reading(self) -> Iterator[Session]:
+    def read_only(self) -> Iterator[Session]:
         """A read-only transaction (no write lock on SQLite)."""
         try:
             with self._read_sessions.begin() as session:

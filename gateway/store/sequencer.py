@@ -264,7 +264,7 @@ class Sequencer:
     def _name_as_the_log(self) -> None:
         """Sign under the log's own name: another leader may have renamed it (its
         HFA_AUDIT_LOG_ORIGIN) since this process started."""
-        with self.db.reading() as session:
+        with self.db.read_only() as session:
             self.keys = audit_origin.resolve(self.keys, audit_origin.newest_note(session))
 
     def _lead_sqlite(self) -> bool:

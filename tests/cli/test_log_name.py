@@ -50,7 +50,7 @@ def _base(config: Config) -> dict[str, str]:
 
 
 def _origins(services: Services) -> list[str]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.scalars(select(AuditCheckpoint.note).order_by(AuditCheckpoint.tree_size))
         return [audit_origin.origin_of(note) for note in rows]
 
@@ -167,14 +167,14 @@ def test_an_origin_that_cannot_name_a_key_is_refused(tmp_path: Path, origin: str
 
 
 def _newest(services: Services) -> str:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         note = audit_origin.newest_note(session)
     assert note is not None
     return note
 
 
 def _written(services: Services) -> tuple[int, int]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         entries = session.scalar(select(func.count()).select_from(AuditEntry)) or 0
         beats = session.scalar(select(func.count()).select_from(Heartbeat)) or 0
     return int(entries), int(beats)
@@ -270,11 +270,11 @@ def test_the_published_keys_keep_the_older_ones_and_the_signer_comes_first(
     _sign_entries(services, first, 1)
     newer = signing.LogKeys(first.origin, (*first.keys, Ed25519PrivateKey.generate()))
     _sign_entries(services, newer, 1)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         published = audit_origin.published_verifier_keys(session)
     assert published == list(reversed(newer.named(_origins(services)[-1]).verifier_keys()))
     # A process that holds only the older key (and signed last) drops none of them.
     _sign_entries(services, first, 1)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         again = audit_origin.published_verifier_keys(session)
     assert sorted(again) == sorted(published) and again[0] == published[1]

@@ -44,7 +44,7 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> Any:
 
 
 def audit_events(services: Services, event: str) -> list[AuditEntry]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return list(session.scalars(select(AuditEntry).where(AuditEntry.event == event)))
 
 

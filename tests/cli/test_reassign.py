@@ -59,7 +59,7 @@ async def test_a_request_moves_to_another_lawyer_who_answers_it(
         await send(reply_to(to_new, "Approved.", sender=NEW), running.smtp_port)
         answered = await running.wait_status(filed, lambda t: t["status"] == "answered")
         assert answered["turns"][0]["policy"]["outcome"] == "approved"
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             entry = session.scalars(
                 select(AuditEntry).where(AuditEntry.event == "request.reassigned")
             ).one()
@@ -98,7 +98,7 @@ async def test_a_reassignment_that_cannot_be_done_changes_nothing(
         assert got == code and said in err, err
         missing = run(capsys, "requests", "reassign", "HFA-99999", "--to", NEW, "--reason", "x")
         assert missing[0] == 3
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             assert not session.scalars(
                 select(AuditEntry).where(AuditEntry.event == "request.reassigned")
             ).all()

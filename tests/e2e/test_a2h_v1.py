@@ -235,7 +235,7 @@ async def test_a_typed_decision_is_waiting_input_through_its_correction_window(
             await asyncio.sleep(0.2)
         assert found["state"] == "ANSWERED" and found["response"]["decision"] == "APPROVE"
         number = int(found["reference"].split("-")[1])
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             turns = {t.kind: t.at for t in load_turns(session, number)}
         pending, effect = turns["pending_decision"], turns["approval"]
         assert (effect - pending).total_seconds() >= window - 0.5

@@ -101,7 +101,7 @@ def test_processes_killed_at_random_lose_no_entry_and_integrate_none_twice(
                 os.kill(proc.pid, signal.SIGKILL)
                 proc.wait(10)
     auditkit.settle(services)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         entries = session.scalar(select(func.count()).select_from(AuditEntry)) or 0
         leaves = list(
             session.scalars(select(AuditEntry.leaf_index).order_by(AuditEntry.leaf_index))

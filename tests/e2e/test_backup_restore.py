@@ -81,7 +81,7 @@ async def test_backup_restore_verify_and_the_thread_reads_the_same(
     # The mirror is cut exactly at the checkpoint: no entry more, no entry less.
     assert manifest["mirror_lines"] == manifest["audit_tree_size"] > 0
     live_lines = (await asyncio.to_thread(auditkit.mirror_text, running.services)).count("\n")
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         live_size = audit_check.tree_size(session)
     # Entries written after the snapshot are in the live log and mirror, and not in the copy.
     assert live_size > manifest["audit_tree_size"] and live_lines > manifest["mirror_lines"]

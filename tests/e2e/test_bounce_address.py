@@ -61,12 +61,12 @@ async def to_bounce_address(running: Running, raw: bytes) -> None:
 
 
 def rows(running: Running) -> list[InboundMessage]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         return list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
 
 
 def audited(running: Running, event: str) -> list[AuditEntry]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         return list(session.scalars(select(AuditEntry).where(AuditEntry.event == event)))
 
 

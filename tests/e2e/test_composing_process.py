@@ -44,7 +44,7 @@ async def test_a_backlog_is_written_by_the_composing_process_and_sent_whole(
         _file(running.services, BACKLOG, "second")
         await sink.wait_for(2 * BACKLOG, timeout=30)
         assert lane.composed >= BACKLOG
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             queued = {m or "" for m in session.scalars(select(OutboxItem.message_id))}
         messages = sink.messages()
         # Each queued email reached the relay once, whole, whichever process wrote it.

@@ -84,7 +84,7 @@ async def filed_with_email(running: Running, **fields: Any) -> tuple[dict[str, A
 
 
 def thread_of(running: Running, number: int) -> tuple[str, list[Turn]]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         request = session.get(Request, number)
         assert request is not None
         turns = list(
@@ -278,7 +278,7 @@ async def test_a_typed_approval_corrected_by_the_reject_link_is_never_seen_as_ap
     events = [json.loads(body) for _t, _h, body in receiver.calls]
     humans = [t for e in events for t in e["data"]["turns"] if t["author"] == "human"]
     assert [t["kind"] for t in humans] == ["rejection"]
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         outcomes = list(session.scalars(select(PendingReading.outcome)))
     assert outcomes == ["replaced", "replaced", "replaced"]
 
@@ -298,7 +298,7 @@ async def test_an_untouched_approve_tap_acts_at_once(windowed: Running, receiver
     assert turn["kind"] == "approval" and turn["decision"] == "approval"
     assert turn["read_from"] == "quick_reply" and turn["because"] == "APPROVE"
     await receiver.wait_for(1)
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         assert list(session.scalars(select(PendingReading))) == []
     receipt = (await running.sink.wait_for(2))[1]
     text = " ".join(plain(receipt).split())
@@ -323,7 +323,7 @@ async def test_a_held_reading_survives_a_restart_and_takes_effect_once_in_a_clus
         await stop_running(first)
     probe = build_services(config)
     try:
-        with probe.db.reading() as session:
+        with probe.db.read_only() as session:
             [row] = session.scalars(select(PendingReading)).all()
             assert row.settled_at is None, "settled before the restart: nothing was proven"
     finally:

@@ -43,7 +43,7 @@ def delivery_report(email: EmailMessage, action: str, status: str) -> bytes:
 
 
 async def request_email_state(running: Running, message_id: str) -> str:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         item = session.scalars(select(OutboxItem).where(OutboxItem.message_id == message_id)).one()
         return item.state
 
@@ -86,6 +86,6 @@ async def test_a_success_action_is_recorded_and_nothing_more(running: Running, a
     seen = await report_on_request(running, action, "2.0.0")
     assert seen["state"] == "sent"
     assert system_kinds(seen["thread"]) == [], seen["thread"]["turns"]
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         (row,) = session.scalars(select(InboundMessage)).all()
         assert row.outcome == "delivery_report" and action in (row.outcome_detail or "")

@@ -171,7 +171,7 @@ async def test_a_closed_request_erased_leaves_no_text_and_a_log_that_verifies(
     assert _found(_backup_bytes(backup)) == set()
 
     # The log keeps hashes and references; the erasure entry names what it emptied.
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         entries = session.query(AuditEntry).filter_by(reference=reference).all()
     (erased,) = [e for e in entries if e.event == ERASURE_EVENT]
     others = [e for e in entries if e.seq < erased.seq]

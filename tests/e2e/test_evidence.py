@@ -69,7 +69,7 @@ async def test_a_bundle_verifies_after_the_database_is_rewritten_and_the_log_fai
     assert code == 0, out
     assert "audit entries with their proofs" in out
     # The log says who exported which bundle.
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         (exported,) = session.query(AuditEntry).filter_by(event="evidence.exported").all()
     with zipfile.ZipFile(bundle) as archive:
         manifest = archive.read("manifest.json")

@@ -108,7 +108,7 @@ class Background:
         return response.json(), parseaddr(str(email["Reply-To"]))[1], str(email["Message-ID"])
 
     def rows(self) -> list[InboundMessage]:
-        with self.services.db.reading() as session:
+        with self.services.db.read_only() as session:
             return list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
 
 

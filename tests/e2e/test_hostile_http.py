@@ -123,7 +123,7 @@ async def test_nan_never_makes_a_request_unreadable(keyed: Running) -> None:
     )
     assert response.status_code == 422
     assert "extra" in json.dumps(response.json())
-    with keyed.services.db.reading() as session:
+    with keyed.services.db.read_only() as session:
         assert session.execute(text("select count(*) from requests")).scalar() == 0
 
 
@@ -214,7 +214,7 @@ async def test_webhook_query_secret_is_never_logged_or_audited(
             await asyncio.sleep(0.05)
         assert len(hits) >= 2
         assert secret.encode() in hits[0]  # the receiver still gets its token
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             audited = [json.dumps(e.details) for e in session.scalars(select(AuditEntry))]
             payloads = [json.dumps(o.payload) for o in session.scalars(select(OutboxItem))]
         assert not any(secret in a for a in audited)

@@ -50,7 +50,7 @@ def address_of(email: EmailMessage) -> str:
 
 
 def inbound_rows(running: Running) -> list[InboundMessage]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         return list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
 
 
@@ -391,7 +391,7 @@ async def test_a_line_over_the_stored_limit_is_refused_clearly_and_audited(
     with pytest.raises(aiosmtplib.SMTPResponseException) as info:
         await sendmail(running, raw, [address_of(email)])
     assert info.value.code == 552 and "line" in info.value.message.lower()
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         events = list(session.scalars(select(AuditEntry.event)))
     assert "inbound.refused" in events
 
@@ -410,7 +410,7 @@ async def test_a_message_with_bare_lf_line_ends_is_refused_saying_so(running: Ru
     said = await asyncio.get_running_loop().run_in_executor(None, send_bare_lf)
     assert said.startswith(b"552") and b"CR LF" in said and b"bare LF" in said, said
     assert inbound_rows(running) == []
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         assert "inbound.refused" in list(session.scalars(select(AuditEntry.event)))
 
 

@@ -141,7 +141,7 @@ async def test_requests_show_lists_action_decisions_conditions_and_held_mail(
     await send(reply_to(email, "REJECT", sender="someone@elsewhere.example"), ops.smtp_port)
 
     def held() -> int:
-        with ops.services.db.reading() as session:
+        with ops.services.db.read_only() as session:
             query = select(func.count()).where(InboundMessage.outcome == "unverified_sender")
             return int(session.scalar(query) or 0)
 

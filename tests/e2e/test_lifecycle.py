@@ -230,7 +230,7 @@ async def test_duplicate_delivery_is_recorded_once(running: Running) -> None:
 
         from gateway.store.models import InboundMessage
 
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             return list(session.scalars(select(InboundMessage.outcome).order_by(InboundMessage.id)))
 
     for _ in range(100):

@@ -27,7 +27,7 @@ from tests.conftest import make_config
 def deferred(services: Services) -> int:
     """How many deferrals the audit log holds (read through the running gateway's pool:
     building services for each look cost more than the wait it polls)."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         count = session.scalar(select(func.count()).where(AuditEntry.event == "email.deferred"))
     return count or 0
 

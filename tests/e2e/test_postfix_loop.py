@@ -140,7 +140,7 @@ class Site:
             await asyncio.sleep(0.2)
 
     def stored(self) -> list[InboundMessage]:
-        with self.services.db.reading() as session:
+        with self.services.db.read_only() as session:
             return list(session.scalars(select(InboundMessage)))
 
 

@@ -49,7 +49,7 @@ class Site:
             self.gateway = None
 
     def stored(self) -> int:
-        with self.services.db.reading() as session:
+        with self.services.db.read_only() as session:
             return int(session.scalar(select(func.count(InboundMessage.id))) or 0)
 
     def rcpt(self, address: str) -> int:

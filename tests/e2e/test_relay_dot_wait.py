@@ -101,7 +101,7 @@ async def test_a_killed_sender_waiting_for_the_dot_is_not_resent_before_the_wait
     try:
 
         def email_row() -> OutboxItem:
-            with running.services.db.reading() as session:
+            with running.services.db.read_only() as session:
                 rows = list(
                     session.scalars(select(OutboxItem).where(OutboxItem.channel == "email"))
                 )

@@ -101,7 +101,7 @@ async def gateway(
 
 
 def outbox(running: Running, channel: str) -> list[OutboxItem]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         query = select(OutboxItem).where(OutboxItem.channel == channel).order_by(OutboxItem.id)
         return list(session.scalars(query))
 

@@ -279,7 +279,7 @@ async def test_attachments_over_the_count_limit_are_listed_and_noted(running: Ru
     await send(msg, running.smtp_port)
     thread = await running.wait_status(filed, lambda t: t["human_has_replied"])
     assert len(human_turns(thread)[0]["attachments"]) == MAX_ATTACHMENTS + 2
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         stored = len(list(session.scalars(select(Attachment.id))))
         detail = session.scalars(select(InboundMessage.outcome_detail)).one()
     assert stored == MAX_ATTACHMENTS

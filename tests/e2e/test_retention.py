@@ -51,7 +51,7 @@ async def _answered(running: Running, ask: str) -> dict[str, Any]:
 async def _until(running: Running, done: Any, what: str, seconds: float = 30.0) -> None:
     deadline = time.monotonic() + seconds
     while True:
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             if done(session):
                 return
         assert time.monotonic() < deadline, f"retention did not remove {what}"
@@ -73,7 +73,7 @@ async def test_raw_messages_and_attachments_past_retention_lose_their_bytes(
         return bool(raws) and not any(raws) and bool(files) and not any(files) and not relayed
 
     await _until(running, purged, "the raw message, its attachment and the emails as relayed")
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         (message,) = session.scalars(select(InboundMessage)).all()
         (attachment,) = session.scalars(select(Attachment)).all()
         purges = session.scalars(select(AuditEntry).filter_by(event="retention.purged")).all()
@@ -111,7 +111,7 @@ async def test_texts_of_an_ended_request_past_retention_are_erased_and_the_log_v
     assert "koala-renewal-3312" not in str(status) and "koala-clause-7781" not in str(status)
     # The request still awaiting an answer is not ended: it keeps its text.
     assert "koala-open-5521" in str(await running.status(waiting))
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         fields = session.get(Request, 1)
         assert fields is not None and "koala" not in str(fields.fields)
     verdict = await asyncio.to_thread(auditkit.verify, running.services)

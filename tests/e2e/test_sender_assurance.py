@@ -149,7 +149,7 @@ async def outcome_of(running: Running, index: int) -> tuple[str, str]:
     from gateway.store.models import InboundMessage
 
     for _ in range(200):
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             rows = list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
         if len(rows) > index and rows[index].outcome is not None:
             return rows[index].outcome or "", rows[index].outcome_detail or ""

@@ -110,7 +110,7 @@ async def test_relay_certificate_is_verified_by_default(
         await running.file()
         deferred: list[AuditEntry] = []
         for _ in range(100):
-            with running.services.db.reading() as session:
+            with running.services.db.read_only() as session:
                 deferred = list(
                     session.scalars(select(AuditEntry).where(AuditEntry.event == "email.deferred"))
                 )

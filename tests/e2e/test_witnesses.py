@@ -165,7 +165,7 @@ async def test_witnesses_cosign_as_the_log_grows_and_a_409_is_proved_again(
 
 
 def _newest_note(services: Services) -> str:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         note = audit_origin.newest_note(session)
     assert note is not None
     return note
@@ -196,7 +196,7 @@ async def test_a_witness_that_is_down_delays_nothing_and_is_reported(
     for _ in range(3):
         filed = await running.file()
         await running.status(filed)
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         newest = audit_check.tree_size(session)
     assert newest > int(stopped_at)
     # The witness still up cosigns the newest; every witness must (quorum 0), so the
@@ -308,7 +308,7 @@ async def test_a_bundle_carries_the_cosigned_checkpoint_and_its_policy(
     # for the witnesses to catch up with the log (an entry may land meanwhile).
     for _ in range(20):
         for _ in range(300):
-            with running.services.db.reading() as session:
+            with running.services.db.read_only() as session:
                 newest = audit_check.tree_size(session)
             if (await _cosigned(running, served, 1)).size == newest:
                 break

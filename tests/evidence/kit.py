@@ -33,7 +33,7 @@ async def all_sent(running: Running) -> None:
     """Until every queued email and webhook of the gateway is delivered and recorded."""
 
     def waiting() -> int:
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             query = (
                 select(func.count()).select_from(OutboxItem).where(OutboxItem.state == "pending")
             )

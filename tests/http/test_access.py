@@ -25,7 +25,7 @@ BODY = {"category": "legal_review", "request": "Please review clause 7."}
 
 
 def recorded_key_name(running: Running, reference: str) -> tuple[str | None, str]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         row = session.get(Request, contract.number_from_reference(reference))
         assert row is not None
         actor = session.scalars(
@@ -146,7 +146,7 @@ async def test_hfa_keys_create_list_revoke_and_rotate(
     assert len((tmp_path / "secret_keys").read_text().split()) == 2
     services = build_services(make_config(tmp_path))
     try:
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             events = list(session.scalars(select(AuditEntry.event)))
     finally:
         services.close()

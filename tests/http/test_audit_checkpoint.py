@@ -28,7 +28,7 @@ async def test_a_witness_fetches_the_checkpoint_and_a_proof_leads_to_it(running:
     assert response.headers["content-type"].startswith("text/plain")
     assert response.headers["cache-control"] == "no-store"
     # The request's own entry is proved against the very checkpoint the witness holds.
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         proof = inclusion(session, 1, checkpoint.size)
     path = proof.hashes
     leaf = merkle.leaf_hash(proof.as_json()["leaf_data"].encode())

@@ -10,7 +10,7 @@ from starlette.routing import Router
 
 from gateway.http.access import AgentAccess
 from gateway.http.responses import FastJSONResponse
-from gateway.intake import reading
+from gateway.intake import lookup
 from tests.conftest import Running
 
 
@@ -85,9 +85,9 @@ async def test_a_kept_status_read_is_answered_ahead_of_the_access_checks(
     assert first.status_code == again.status_code == 200 and first.content == again.content
     assert checked == []
     # The bytes and the head the full path gives the same status.
-    with running.services.db.reading_rows() as conn:
+    with running.services.db.read_only_rows() as conn:
         full = FastJSONResponse(
-            reading.check_status(conn, filed["reference"], filed["access_token"])
+            lookup.check_status(conn, filed["reference"], filed["access_token"])
         )
     assert first.content == full.body
     assert first.headers["content-type"] == "application/json"

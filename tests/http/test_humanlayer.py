@@ -141,7 +141,7 @@ async def test_human_as_tool_waits_past_a_promise_to_answer_later(gateway: Runni
 async def _until_turn(running: Running, kind: str, timeout: float = 20.0) -> None:
     deadline = asyncio.get_running_loop().time() + timeout
     while asyncio.get_running_loop().time() < deadline:
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             if session.scalars(select(Turn).where(Turn.kind == kind)).first() is not None:
                 return
         await asyncio.sleep(0.05)

@@ -103,7 +103,7 @@ async def _until_answered(running: Running, item_id: int, timeout: float = 20.0)
     not a timed assertion): ``attempts`` counts claims, ``last_error`` an answer."""
     deadline = asyncio.get_running_loop().time() + timeout
     while asyncio.get_running_loop().time() < deadline:
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             item = session.get(OutboxItem, item_id)
             if item is not None and item.last_error is not None:
                 return

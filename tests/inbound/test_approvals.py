@@ -34,7 +34,7 @@ async def mail_to(running: Running, address: str, kind: str) -> EmailMessage:
 
 
 def pushes(running: Running) -> list[OutboxItem]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         return list(session.scalars(select(OutboxItem).where(OutboxItem.purpose == "push")))
 
 

@@ -57,7 +57,7 @@ def _reply(to: str, sender: str, text: str, message_id: str) -> EmailMessage:
 def _replies(services: Any, rng: random.Random) -> list[EmailMessage]:
     """For each approver of each request, a few votes in a random order."""
     domain = services.config.reply_domain
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         recipients = list(session.scalars(select(Recipient).order_by(Recipient.id)))
     mails = []
     for recipient in recipients:
@@ -172,7 +172,7 @@ async def test_three_inbound_workers_count_each_vote_once_and_push_once(
         # Each process recorded some of the replies: they ran side by side.
         assert "recorded" in out.split()
         outcomes.update(out.split())
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         stored = list(session.scalars(select(InboundMessage.outcome)))
         assert None not in stored and set(stored) <= {"recorded", "duplicate"}, [
             e[-6000:] for e in errors

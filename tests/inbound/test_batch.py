@@ -54,7 +54,7 @@ def stored(services: Services, addresses: list[str]) -> list[int]:
 
 
 def outcomes(services: Services) -> dict[int, tuple[str, str | None, int]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.execute(
             select(InboundMessage.id, InboundMessage.state, InboundMessage.outcome)
         ).all()
@@ -118,7 +118,7 @@ def test_a_crash_undoes_only_its_own_message_and_the_rest_of_the_batch_is_record
     assert after[broken][:2] == ("pending", None)
     assert all(after[i][:2] == ("done", "recorded") for i in ids if i != broken)
     assert after[ids[0]][2] == len(ids) - 1  # human turns: none for the broken one
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         row = session.get(InboundMessage, broken)
         assert row is not None and row.lease_until is None and row.attempts == 1
     # The log and its mirror file hold nothing of what was undone.
@@ -244,7 +244,7 @@ def test_recording_a_batch_flushes_nothing_and_keeps_to_a_statement_budget(
     budget = WRITE_CHUNK * per_reply + STATEMENTS_PER_CHUNK
     assert len(statements) <= budget, statements
     # Recorded as before: a turn, a status change and a receipt each, in the same order.
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         kinds = [
             kind
             for (kind,) in session.execute(

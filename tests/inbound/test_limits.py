@@ -134,7 +134,7 @@ def test_mail_to_the_bounce_address_never_records_a_human_turn(services: Service
     assert claim_pending(services) == [inbound_id]
     outcome = process_one(services, inbound_id)
     assert outcome != "recorded"
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         humans = list(session.scalars(select(Turn).where(Turn.author == "human")))
         row = session.get(InboundMessage, inbound_id)
     assert humans == []

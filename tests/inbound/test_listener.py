@@ -26,7 +26,7 @@ from tests.mailkit import reply_to
 
 
 def stored_count(running: Running) -> int:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         return len(list(session.scalars(select(InboundMessage.id))))
 
 
@@ -96,7 +96,7 @@ async def test_message_over_the_size_limit_gets_552(
             await aiosmtplib.send(big, hostname="127.0.0.1", port=running.smtp_port)
         assert info.value.code == 552
         assert stored_count(running) == 0
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             from gateway.store.models import AuditEntry
 
             events = list(session.scalars(select(AuditEntry.event)))
@@ -136,7 +136,7 @@ async def test_250_only_after_the_message_is_committed(running: Running) -> None
 
     other = Database(running.services.config.database_url)
     try:
-        with other.reading() as session:
+        with other.read_only() as session:
             rows = list(session.scalars(select(InboundMessage)))
         assert len(rows) == 1 and b"Noted." in rows[0].raw
     finally:
@@ -171,7 +171,7 @@ async def test_concurrent_messages_share_commits_and_each_250_follows_its_own(
     async def send(message: EmailMessage) -> None:
         await aiosmtplib.send(message, hostname="127.0.0.1", port=running.smtp_port)
         # Right after this message's 250, another connection reads it: it was committed.
-        with other.reading() as session:
+        with other.read_only() as session:
             ids = set(session.scalars(select(InboundMessage.message_id)))
         assert message["Message-ID"] in ids
 
@@ -230,7 +230,7 @@ async def test_a_large_message_is_stored_whole_in_short_transactions(running: Ru
     finally:
         event.remove(engine, "before_cursor_execute", executed)
         event.remove(engine, "commit", committed)
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         rows = list(session.scalars(select(InboundMessage).order_by(InboundMessage.id)))
         stored = [blobs.raw_of(session, row) for row in rows]
     assert [row.size > HEAVY_MESSAGE_BYTES for row in rows] == [False, True]

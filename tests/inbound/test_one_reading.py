@@ -20,7 +20,7 @@ __all__ = ["clock", "windowed"]  # fixtures
 
 
 def receipts(services: Services) -> list[dict[str, Any]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         items = session.scalars(
             select(OutboxItem).where(OutboxItem.purpose == "receipt").order_by(OutboxItem.id)
         )
@@ -28,14 +28,14 @@ def receipts(services: Services) -> list[dict[str, Any]]:
 
 
 def pushes(services: Services) -> list[OutboxItem]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         found = list(session.scalars(select(OutboxItem).where(OutboxItem.channel == "webhook")))
         session.expunge_all()
         return found
 
 
 def last_human(services: Services) -> Turn:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         turn = session.scalars(
             select(Turn).where(Turn.author == "human").order_by(Turn.seq.desc())
         ).first()
@@ -45,7 +45,7 @@ def last_human(services: Services) -> Turn:
 
 
 def status(services: Services) -> str:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         request = session.get(Request, 1)
         assert request is not None
         return request.status

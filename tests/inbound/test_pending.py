@@ -20,7 +20,7 @@ from gateway.inbound import pending
 from gateway.inbound.listener import store_inbound
 from gateway.inbound.worker import claim_pending, process_one
 from gateway.intake.filing import file_request
-from gateway.intake.reading import status_of
+from gateway.intake.lookup import status_of
 from gateway.replies import Reading, ReplyError
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
@@ -143,7 +143,7 @@ def tap(services: Services, address: str, keyword: str, prompt: str) -> str:
 
 def state(services: Services) -> tuple[str, list[tuple[str, str]], list[str]]:
     """The request's status, its turns (author/kind) and the purposes of what was queued."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         request = session.get(Request, 1)
         assert request is not None
         turns = [(t.author, t.kind) for t in session.scalars(select(Turn).order_by(Turn.seq))]
@@ -152,7 +152,7 @@ def state(services: Services) -> tuple[str, list[tuple[str, str]], list[str]]:
 
 
 def human_turns(services: Services) -> list[Turn]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         found = list(session.scalars(select(Turn).where(Turn.author == "human").order_by(Turn.seq)))
         session.expunge_all()
         return found
@@ -225,7 +225,7 @@ def test_a_worker_ending_windows_passes_a_reading_another_is_putting_into_effect
     address = file_one(windowed)
     typed(windowed, address)
     clock.advance(WINDOW)
-    with windowed.db.reading() as session:
+    with windowed.db.read_only() as session:
         pending_id = session.scalars(select(PendingReading.id)).one()
     results: list[int] = []
     with windowed.db.transaction() as session:
@@ -255,7 +255,7 @@ def test_a_correction_inside_the_window_replaces_the_reading(
     _status, turns, queued = state(windowed)
     assert ("human", "approval") not in turns
     assert queued == ["request", "receipt", "receipt", "push"]
-    with windowed.db.reading() as session:
+    with windowed.db.read_only() as session:
         assert list(session.scalars(select(PendingReading.outcome))) == ["replaced"]
 
 
@@ -309,7 +309,7 @@ def test_a_reply_with_no_new_text_moves_nothing(windowed: Services, text: str) -
     assert turns[-1] == ("human", "no_answer")
     # The lawyer's receipt only: no push, and nobody is told to stand down.
     assert queued == ["request", "receipt"]
-    with windowed.db.reading() as session:
+    with windowed.db.read_only() as session:
         request = session.get(Request, 1)
         assert request is not None and request.first_human_reply_at is None
         assert list(session.scalars(select(PendingReading))) == []
@@ -317,7 +317,7 @@ def test_a_reply_with_no_new_text_moves_nothing(windowed: Services, text: str) -
 
 def agent_notice(services: Services) -> str:
     """The notice of the status the agent reads."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         request = session.get(Request, 1)
         assert request is not None
         notice: str = status_of(session, request)["notice"]

@@ -80,7 +80,7 @@ def _file(services: Services, ask: Ask) -> tuple[int, str]:
         arguments["proposed_action"] = ask.proposed_action
     with services.db.transaction() as session:
         file_request(services, session, arguments)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         recipient = session.scalars(select(Recipient).order_by(Recipient.id.desc())).first()
         assert recipient is not None
         return recipient.request_id, services.tokens.reply_address(recipient.id, REPLY_DOMAIN)
@@ -99,7 +99,7 @@ def _reply(services: Services, address: str, reference: str, text: str) -> None:
 
 def _told(services: Services, request_id: int) -> dict[str, object]:
     """What each reader of the record is told, once the reading is in effect."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         request = session.get(Request, request_id)
         assert request is not None
         humans = list(
@@ -152,7 +152,7 @@ def test_receipt_push_status_thread_and_tally_agree(
     clock = services.clock
     assert isinstance(clock, FrozenClock)
     request_id, address = _file(services, ask)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         request = session.get(Request, request_id)
         assert request is not None
         reference = request.reference

@@ -19,13 +19,13 @@ from tests.mailkit import reply_to, send
 
 
 def _count(running: Running, what: type[OutboxItem] | type[Turn]) -> int:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         return int(session.scalar(select(func.count()).select_from(what)) or 0)
 
 
 async def _processed(running: Running, count: int) -> None:
     for _ in range(400):
-        with running.services.db.reading() as session:
+        with running.services.db.read_only() as session:
             done = session.scalar(
                 select(func.count())
                 .select_from(InboundMessage)

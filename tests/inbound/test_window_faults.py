@@ -158,7 +158,7 @@ def new_request(services: Services, clock: FrozenClock, correction: str) -> Run:
 def decisions_in_effect(run: Run) -> list[str]:
     """The decisions that took effect on the request, in order (held and superseded
     readings are not in effect)."""
-    with run.services.db.reading() as session:
+    with run.services.db.read_only() as session:
         turns = session.scalars(
             select(Turn).where(Turn.request_id == run.request_id, Turn.author == "human")
         ).all()
@@ -170,7 +170,7 @@ def decisions_in_effect(run: Run) -> list[str]:
 
 
 def pushes(run: Run) -> int:
-    with run.services.db.reading() as session:
+    with run.services.db.read_only() as session:
         found = session.scalars(
             select(OutboxItem.id).where(
                 OutboxItem.request_id == run.request_id, OutboxItem.purpose == "push"

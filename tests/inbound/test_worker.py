@@ -31,7 +31,7 @@ def deliver(services: Services, raw: bytes, rcpt: str, mail_from: str = LAWYER) 
 
 
 def row(services: Services, inbound_id: int = 1) -> InboundMessage:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         found = session.get(InboundMessage, inbound_id)
         assert found is not None
         return found

@@ -58,7 +58,7 @@ def test_an_unanswered_interaction_past_its_ttl_is_pushed_as_expired_once(config
             message = message_for(services, session, found)
         assert message is not None and message["type"] == "ERROR"
         assert message["error"]["code"] == "ERR.EXPIRED"
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             items = session.scalars(select(OutboxItem).where(OutboxItem.channel == CHANNEL)).all()
             assert [i.target for i in items] == ["https://agent.example/hook"]
             assert "whsec_x" not in str(items[0].payload)

@@ -24,7 +24,7 @@ def test_a_revoked_key_stops_working_at_once(
     with services.db.transaction() as session:
         key = apikeys.create_key(services, session, "procurement-bot")
     # The snapshot is two prepared statements, not a read transaction of the ORM.
-    monkeypatch.setattr(services.db, "reading", _no_session)
+    monkeypatch.setattr(services.db, "read_only", _no_session)
     assert cache.check(key) == (True, "procurement-bot")
     assert cache.check("hfak_wrong") == (True, None)
     with services.db.transaction() as session:

@@ -62,7 +62,7 @@ async def test_the_audit_log_tells_the_request_before_the_emails_it_caused(
     gateway: Running,
 ) -> None:
     filed = await gateway.file()
-    with gateway.services.db.reading() as session:
+    with gateway.services.db.read_only() as session:
         events = list(
             session.scalars(
                 select(AuditEntry.event)

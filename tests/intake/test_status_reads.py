@@ -12,8 +12,8 @@ from sqlalchemy import create_engine
 
 from gateway import contract
 from gateway.errors import NotFound
-from gateway.intake import filing, reading
-from gateway.intake.reading import StatusReads
+from gateway.intake import filing, lookup
+from gateway.intake.lookup import StatusReads
 from gateway.services import Services, build_services
 from gateway.store.prepared import Arrivals, sqlite_reads
 from tests.conftest import make_config
@@ -30,13 +30,13 @@ def services(tmp_path: Path) -> Iterator[Services]:
 def queries(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The request numbers the status statement was run for."""
     ran: list[int] = []
-    original = reading._STATUS_ROWS.all
+    original = lookup._STATUS_ROWS.all
 
     def counted(conn: Any, params: dict[str, Any]) -> Any:
         ran.append(params["id"])
         return original(conn, params)
 
-    monkeypatch.setattr(reading._STATUS_ROWS, "all", counted)
+    monkeypatch.setattr(lookup._STATUS_ROWS, "all", counted)
     return ran
 
 
@@ -49,7 +49,7 @@ def _file(services: Services) -> dict[str, Any]:
 
 
 def _reads(services: Services) -> StatusReads:
-    reads = reading.kept_status(services)
+    reads = lookup.kept_status(services)
     assert reads is not None
     return reads
 

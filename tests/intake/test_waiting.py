@@ -6,7 +6,7 @@ import asyncio
 from typing import Any
 
 from gateway import contract
-from gateway.intake import filing, reading, waiting
+from gateway.intake import filing, lookup, waiting
 from gateway.services import Services
 
 
@@ -19,8 +19,8 @@ def file(services: Services) -> dict[str, Any]:
 
 
 def status(services: Services, filed: dict[str, Any]) -> dict[str, Any]:
-    with services.db.reading_rows() as conn:
-        return reading.check_status(conn, filed["reference"], filed["access_token"])
+    with services.db.read_only_rows() as conn:
+        return lookup.check_status(conn, filed["reference"], filed["access_token"])
 
 
 def add(services: Services, filed: dict[str, Any], text: str) -> None:

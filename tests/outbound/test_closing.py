@@ -24,7 +24,7 @@ def _filed(services: Services) -> int:
 
 def _entries(services: Services, after: int) -> list[tuple[str, Any]]:
     """Each audit entry past ``after``: its event, and what was queued or changed."""
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.scalars(
             select(AuditEntry).where(AuditEntry.seq > after).order_by(AuditEntry.seq)
         ).all()
@@ -32,7 +32,7 @@ def _entries(services: Services, after: int) -> list[tuple[str, Any]]:
 
 
 def _last_entry(services: Services) -> int:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         ids = session.scalars(select(AuditEntry.seq).order_by(AuditEntry.seq.desc())).first()
         return ids or 0
 

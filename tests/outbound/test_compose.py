@@ -17,7 +17,7 @@ def compose_first(services: Services, **fields: Any) -> Any:
         file_request(
             services, session, {"category": "legal_review", "request": "Read it."} | fields
         )
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         item = session.scalars(select(OutboxItem)).one()
         return compose_lawyer_email(
             session,
@@ -56,7 +56,7 @@ def test_subject_puts_the_ask_first_then_blocking_and_the_reference(services: Se
             session,
             {"category": "physical_action", "request": "Post the\nletter", "urgency": "blocking"},
         )
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         request = session.scalars(select(Request)).one()
         item = session.scalars(select(OutboxItem)).one()
         assert subject_for(request, item) == "“Post the” · BLOCKING [HFA-00001]"

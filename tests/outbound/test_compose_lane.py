@@ -31,7 +31,7 @@ def _batch(services: Services, count: int) -> Batch:
                 session,
                 {"category": "legal_review", "request": f"Read clause {n} — «urgent»."},
             )
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         items = list(session.scalars(select(OutboxItem).order_by(OutboxItem.id)))
         threads = load_threads(session, items)
     config = services.config

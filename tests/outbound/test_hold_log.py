@@ -77,7 +77,7 @@ def as_if_this_process_died(data_dir: Path) -> Path:
 
 
 def leases(services: Services) -> dict[int, datetime | None]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.execute(select(OutboxItem.id, OutboxItem.lease_until))
         return {item_id: until for item_id, until in rows}
 

@@ -32,13 +32,13 @@ def services(config: Config) -> Iterator[Services]:
 
 
 def rows(services: Services) -> dict[int, tuple[str, datetime | None]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         found = session.execute(select(OutboxItem.id, OutboxItem.state, OutboxItem.lease_until))
         return {item_id: (state, until) for item_id, state, until in found}
 
 
 def sent_entries(services: Services) -> list[dict[str, Any]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         found = session.scalars(select(AuditEntry).where(AuditEntry.event == "email.sent"))
         return [dict(entry.details) for entry in found]
 

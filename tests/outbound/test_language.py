@@ -24,7 +24,7 @@ from sqlalchemy import select
 from gateway import i18n
 from gateway.clock import FrozenClock
 from gateway.intake import apikeys
-from gateway.outbound import notices, outbox
+from gateway.outbound import held_notices, outbox
 from gateway.outbound.view import MailSettings, _count
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
@@ -139,7 +139,7 @@ def test_a_date_alone_is_that_day_with_no_invented_time(tmp_path: Path) -> None:
 
 def _held_notice(services: Services, to: str) -> EmailMessage:
     with services.db.transaction() as session:
-        item_id = notices.enqueue_notice(
+        item_id = held_notices.enqueue_notice(
             services,
             session,
             to=to,
@@ -155,10 +155,10 @@ def _held_notice(services: Services, to: str) -> EmailMessage:
             request_id=None,
             reference=None,
         )
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         item = session.get(OutboxItem, item_id)
         assert item is not None
-        return notices.compose_notice(services, item)
+        return held_notices.compose_notice(services, item)
 
 
 def test_no_push_or_notice_carries_an_iso_timestamp_and_every_email_has_a_list_id(
@@ -194,7 +194,7 @@ def test_client_and_matter_come_from_the_request_and_from_the_key(tmp_path: Path
         assert "M-2026-17</b> (the agent's claim)" in unescape(html)
         assert "Other details" not in html  # named fields, not leftovers
         assert "For: Acme Robotics GmbH" in str(mails["request"].get_body(("html",)))
-        with built.db.reading() as session:
+        with built.db.read_only() as session:
             listed = apikeys.list_keys(built, session)
         assert [(k.client, k.matter) for k in listed if k.name == "procurement-prod"] == [
             ("Acme Robotics GmbH", None)
@@ -213,7 +213,7 @@ def test_the_three_asks_of_the_review_keep_their_verbs_in_the_subject(tmp_path: 
     try:
         for ask in asks:
             file(built, request=ask, urgency="soon", deadline="2026-12-04")
-        with built.db.reading() as session:
+        with built.db.read_only() as session:
             items = session.query(OutboxItem).filter(OutboxItem.purpose == "request").all()
             ids = [i.id for i in items]
         from tests.lawyer_mails import compose_item

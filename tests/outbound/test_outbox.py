@@ -52,13 +52,13 @@ def file_one(services: Services) -> str:
 
 
 def item(services: Services) -> OutboxItem:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         row = session.scalars(select(OutboxItem)).one()
         return row
 
 
 def events(services: Services) -> list[str]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return list(session.scalars(select(AuditEntry.event).order_by(AuditEntry.seq)))
 
 
@@ -112,7 +112,7 @@ async def test_permanent_failure_is_dead_at_once_and_told_to_the_thread(clocked:
     assert row.state == "dead" and row.attempts == 1
     from gateway.store.thread import load_turns
 
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         turns = load_turns(session, row.request_id or 0)
     assert turns[-1].kind == "email_failed" and "550 5.1.1" in turns[-1].body
     assert "email.failed" in events(clocked)
@@ -148,7 +148,7 @@ async def test_a_delayed_email_is_told_once_and_again_when_it_goes_out(
         await worker.run_once()
         clock.advance(timedelta(minutes=20))
     assert item(clocked).state == "sent"
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         kinds = [t.kind for t in load_turns(session, item(clocked).request_id or 0)]
     assert kinds.count("email_delayed") == 1 and kinds.count("email_delivered") == 1
     assert kinds.index("email_delayed") < kinds.index("email_delivered")
@@ -197,7 +197,7 @@ async def test_a_fault_of_the_gateway_is_dead_at_once_and_told(clocked: Services
     await worker.run_once()
     row = item(clocked)
     assert row.state == "dead" and "IndexError" in (row.last_error or "")
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         turns = session.scalars(select(Turn).where(Turn.kind == "email_failed")).all()
     assert len(turns) == 1
 
@@ -221,7 +221,7 @@ async def test_backoff_is_capped(clocked: Services) -> None:
             assert probe is not None
             probe.next_attempt_at = clock.now() + timedelta(seconds=30)
     # Uncapped, the fifth retry would wait 600 s * 2**4 = 160 minutes.
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         row = session.scalars(select(OutboxItem).order_by(OutboxItem.id.desc())).first()
     assert row is not None
     assert row.state == "pending" and row.attempts == 5
@@ -230,7 +230,7 @@ async def test_backoff_is_capped(clocked: Services) -> None:
 
 
 def first_item(services: Services) -> OutboxItem:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         row = session.scalars(select(OutboxItem).order_by(OutboxItem.id)).first()
         assert row is not None
         return row
@@ -251,7 +251,7 @@ async def test_a_relay_that_answers_again_is_used_at_once_not_at_the_next_backof
     assert await worker.run_once() == 3
     clock.advance(timedelta(seconds=60))
     await worker.run_once()
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         waits = sorted(
             (r.next_attempt_at - clock.now()).total_seconds()
             for r in session.scalars(select(OutboxItem))
@@ -265,7 +265,7 @@ async def test_a_relay_that_answers_again_is_used_at_once_not_at_the_next_backof
     file_one(clocked)
     assert await worker.run_once() >= 1
     assert await worker.run_once() >= 1
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         states = [r.state for r in session.scalars(select(OutboxItem))]
     assert states == ["sent"] * 4, states
     assert len(references) == 3
@@ -299,7 +299,7 @@ async def test_webhooks_retry_for_their_period_not_a_count(clocked: Services) ->
     for _ in range(clocked.config.outbox_max_attempts + 3):
         await worker.run_once()
         clock.advance(timedelta(hours=2))
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         hook = session.scalars(select(OutboxItem).where(OutboxItem.channel == "webhook")).one()
     assert hook.state == "pending"
     assert len(calls) == clocked.config.outbox_max_attempts + 3
@@ -346,7 +346,7 @@ def test_the_audit_shows_a_webhook_reply_to_without_its_query(clocked: Services)
                 "reply_to": "https://hooks.example/in?token=s3cr3t-receiver-token",
             },
         )
-    with clocked.db.reading() as session:
+    with clocked.db.read_only() as session:
         [entry] = session.scalars(select(AuditEntry).where(AuditEntry.event == "request.recorded"))
     assert entry.details["reply_to"] == "https://hooks.example/in?..."
     mirror = auditkit.mirror_text(clocked)

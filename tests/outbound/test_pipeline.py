@@ -49,13 +49,13 @@ def file_many(services: Services, count: int) -> None:
 
 
 def states(services: Services) -> dict[str, int]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.execute(select(OutboxItem.state, func.count()).group_by(OutboxItem.state))
         return {state: count for state, count in rows}
 
 
 def events(services: Services, name: str) -> list[dict[str, Any]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         query = select(AuditEntry).where(AuditEntry.event == name).order_by(AuditEntry.seq)
         return [dict(e.details) for e in session.scalars(query)]
 
@@ -148,7 +148,7 @@ def test_a_batch_is_composed_as_each_email_alone(services: Services) -> None:
     # Every kind of email, for two requests, so the thread headers of later emails count.
     for _ in range(2):
         lawyer_mails.every_kind(services)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         items = list(session.scalars(select(OutboxItem).where(OutboxItem.channel == "email")))
         threads = load_threads(session, items)
         assert set(threads) == {i.id for i in items}

@@ -106,7 +106,7 @@ async def file_and_answer(running: Running, reply_to_channel: str, answer: str) 
 
 
 def outbox(running: Running, channel: str) -> list[OutboxItem]:
-    with running.services.db.reading() as session:
+    with running.services.db.read_only() as session:
         rows = session.scalars(select(OutboxItem).where(OutboxItem.channel == channel))
         return list(rows)
 
@@ -159,7 +159,7 @@ async def test_webhook_retries_on_5xx_and_429_honouring_retry_after(
     assert items[0].state == "sent" and items[0].attempts == 3
     # The 503 waited the backoff (HFA_OUTBOX_BACKOFF_SECONDS, 0.05 here), the 429 the
     # second its Retry-After asked for, though the backoff alone would be 0.1 s.
-    with gateway.services.db.reading() as session:
+    with gateway.services.db.read_only() as session:
         deferred = session.scalars(
             select(AuditEntry)
             .where(AuditEntry.event == "webhook.deferred")
@@ -182,7 +182,7 @@ async def test_410_stops_deliveries_to_that_url(gateway: Running, receiver: Rece
             break
         await asyncio.sleep(0.05)
     assert len(receiver.calls) == 1
-    with gateway.services.db.reading() as session:
+    with gateway.services.db.read_only() as session:
         from gateway.store.models import AuditEntry
 
         # In the order written: the second request's dead delivery is audited too.

@@ -52,14 +52,14 @@ def insert_row(services: Services, **values: object) -> int:
 
 
 def state(services: Services, seq: int) -> tuple[int | None, str | None]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         row = session.get(AuditEntry, seq)
         assert row is not None
         return row.leaf_index, row.refused
 
 
 def refusals(services: Services) -> list[dict[str, object]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.scalars(
             select(AuditEntry)
             .where(AuditEntry.event == "audit.entry_refused", AuditEntry.leaf_index.is_not(None))
@@ -115,7 +115,7 @@ def test_a_genuine_pending_entry_edited_before_integration_is_refused(gateway: S
 
 def test_a_genuine_row_copied_into_a_new_one_cannot_be_inserted(gateway: Services) -> None:
     genuine(gateway, 1)
-    with gateway.db.reading() as session:
+    with gateway.db.read_only() as session:
         row = session.scalars(select(AuditEntry).where(AuditEntry.event == "test.entry")).one()
         copy = {
             "at": row.at,

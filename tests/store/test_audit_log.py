@@ -163,7 +163,7 @@ def test_an_entry_edited_with_its_leaf_hash_is_caught_by_its_checkpoint(
     services: Services, cli_env: Config, capsys: pytest.CaptureFixture[str]
 ) -> None:
     fill(services)
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         entry = session.get(AuditEntry, 9)
         assert entry is not None
         digest = leaf_hash_hex({**fields_of(entry), "actor": "mallory"})
@@ -220,7 +220,7 @@ def test_an_inserted_entry_is_named(
     # A forged entry given the next leaf, with its right leaf hash, but no checkpoint.
     with services.db.transaction() as session:
         services.audit.append(session, "reply.recorded", at=START, actor="mallory")
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         forged = session.scalars(select(AuditEntry).where(AuditEntry.actor == "mallory")).one()
         digest = leaf_hash_hex(fields_of(forged))
     sql(
@@ -428,7 +428,7 @@ def test_verify_streams_a_generated_log_and_real_batches_continue_it(tmp_path: P
         mirror = services.config.data_dir / "audit.jsonl"
         with services.db.transaction() as session:
             generate(session, 5_000, start=START, mirror=mirror, keys=keys)
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             verdict = audit_check.verify(session, keys.publics(), mirror=mirror)
         assert verdict.problems == [] and verdict.leaves == 5_000
         assert verdict.mirror_lines == 5_000

@@ -44,7 +44,7 @@ def test_chunks_commit_unflushed_and_every_connection_flushes_again(services: Se
 
     blobs.write_apart(noting, VALUE, DIGEST, services.clock.now())
     assert seen == ["off"] * 4
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         assert blobs.read(session, DIGEST, len(VALUE)) == VALUE
     # Every connection the pool holds, and any transaction after, flushes its commit.
     for _ in range(8):

@@ -62,7 +62,7 @@ async def test_concurrent_writes_share_a_commit_and_fail_alone(tmp_path: Path) -
 
         verdict = auditkit.verify(services)
         assert not verdict.problems, verdict.problems
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             assert session.scalar(select(func.count()).select_from(Request)) == 10
             events = session.scalars(select(AuditEntry.reference).order_by(AuditEntry.seq))
             assert sorted(set(events), key=str) == references
@@ -78,7 +78,7 @@ async def test_a_write_returns_only_once_committed(tmp_path: Path) -> None:
             *(services.db.write(_filer(services, f"q{i}")) for i in range(5))
         )
         # Another connection (as another process would) already sees every one of them.
-        with other.db.reading() as session:
+        with other.db.read_only() as session:
             for reference in references:
                 number = int(reference.removeprefix("HFA-"))
                 assert session.get(Request, number) is not None

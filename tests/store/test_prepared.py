@@ -49,7 +49,7 @@ def test_a_prepared_insert_reads_back_through_the_orm_unchanged(services: Servic
                 "data": data,
             },
         )
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         turn = session.get(Turn, turn_id)
         assert turn is not None
         assert (turn.at, turn.data, turn.body, turn.seq) == (at, data, "Approved.", 2)

@@ -37,7 +37,7 @@ async def test_claimed_rows_carry_the_lease_they_were_given_and_held_ones_are_re
             rows = claim(session, OutboxItem, now=NOW, lease=LEASE, limit=10, skip_locked=False)
         # The rows in hand say what the database now says, without being read again.
         assert [(r.attempts, r.lease_until) for r in rows] == [(1, NOW + LEASE)] * 3
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             stored = list(session.scalars(select(OutboxItem).order_by(OutboxItem.id)))
         assert [(r.attempts, r.lease_until) for r in stored] == [(1, NOW + LEASE)] * 3
 
@@ -48,7 +48,7 @@ async def test_claimed_rows_carry_the_lease_they_were_given_and_held_ones_are_re
             held.discard(second)
             # Two renewals, every third of the lease.
             await asyncio.sleep(LEASE.total_seconds() * 0.8)
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             until = dict(session.execute(select(OutboxItem.id, OutboxItem.lease_until)).all())
         # Only the row still held was renewed; the others keep the lease they had.
         assert until == {
@@ -90,7 +90,7 @@ def test_a_claim_and_a_renewal_leave_no_row_locked_while_their_caller_goes_on(
             renew(session, OutboxItem, [r.id for r in rows], now=NOW, lease=LEASE * 10)
             if not db.is_sqlite:
                 _update_without_waiting(db, [r.id for r in rows])
-        with db.reading() as session:
+        with db.read_only() as session:
             stored = dict(session.execute(select(OutboxItem.id, OutboxItem.attempts)).all())
         # Two leased, each counted once; the third still waits for a claim.
         assert sorted(stored.values()) == [0, 1, 1]
@@ -120,7 +120,7 @@ def test_a_renewal_touches_only_leases_with_less_than_half_left(config: Config) 
         later = NOW + LEASE * 0.6
         with services.db.statement() as session:
             assert renew(session, OutboxItem, [row.id], now=later, lease=LEASE) == 1
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             assert session.scalar(select(OutboxItem.lease_until)) == later + LEASE
     finally:
         services.close()

@@ -61,7 +61,7 @@ def test_an_orm_change_of_a_failed_write_is_gone_for_the_next_write(tmp_path: Pa
         failed, read_ok = asyncio.run(batch())
         assert isinstance(failed, InvalidRequest) and read_ok is None
         assert seen == ["recorded", "None"]
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             assert session.scalar(select(Request.status).where(Request.id == number)) == (
                 "recorded"
             )
@@ -106,7 +106,7 @@ def test_a_write_whose_flush_fails_gets_the_error_and_the_others_still_commit(
         first, broken, second = asyncio.run(batch())
         assert isinstance(broken, StorageError)
         assert {first, second} == {"HFA-00002", "HFA-00003"}
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             assert session.scalar(select(ApiKey.name)) is None
             assert len(list(session.scalars(select(Request.id)))) == 3
     finally:

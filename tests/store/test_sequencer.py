@@ -37,7 +37,7 @@ def sequencer_of(services: Services) -> Sequencer:
 
 
 def leaves(services: Services) -> list[tuple[int, int | None]]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.execute(
             select(AuditEntry.seq, AuditEntry.leaf_index).order_by(AuditEntry.seq)
         )
@@ -157,7 +157,7 @@ def _steps_until_integrated(services: Services, sequencer: Sequencer) -> int:
 
 
 def _events_in_tree(services: Services) -> list[str]:
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         return list(
             session.scalars(
                 select(AuditEntry.event)
@@ -320,7 +320,7 @@ def test_two_batches_racing_integrate_each_entry_once(services: Services) -> Non
     for t in (first, second):
         t.join(60)
     assert outcomes.count("committed") == 1, outcomes
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         assert session.scalar(select(func.count()).select_from(AuditCheckpoint)) == 1
     assert [leaf for _seq, leaf in leaves(services)] == [0, 1, 2, 3, 4]
     assert auditkit.verify(services).problems == []

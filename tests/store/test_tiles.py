@@ -86,7 +86,7 @@ def _log_of(services: Services, count: int) -> list[bytes]:
         sequencer.step(NOW)
     finally:
         sequencer.let_go()
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
         rows = session.query(AuditEntry.leaf_hash).order_by(AuditEntry.leaf_index).all()
     return [bytes.fromhex(h or "") for (h,) in rows]
 
@@ -98,7 +98,7 @@ def test_each_level_holds_the_tree_hashes_of_the_tiles_below(
     monkeypatch.setattr(tiles, "WIDTH", 4)
     leaves = _log_of(services, 100)
     cache = tiles.TileCache()
-    with services.db.reading() as session:
+    with services.db.read_only() as session:
 
         def hashes(level: int | None, index: int, width: int) -> list[bytes]:
             data = tiles.read_tile(session, tiles.TileAddress(level, index, width), cache)

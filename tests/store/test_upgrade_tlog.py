@@ -105,7 +105,7 @@ def test_the_old_chain_becomes_the_first_leaves_and_keeps_verifying(
         verdict = auditkit.verify(services)
         assert verdict.problems == [], verdict.problems
         assert verdict.leaves == OLD_ENTRIES + 3 and verdict.mirror_lines == OLD_ENTRIES + 3
-        with services.db.reading() as session:
+        with services.db.read_only() as session:
             old = session.get(AuditEntry, 2)
             assert old is not None and old.leaf_index == 1 and old.hash is not None
             newest = session.get(AuditEntry, OLD_ENTRIES + 1)

@@ -214,7 +214,7 @@ def test_votes_in_one_process_match_the_evaluator(store: Services) -> None:
                 )
                 if done.reached_now:
                     reached.append(n + 1)
-        with store.db.reading() as session:
+        with store.db.read_only() as session:
             stored = vote_log(session, request_id)
             row = session.get(RequestPolicy, request_id)
             assert row is not None
@@ -289,7 +289,7 @@ def test_three_worker_processes_push_each_outcome_once(
     sent = sum(len(s) for s in plan["shares"])
     assert len(lines) == sent
     reached = Counter(line["request"] for line in lines if line["reached"])
-    with store.db.reading() as session:
+    with store.db.read_only() as session:
         rows = list(session.scalars(select(VoteRow)))
         for request_id, rule, _delegated in requests:
             stored = vote_log(session, request_id)

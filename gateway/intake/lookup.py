@@ -1,4 +1,4 @@
-"""Reading a request back: the access-token check, its status, the read-only thread link.
+"""Looking a request up for its agent: the access-token check, its status, the read-only thread link.
 
 A wrong token and an unknown reference get the same answer, in the same time, so
 neither tells a caller which references exist.
@@ -160,7 +160,7 @@ def check_status(conn: Connection, reference: str, access_token: str) -> dict[st
     """The thread, if the token is the request's access token; the same NotFound otherwise.
 
     The hottest read: one prepared statement on a bare connection
-    (``Database.reading_rows``), with the same constant-time comparison as
+    (``Database.read_only_rows``), with the same constant-time comparison as
     :func:`authorize`.
     """
     number = contract.number_from_reference(reference)

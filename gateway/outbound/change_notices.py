@@ -1,4 +1,4 @@
-"""Telling every lawyer on a thread what changed, so nobody works on a settled request.
+"""What a change notice says to the lawyers on a thread, so nobody works on a settled request.
 
 A withdrawal, an ops close and a passed deadline are mailed to the thread's
 lawyers; counsel hears that a request was escalated; the others hear when
