@@ -14,6 +14,7 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.inbound.approvals import ask_recipient
+from gateway.inbound.reply import Reply
 from gateway.outbound.tell import tell_thread
 from gateway.services import Services
 from gateway.store.models import Recipient, Request, Turn
@@ -21,11 +22,10 @@ from gateway.store.thread import add_turn
 from gateway.store.votes import add_delegate, standing
 
 
-def approver_away(
-    services: Services, session: Session, request: Request, recipient: Recipient, now: datetime
-) -> str:
-    """An out-of-office reply from ``recipient``: ask their delegate once, or say they
+def approver_away(services: Services, session: Session, reply: Reply) -> str:
+    """An out-of-office reply from the recipient: ask their delegate once, or say they
     are away. Returns what was done ('' when nothing was)."""
+    request, recipient, now = reply.request, reply.recipient, reply.now
     state = standing(session, request.id, now)
     person = recipient.address
     if state.evaluation.decided or person not in state.evaluation.waiting_for:

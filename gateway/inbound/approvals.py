@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session
 
 from gateway import policy as rules
 from gateway.contract import APPROVAL_KINDS
+from gateway.inbound.reply import Answer
 from gateway.outbound import outbox
 from gateway.outbound.closing import Push, Tell, close_request
 from gateway.outbound.tell import tell_thread
@@ -117,15 +118,9 @@ class Counted:
         }
 
 
-def cast_vote(
-    services: Services,
-    session: Session,
-    request: Request,
-    recipient: Recipient,
-    turn: Turn,
-    now: datetime,
-) -> Counted:
-    """Count ``turn`` (already on the thread) under the request's policy."""
+def cast_vote(services: Services, session: Session, answer: Answer) -> Counted:
+    """Count the answer's turn (already on the thread) under the request's policy."""
+    request, recipient, turn, now = answer.request, answer.recipient, answer.turn, answer.at
     decision = _VOTES.get(turn.kind)
     if decision is None or turn.data.get("decision_unclear") or turn.data.get("late"):
         several = len(standing(session, request.id, now).policy.approvers) > 1

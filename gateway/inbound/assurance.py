@@ -46,11 +46,11 @@ from gateway.inbound.arc import ArcVerdict, verify_arc
 from gateway.inbound.dkim_check import DkimResult, verify_dkim
 from gateway.inbound.dmarc import DmarcRecord, aligned, dmarc_record
 from gateway.inbound.dns_txt import Budgeted, lookup_for
+from gateway.inbound.reply import Reply
 from gateway.inbound.sender import SenderCheck, results_claiming, verify_sender
 from gateway.replies import DecisionKind
 from gateway.settings.config import Config
 from gateway.store import blobs
-from gateway.store.models import InboundMessage
 
 # The most one message's new DNS questions may take, all together.
 MESSAGE_DNS_SECONDS = 6.0
@@ -319,16 +319,11 @@ def prefetch(config: Config, mails: Collection[Any]) -> None:
             evidence_for(mail, config)
 
 
-def proven_sender(
-    config: Config,
-    session: Session,
-    row: InboundMessage,
-    mail: Any,
-    address: str,
-    now: datetime,
-) -> SenderCheck:
-    """A reply's sender: one mailbox, the lawyer's (``address`` or an alias), and how well
-    it is proven (the ladder); not ok, with the reason, when it is not the lawyer's."""
+def proven_sender(config: Config, session: Session, reply: Reply) -> SenderCheck:
+    """A reply's sender: one mailbox, the lawyer's (the recipient's address or an alias),
+    and how well it is proven (the ladder); not ok, with the reason, when it is not the
+    lawyer's."""
+    mail, address = reply.mail, reply.recipient.address
     check = verify_sender(
         mail.message,
         address,
@@ -339,5 +334,7 @@ def proven_sender(
     )
     if not check.ok:
         return check
-    raw = blobs.raw_of(session, row) if mail.raw is None else None
-    return assure(check, mail.message, config, evidence_for(mail, config, raw), row.rcpt_to, now)
+    # The worker hands every message on with its bytes; only a caller without them reads them.
+    raw = blobs.raw_of(session, reply.row) if mail.raw is None else None
+    evidence = evidence_for(mail, config, raw)
+    return assure(check, mail.message, config, evidence, reply.row.rcpt_to, reply.now)

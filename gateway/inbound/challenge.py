@@ -44,6 +44,7 @@ from gateway.inbound.effect import ask_of
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import parse_stored
 from gateway.inbound.record import Outcome, finish, record_reply, reply_of, text_of
+from gateway.inbound.reply import Reply
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox
 from gateway.outbound.challenge_mail import challenge_mail
@@ -202,18 +203,13 @@ def confirmed_inbound(services: Services, row: InboundMessage) -> int | None:
     return None
 
 
-def _confirm_check(
-    services: Services,
-    session: Session,
-    row: InboundMessage,
-    mail: ParsedMail,
-    recipient: Recipient,
-) -> SenderCheck | str:
-    """The CONFIRM's own check through the ladder, or why it does not count."""
+def _confirm_check(services: Services, session: Session, confirm: Reply) -> SenderCheck | str:
+    """The CONFIRM's own check through the ladder, or why it does not count (``confirm``:
+    the CONFIRM, as a reply to the held message's request and recipient)."""
     config = services.config
-    if not _CONFIRM_WORD.match(_new_text(mail)):
+    if not _CONFIRM_WORD.match(_new_text(confirm.mail)):
         return "the reply does not start with CONFIRM"
-    check = proven_sender(config, session, row, mail, recipient.address, services.clock.now())
+    check = proven_sender(config, session, confirm)
     if not check.ok:
         return check.reason
     # The challenge address is the secret here; an explicit domain policy still applies.
@@ -241,7 +237,7 @@ def take_confirm(
     now = services.clock.now()
     if now - held.received_at > timedelta(days=CONFIRM_DAYS):
         return Outcome("unconfirmed", f"the challenge expired after {CONFIRM_DAYS} days")
-    check = _confirm_check(services, session, row, mail, recipient)
+    check = _confirm_check(services, session, Reply(row, mail, request, recipient, now))
     if isinstance(check, str):
         return Outcome("unconfirmed", check[:300], request, recipient)
     held_mail = parse_stored(blobs.raw_of(session, held))
@@ -253,7 +249,9 @@ def take_confirm(
         authenticated_by=_confirmed_entry(check, held, row, held_mail, now),
         strength="vouched",
     )
-    outcome = record_reply(services, session, held, held_mail, request, recipient, vouched, now)
+    outcome = record_reply(
+        services, session, Reply(held, held_mail, request, recipient, now, vouched)
+    )
     services.audit.append(
         session,
         "inbound.confirmed",

@@ -27,11 +27,11 @@ from gateway.inbound.approvals import ask_recipient
 from gateway.inbound.assurance import refusal
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.record import Outcome, reply_of
-from gateway.inbound.sender import SenderCheck
+from gateway.inbound.reply import Reply
 from gateway.outbound import outbox
 from gateway.replies import DecisionKind, ReplyError
 from gateway.services import Services
-from gateway.store.models import InboundMessage, Recipient, Request
+from gateway.store.models import Recipient, Request
 from gateway.store.thread import add_turn
 from gateway.store.votes import add_delegate, standing
 
@@ -90,18 +90,17 @@ def _why_not(
     return "", {}
 
 
-def take_delegation(
-    services: Services,
-    session: Session,
-    row: InboundMessage,
-    mail: ParsedMail,
-    request: Request,
-    recipient: Recipient,
-    check: SenderCheck,
-    now: datetime,
-) -> Outcome | None:
+def take_delegation(services: Services, session: Session, reply: Reply) -> Outcome | None:
     """A DELEGATE reply handed on (or refused, and the lawyer told why); None when the
     message is no delegation, and is read as a reply like any other."""
+    row, mail, request, recipient, now = (
+        reply.row,
+        reply.mail,
+        reply.request,
+        reply.recipient,
+        reply.now,
+    )
+    check = reply.sender
     if not is_delegation(mail, request.reference):
         return None
     refused = refusal(services.config, check, DecisionKind.APPROVAL)

@@ -15,12 +15,13 @@ from sqlalchemy.orm import Session
 
 from gateway.contract import AWAITING_ANSWER
 from gateway.inbound.approvals import Counted, cast_vote
+from gateway.inbound.reply import Answer
 from gateway.outbound import push
 from gateway.outbound.receipts import recorded_as
 from gateway.outbound.tell import tell_thread
 from gateway.replies import Ask, Reading
 from gateway.services import Services
-from gateway.store.models import Recipient, Request, Turn
+from gateway.store.models import Request
 from gateway.store.recording import anyone_else_on
 from gateway.store.thread import change_status
 
@@ -71,22 +72,15 @@ def ask_of(request: Request) -> Ask:
 
 
 def put_into_effect(
-    services: Services,
-    session: Session,
-    request: Request,
-    recipient: Recipient,
-    turn: Turn,
-    new_status: str,
-    *,
-    actor: str,
-    now: datetime,
+    services: Services, session: Session, answer: Answer, new_status: str, *, actor: str
 ) -> Counted:
     """The request moves as the human turn says: its vote, reminders, first answer, status.
 
     ``new_status`` is what the turn alone says; the policy decides what it comes to
     (a first approval of two needed leaves the request read, not answered).
     """
-    counted = cast_vote(services, session, request, recipient, turn, now)
+    request, turn, now = answer.request, answer.turn, answer.at
+    counted = cast_vote(services, session, answer)
     if turn.kind == "acknowledgement":
         pause_reminders(request, now)
     elif request.first_human_reply_at is None:
@@ -107,15 +101,7 @@ def put_into_effect(
     return counted
 
 
-def tell_and_push(
-    services: Services,
-    session: Session,
-    request: Request,
-    recipient: Recipient,
-    turn: Turn,
-    now: datetime,
-    counted: Counted,
-) -> None:
+def tell_and_push(services: Services, session: Session, answer: Answer, counted: Counted) -> None:
     """The thread's other humans hear of it (so two people do not answer the same
     request), and the agent's reply_to gets the push.
 
@@ -123,6 +109,7 @@ def tell_and_push(
     that leaves the policy waiting or a reply that decided nothing; the agent
     hears of a vote only when it reached the outcome or disagrees with it.
     """
+    request, recipient, turn = answer.request, answer.recipient, answer.turn
     # Asked first by one compiled statement: on most threads the one who answered is the
     # only human, and there is nobody to tell.
     if (counted.tells_others or turn.kind == "close") and anyone_else_on(
@@ -139,7 +126,7 @@ def tell_and_push(
                 "body": turn.body,
                 "outcome": counted.policy(),
             },
-            at=now,
+            at=answer.at,
             skip=frozenset({recipient.id}),
         )
     if counted.pushes:

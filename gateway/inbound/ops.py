@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from gateway.errors import NotHeld
+from gateway.inbound.claims import lease_for
 from gateway.inbound.mailparse import parse
 from gateway.inbound.record import Outcome, finish, record_reply
+from gateway.inbound.reply import Reply
 from gateway.inbound.sender import SenderCheck, from_address
-from gateway.inbound.worker import lease_for, process_one
+from gateway.inbound.worker import process_one
 from gateway.services import Services
 from gateway.store import blobs
 from gateway.store.models import InboundMessage, Recipient, Request
@@ -32,9 +34,8 @@ def record_held(services: Services, inbound_id: int, by: str) -> Outcome:
         check = SenderCheck(True, sender, f"accepted by {by}", accepted, strength="vouched")
         held_because = row.outcome_detail or ""
         now = services.clock.now()
-        outcome = record_reply(
-            services, session, row, mail, request, recipient, check, now, accepted_by=by
-        )
+        reply = Reply(row, mail, request, recipient, now, check)
+        outcome = record_reply(services, session, reply, accepted_by=by)
         services.audit.append(
             session,
             "inbound.accepted",

@@ -46,6 +46,7 @@ from gateway.inbound.effect import put_into_effect, tell_and_push
 from gateway.inbound.late_replies import answer_in_hand as answer_in_hand
 from gateway.inbound.late_replies import received_of, request_free, unread_in_window
 from gateway.inbound.late_replies import unless_superseded as unless_superseded
+from gateway.inbound.reply import Answer
 from gateway.options import MAX_CHOICES
 from gateway.outbound.quickreply import QUICK_REPLIES, QuickReply, quick_subject, untouched_choice
 from gateway.replies import Reading
@@ -263,9 +264,8 @@ def take_effect(
     turn = add_turn(
         session, request, author="human", kind=pending["kind"], at=now, body=held.body, data=data
     )
-    counted = put_into_effect(
-        services, session, request, recipient, turn, pending["status"], actor=actor, now=now
-    )
+    answer = Answer(request, recipient, turn, now)
+    counted = put_into_effect(services, session, answer, pending["status"], actor=actor)
     session.flush()
     services.audit.append(
         session,
@@ -275,7 +275,7 @@ def take_effect(
         reference=request.reference,
         details={"turn": turn.seq, "held_turn": held.seq, "status": request.status},
     )
-    tell_and_push(services, session, request, recipient, turn, now, counted)
+    tell_and_push(services, session, answer, counted)
     return True
 
 

@@ -19,6 +19,7 @@ from gateway.inbound.assurance import refusal
 from gateway.inbound.attachments import recorded_detail, store_attachments
 from gateway.inbound.effect import ask_of, put_into_effect, status_after, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
+from gateway.inbound.reply import Answer, Reply
 from gateway.inbound.sender import SenderCheck
 from gateway.outbound import outbox
 from gateway.replies import (
@@ -38,7 +39,6 @@ from gateway.store.models import (
     InboundMessage,
     Recipient,
     Request,
-    Turn,
 )
 from gateway.store.recording import set_outcome
 from gateway.store.thread import add_turn, store_request
@@ -56,15 +56,15 @@ class Outcome:
     turn_id: int | None = None
 
 
-def record_auto_reply(
-    session: Session,
-    row: InboundMessage,
-    mail: ParsedMail,
-    request: Request,
-    recipient: Recipient,
-    now: datetime,
-) -> Outcome:
+def record_auto_reply(session: Session, reply: Reply) -> Outcome:
     """An out-of-office or other automatic reply: a system turn, never an answer."""
+    row, mail, request, recipient, now = (
+        reply.row,
+        reply.mail,
+        reply.request,
+        reply.recipient,
+        reply.now,
+    )
     turn = add_turn(
         session,
         request,
@@ -88,25 +88,25 @@ def reply_of(mail: ParsedMail) -> ReplyText:
 
 
 def record_reply(
-    services: Services,
-    session: Session,
-    row: InboundMessage,
-    mail: ParsedMail,
-    request: Request,
-    recipient: Recipient,
-    check: SenderCheck,
-    now: datetime,
-    accepted_by: str | None = None,
+    services: Services, session: Session, reply: Reply, accepted_by: str | None = None
 ) -> Outcome:
     """The human's answer: a turn with its reading, the status moved, a receipt, a push.
 
     The reading (``replies.read_reply``) is the only thing that says what the reply
     decides: the turn's kind, the status, the hold, the receipt and the push all follow
-    it as it is.
+    it as it is. ``reply.check``: its sender, proven.
     """
+    row, mail, request, recipient, now = (
+        reply.row,
+        reply.mail,
+        reply.request,
+        reply.recipient,
+        reply.now,
+    )
+    check = reply.sender
     try:
-        reply = reply_of(mail)
-        reading = reading_of(mail, reply, request)
+        text = reply_of(mail)
+        reading = reading_of(mail, text, request)
     except ReplyError as exc:
         return Outcome("unparseable", f"reply text could not be read: {exc}")
     # Held or challenged, the reply is described to the lawyer by this same reading.
@@ -118,7 +118,7 @@ def record_reply(
     new_status, body = status_after(reading, request), reading.said
     attachments = store_attachments(session, row, mail)
     link = pending.untouched_link(reading, mail.subject, body, request.reference)
-    data = _turn_data(row, mail, recipient, check, reply, reading, attachments)
+    data = _turn_data(reply, text, reading, attachments)
     data |= pending.source_of(reading, link)
     if accepted_by is not None:
         # Held for ops (e.g. the lawyer's second address) and accepted by this person.
@@ -140,9 +140,8 @@ def record_reply(
         data = pending.held_data(data, kind, new_status, due)
         kind = pending.PENDING_KIND
     turn = add_turn(session, request, author="human", kind=kind, at=now, body=body, data=data)
-    counted = _hold_or_put_into_effect(
-        services, session, request, recipient, turn, (new_status, due), check.address, now
-    )
+    answer = reply.answer(turn)
+    counted = _hold_or_put_into_effect(services, session, answer, (new_status, due), check.address)
     services.audit.append(
         session,
         "reply.recorded",
@@ -160,7 +159,7 @@ def record_reply(
             "in_effect": kind not in (pending.PENDING_KIND, NO_ANSWER_KIND),
         },
     )
-    _tell_everyone(services, session, request, recipient, turn, now, replaced, counted)
+    _tell_everyone(services, session, answer, replaced, counted)
     detail = recorded_detail(kind, attachments)
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
@@ -204,28 +203,23 @@ def text_of(mail: ParsedMail, reply: ReplyText) -> TextReading:
 
 
 def _turn_data(
-    row: InboundMessage,
-    mail: ParsedMail,
-    recipient: Recipient,
-    check: SenderCheck,
-    reply: ReplyText,
-    reading: Reading,
-    attachments: list[dict[str, Any]],
+    reply: Reply, text: ReplyText, reading: Reading, attachments: list[dict[str, Any]]
 ) -> dict[str, Any]:
     """What the human turn carries besides its text: the reading, as it was read."""
+    row, mail, check = reply.row, reply.mail, reply.sender
     data: dict[str, Any] = {
         "from": check.address,
         # What vouched for the sender: a trusted DMARC/DKIM pass, or the From address only.
         "authenticated_by": check.authenticated_by,
-        "role": recipient.role,
+        "role": reply.recipient.role,
         "message_id": row.message_id,
         "subject": mail.subject[:300],
         "decision": reading.decision,
         "decision_words": reading.trigger,
         "decision_unclear": reading.unclear,
         "reading": reading.as_json(),
-        "elided": reply.elided,
-        "new_text_confident": reply.confident,
+        "elided": text.elided,
+        "new_text_confident": text.confident,
         "attachments": attachments,
         "inbound_id": row.id,
     }
@@ -250,12 +244,9 @@ def _turn_data(
 def _hold_or_put_into_effect(
     services: Services,
     session: Session,
-    request: Request,
-    recipient: Recipient,
-    turn: Turn,
+    answer: Answer,
     status_due: tuple[str, datetime | None],
     actor: str,
-    now: datetime,
 ) -> Counted | None:
     """A typed reading waits out its window; anything else but a no-answer takes effect now.
 
@@ -263,23 +254,19 @@ def _hold_or_put_into_effect(
     taken effect: a held reading is a vote only once its window ends.
     """
     new_status, due = status_due
+    turn = answer.turn
     if due is not None:
-        pending.hold(services, session, request, recipient, turn, due)
+        pending.hold(services, session, answer.request, answer.recipient, turn, due)
         return None
     if turn.kind == NO_ANSWER_KIND or "superseded" in turn.data:
         return None
-    return put_into_effect(
-        services, session, request, recipient, turn, new_status, actor=actor, now=now
-    )
+    return put_into_effect(services, session, answer, new_status, actor=actor)
 
 
 def _tell_everyone(
     services: Services,
     session: Session,
-    request: Request,
-    recipient: Recipient,
-    turn: Turn,
-    now: datetime,
+    answer: Answer,
     replaced: list[dict[str, Any]],
     counted: Counted | None,
 ) -> None:
@@ -289,34 +276,33 @@ def _tell_everyone(
     A reply that is only thanks or a greeting once the request is answered (a "Thanks!"
     to a receipt) is recorded and sets off nothing: no receipt, no notice, no push.
     """
-    if turn.kind == NO_ANSWER_KIND and request.status not in AWAITING_ANSWER:
+    turn = answer.turn
+    if turn.kind == NO_ANSWER_KIND and answer.request.status not in AWAITING_ANSWER:
         return
     if "superseded" in turn.data:
         # The later answer's receipt stands; this one changes nothing.
         return
     if services.config.receipts:
-        _queue_receipt(services, session, request, recipient, turn, now, replaced, counted)
+        _queue_receipt(services, session, answer, replaced, counted)
     if counted is not None:
-        tell_and_push(services, session, request, recipient, turn, now, counted)
+        tell_and_push(services, session, answer, counted)
 
 
 def _queue_receipt(
     services: Services,
     session: Session,
-    request: Request,
-    recipient: Recipient,
-    turn: Turn,
-    now: datetime,
+    answer: Answer,
     replaced: list[dict[str, Any]],
     counted: Counted | None,
 ) -> None:
     """Tell the lawyer what was recorded from their reply, in reply to that message."""
+    request, turn, now = answer.request, answer.turn, answer.at
     data = turn.data
     outbox.enqueue_lawyer_email(
         services,
         session,
         request,
-        recipient,
+        answer.recipient,
         purpose="receipt",
         at=now,
         payload={

@@ -31,9 +31,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Mapping
-from datetime import timedelta
 
-from sqlalchemy import bindparam, or_, select, update
 from sqlalchemy.orm import Session
 
 from gateway.errors import Unparseable
@@ -43,6 +41,7 @@ from gateway.inbound.ahead import Ahead, Known, Read, ahead_of, chunk_rows, read
 from gateway.inbound.assurance import prefetch, proven_sender
 from gateway.inbound.attachments import write_large_attachments
 from gateway.inbound.challenge import confirmed_inbound, take_confirm
+from gateway.inbound.claims import claim_pending, lease_for, load_raw
 from gateway.inbound.delegation import take_delegation
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.match import (
@@ -58,6 +57,7 @@ from gateway.inbound.record import (
     record_auto_reply,
     record_reply,
 )
+from gateway.inbound.reply import Reply
 from gateway.inbound.reports import keep_headers_only, record_bounce
 from gateway.replies import AutomaticKind, DeliveryReport
 from gateway.runner import Runner, paused_after_failure
@@ -70,7 +70,6 @@ from gateway.store.queue import kept_leased
 log = logging.getLogger(__name__)
 
 MAX_ATTEMPTS = 3
-BATCH = 32
 # Messages recorded per write transaction: few enough that the write lock is never held
 # long (the listeners in the other process commit replies between chunks).
 WRITE_CHUNK = 8
@@ -152,11 +151,13 @@ def _answer(
         return Outcome("duplicate", "the same message was processed before for this request")
     request = session.get(Request, recipient.request_id)
     assert request is not None
-    now = services.clock.now()
+    # The one value every later step takes: what the message is, which request it
+    # answers, for whom, and when; who sent it once that is proven.
+    reply = Reply(row, mail, request, recipient, services.clock.now())
     if automatic is AutomaticKind.AUTO_REPLY:
-        outcome = record_auto_reply(session, row, mail, request, recipient, now)
+        outcome = record_auto_reply(session, reply)
         # An approver who is away: their delegate is asked, or the others are told.
-        away = approver_away(services, session, request, recipient, now)
+        away = approver_away(services, session, reply)
         return Outcome(
             outcome.name,
             "; ".join(filter(None, (outcome.detail, away))),
@@ -166,14 +167,14 @@ def _answer(
         )
 
     # How well the sender is proven (the policy is applied once the decision is read).
-    check = proven_sender(config, session, row, mail, recipient.address, now)
-    if not check.ok:
-        return Outcome("unverified_sender", check.reason, request, recipient)
+    reply.check = proven_sender(config, session, reply)
+    if not reply.check.ok:
+        return Outcome("unverified_sender", reply.check.reason, request, recipient)
     # A DELEGATE link's reply hands the request on (gateway.inbound.delegation).
-    delegated = take_delegation(services, session, row, mail, request, recipient, check, now)
+    delegated = take_delegation(services, session, reply)
     if delegated is not None:
         return delegated
-    outcome = record_reply(services, session, row, mail, request, recipient, check, now)
+    outcome = record_reply(services, session, reply)
     if outcome.request is None:
         # The reply's text could not be read: held, and the thread is told.
         return Outcome(outcome.name, outcome.detail, request, recipient)
@@ -295,48 +296,6 @@ def _after_crash(services: Services, inbound_id: int) -> str:
             return "failed"
         row.lease_until = None
     return "retry"
-
-
-def lease_for(services: Services) -> timedelta:
-    return timedelta(seconds=services.config.lease_seconds)
-
-
-# Claiming, as prebuilt statements (no row objects: the claim only needs the ids).
-# The claim counts an attempt on each message, so one that crashes the worker again
-# and again ends as ``failed`` (MAX_ATTEMPTS) rather than being retried for ever.
-_CLAIMABLE = (
-    select(InboundMessage.id)
-    .where(
-        InboundMessage.state == "pending",
-        or_(InboundMessage.lease_until.is_(None), InboundMessage.lease_until < bindparam("now")),
-    )
-    .order_by(InboundMessage.id)
-    .limit(bindparam("limit"))
-)
-# PostgreSQL: workers in several processes skip each other's rows, never wait on them.
-_CLAIMABLE_SKIPPING = _CLAIMABLE.with_for_update(skip_locked=True)
-_LEASE = (
-    update(InboundMessage)
-    .where(InboundMessage.id.in_(bindparam("ids", expanding=True)))
-    .values(lease_until=bindparam("until"), attempts=InboundMessage.attempts + 1)
-)
-
-
-def claim_pending(services: Services, limit: int = BATCH) -> list[int]:
-    """Lease stored messages waiting to be processed, oldest first."""
-    now = services.clock.now()
-    query = _CLAIMABLE if services.db.is_sqlite else _CLAIMABLE_SKIPPING
-    with services.db.transaction() as session:
-        connection = session.connection()
-        ids = list(connection.execute(query, {"now": now, "limit": limit}).scalars())
-        if ids:
-            connection.execute(_LEASE, {"ids": ids, "until": now + lease_for(services)})
-        return ids
-
-
-def load_raw(services: Services, ids: list[int]) -> dict[int, bytes]:
-    with services.db.read_only() as session:
-        return blobs.raws(session, ids)
 
 
 def sweep_orphans(services: Services) -> int:

@@ -13,7 +13,8 @@ import sys
 import time
 from pathlib import Path
 
-from gateway.inbound.worker import claim_pending, process_batch
+from gateway.inbound.claims import claim_pending
+from gateway.inbound.worker import process_batch
 from gateway.services import build_services
 from tests.conftest import make_config
 

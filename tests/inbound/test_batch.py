@@ -10,15 +10,11 @@ from sqlalchemy import event, func, select
 from sqlalchemy.orm import Session
 
 from gateway.inbound import worker
+from gateway.inbound.claims import claim_pending, load_raw
 from gateway.inbound.listener import store_inbound
 from gateway.inbound.match import EarlierCopies
 from gateway.inbound.reading import parse_stored
-from gateway.inbound.worker import (
-    WRITE_CHUNK,
-    claim_pending,
-    load_raw,
-    process_batch,
-)
+from gateway.inbound.worker import WRITE_CHUNK, process_batch
 from gateway.intake.filing import file_request
 from gateway.services import Services
 from gateway.store.models import InboundMessage, Recipient, Turn

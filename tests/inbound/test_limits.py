@@ -21,10 +21,11 @@ from hypothesis import strategies as st
 from sqlalchemy import select
 
 from gateway.inbound import limits
+from gateway.inbound.claims import claim_pending
 from gateway.inbound.listener import message_id_of, store_inbound
 from gateway.inbound.mailparse import MAX_DEPTH, MAX_PARTS, MAX_TEXT_CHARS, parse
 from gateway.inbound.sender import verify_sender
-from gateway.inbound.worker import claim_pending, process_one
+from gateway.inbound.worker import process_one
 from gateway.intake.filing import file_request
 from gateway.intake.ratelimit import RateLimits
 from gateway.services import Services

@@ -17,8 +17,9 @@ from sqlalchemy import select
 
 from gateway.clock import FrozenClock
 from gateway.inbound import pending
+from gateway.inbound.claims import claim_pending
 from gateway.inbound.listener import store_inbound
-from gateway.inbound.worker import claim_pending, process_one
+from gateway.inbound.worker import process_one
 from gateway.intake.filing import file_request
 from gateway.intake.lookup import status_of
 from gateway.replies import Reading, ReplyError

@@ -22,8 +22,9 @@ from sqlalchemy import select
 
 from gateway.clock import FrozenClock
 from gateway.inbound import pending
+from gateway.inbound.claims import claim_pending
 from gateway.inbound.listener import store_inbound
-from gateway.inbound.worker import claim_pending, process_one
+from gateway.inbound.worker import process_one
 from gateway.intake.filing import file_request
 from gateway.outbound.receipts import decision_key, reading_key
 from gateway.replies import Ask, Reading, extract_reply, read_reply, read_text

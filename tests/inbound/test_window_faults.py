@@ -27,8 +27,9 @@ from sqlalchemy import select
 
 from gateway.clock import FrozenClock
 from gateway.inbound import pending
+from gateway.inbound.claims import claim_pending
 from gateway.inbound.listener import store_inbound
-from gateway.inbound.worker import claim_pending, process_batch
+from gateway.inbound.worker import process_batch
 from gateway.intake.filing import file_request
 from gateway.services import Services, build_services
 from gateway.store import arrivals

@@ -7,11 +7,14 @@ from typing import Any
 import pytest
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session
 
+from gateway.inbound.claims import claim_pending
 from gateway.inbound.listener import store_inbound
-from gateway.inbound.worker import MAX_ATTEMPTS, claim_pending, process_one
+from gateway.inbound.worker import MAX_ATTEMPTS, InboundWorker, process_one
 from gateway.intake.filing import file_request
 from gateway.services import Services
+from gateway.store import blobs
 from gateway.store.models import InboundMessage, Recipient
 from tests.conftest import LAWYER, REPLY_DOMAIN
 
@@ -115,3 +118,32 @@ def test_two_recorded_rows_of_one_request_cannot_share_a_message_id(services: Se
     assert isinstance(info.value.__cause__, IntegrityError) or isinstance(
         info.value, IntegrityError
     )
+
+
+async def test_a_reply_read_in_its_reading_process_is_recorded_from_the_bytes_read_once(
+    services: Services, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker reads a claimed message's bytes from the store once and hands them to the
+    reading process; what comes back carries them again, so no later step (the sender's
+    evidence, above all) reads them from the store a second time."""
+    _filed, address = file_one(services)
+    inbound_id = store_inbound(
+        services, reply(address, "Approved."), "127.0.0.1", LAWYER, [address]
+    )
+    read_again: list[int] = []
+    original = blobs.raw_of
+
+    def counted(session: Session, message: InboundMessage) -> bytes:
+        read_again.append(message.id)
+        return original(session, message)
+
+    monkeypatch.setattr(blobs, "raw_of", counted)
+    worker = InboundWorker(services)
+    try:
+        assert worker.reader.quick.wait_ready(60), "the reading process did not start"
+        assert await worker.run_once() == 1
+    finally:
+        worker.reader.close()
+    kept = row(services, inbound_id)
+    assert (kept.state, kept.outcome) == ("done", "recorded")
+    assert read_again == []
