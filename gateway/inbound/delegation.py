@@ -93,17 +93,10 @@ def _why_not(
 def take_delegation(services: Services, session: Session, reply: Reply) -> Outcome | None:
     """A DELEGATE reply handed on (or refused, and the lawyer told why); None when the
     message is no delegation, and is read as a reply like any other."""
-    row, mail, request, recipient, now = (
-        reply.row,
-        reply.mail,
-        reply.request,
-        reply.recipient,
-        reply.now,
-    )
-    check = reply.sender
+    mail, request, recipient, now = reply.mail, reply.request, reply.recipient, reply.now
     if not is_delegation(mail, request.reference):
         return None
-    refused = refusal(services.config, check, DecisionKind.APPROVAL)
+    refused = refusal(services.config, reply.sender, DecisionKind.APPROVAL)
     if refused:
         return Outcome("unverified_sender", refused)
     person = recipient.address.lower()
@@ -141,9 +134,9 @@ def take_delegation(services: Services, session: Session, reply: Reply) -> Outco
         session,
         "request.delegated",
         at=now,
-        actor=check.address,
+        actor=reply.sender.address,
         reference=request.reference,
-        details={"who": person, "delegate": delegate, "inbound_id": row.id},
+        details={"who": person, "delegate": delegate, "inbound_id": reply.row.id},
     )
     _tell(services, session, request, recipient, now, {"to": delegate})
     return Outcome("recorded", f"delegated to {delegate}", request, recipient, turn.id)

@@ -58,24 +58,18 @@ class Outcome:
 
 def record_auto_reply(session: Session, reply: Reply) -> Outcome:
     """An out-of-office or other automatic reply: a system turn, never an answer."""
-    row, mail, request, recipient, now = (
-        reply.row,
-        reply.mail,
-        reply.request,
-        reply.recipient,
-        reply.now,
-    )
+    address, subject = reply.recipient.address, reply.mail.subject
     turn = add_turn(
         session,
-        request,
+        reply.request,
         author="system",
         kind="auto_reply",
-        at=now,
-        body=f"Auto-reply from the lawyer ({recipient.address}): {mail.subject}"[:500],
-        data={"from": recipient.address, "inbound_id": row.id},
+        at=reply.now,
+        body=f"Auto-reply from the lawyer ({address}): {subject}"[:500],
+        data={"from": address, "inbound_id": reply.row.id},
     )
     session.flush()
-    return Outcome("auto_reply", mail.subject[:200], request, recipient, turn.id)
+    return Outcome("auto_reply", subject[:200], reply.request, reply.recipient, turn.id)
 
 
 def reply_of(mail: ParsedMail) -> ReplyText:
@@ -96,13 +90,7 @@ def record_reply(
     decides: the turn's kind, the status, the hold, the receipt and the push all follow
     it as it is. ``reply.check``: its sender, proven.
     """
-    row, mail, request, recipient, now = (
-        reply.row,
-        reply.mail,
-        reply.request,
-        reply.recipient,
-        reply.now,
-    )
+    row, mail, request, now = reply.row, reply.mail, reply.request, reply.now
     check = reply.sender
     try:
         text = reply_of(mail)
@@ -133,9 +121,11 @@ def record_reply(
         data[NO_ANSWER_KIND] = True
         due = None
     else:
-        replaced = pending.settle_earlier(services, session, request, recipient, row, now)
+        replaced = pending.settle_earlier(services, session, request, reply.recipient, row, now)
         due = pending.due_at(services, reading, link, late=late, now=now)
-        data, kind, due = pending.unless_superseded(session, recipient, row, (data, kind, due))
+        data, kind, due = pending.unless_superseded(
+            session, reply.recipient, row, (data, kind, due)
+        )
     if due is not None:
         data = pending.held_data(data, kind, new_status, due)
         kind = pending.PENDING_KIND
@@ -163,7 +153,7 @@ def record_reply(
     detail = recorded_detail(kind, attachments)
     if mail.truncated:
         detail += "; truncated: " + "; ".join(mail.truncated)
-    return Outcome("recorded", detail, request, recipient, turn.id)
+    return Outcome("recorded", detail, request, reply.recipient, turn.id)
 
 
 def _policy_refuses(
