@@ -167,29 +167,32 @@ def _mark_on_thread(
     assert state is not None
     evaluation = state.evaluation
     if state.reached_now and (_needs_several(state.policy) or evaluation.conflict):
-        add_turn(
-            session,
-            request,
-            author="system",
-            kind="policy_outcome",
-            at=now,
-            body=_outcome_text(state),
-            data={"policy": state.as_object()},
-        )
+        _policy_turn(session, request, "policy_outcome", now, _outcome_text(state), state)
     elif counted.late_conflict:
-        add_turn(
-            session,
-            request,
-            author="system",
-            kind="policy_conflict",
-            at=now,
-            body=f"Conflicting vote: {counted.person} disagrees with the outcome "
+        body = (
+            f"Conflicting vote: {counted.person} disagrees with the outcome "
             f"({evaluation.outcome.replace('_', ' ')}), reached earlier. The outcome stands; "
-            "both are on the record, and every approver has been told of the objection.",
-            data={"policy": state.as_object()},
+            "both are on the record, and every approver has been told of the objection."
         )
+        _policy_turn(session, request, "policy_conflict", now, body, state)
     if not evaluation.decided and evaluation.step > state.step_before:
         ask_step(services, session, request, state.policy.steps[evaluation.step].members, now)
+
+
+def _policy_turn(
+    session: Session,
+    request: Request,
+    kind: str,
+    now: datetime,
+    body: str,
+    state: Cast,
+    not_answered: list[str] | None = None,
+) -> None:
+    """A system turn saying what the votes came to, with the policy's standing as data."""
+    data: dict[str, object] = {"policy": state.as_object()}
+    if not_answered is not None:
+        data["not_answered"] = not_answered
+    add_turn(session, request, author="system", kind=kind, at=now, body=body, data=data)
 
 
 def _tell_objection(
@@ -299,16 +302,11 @@ def expire(
         # One answer was all it took: the deadline's own turn says it all.
         return ended
     waiting = ", ".join(ended.evaluation.waiting_for or _waited(ended)) or "nobody"
-    add_turn(
-        session,
-        request,
-        author="system",
-        kind="policy_outcome",
-        at=now,
-        body=f"Outcome under the approval policy ({ended.policy.text()}): EXPIRED: {why}. "
-        f"No answer from: {waiting}.",
-        data={"policy": ended.as_object(), "not_answered": list(_waited(ended))},
+    body = (
+        f"Outcome under the approval policy ({ended.policy.text()}): EXPIRED: {why}. "
+        f"No answer from: {waiting}."
     )
+    _policy_turn(session, request, "policy_outcome", now, body, ended, list(_waited(ended)))
     return ended
 
 
@@ -340,7 +338,11 @@ def expire_overdue_steps(services: Services, now: datetime) -> int:
 
 
 def _close_expired(services: Services, session: Session, request: Request, now: datetime) -> None:
-    """Closed without an answer: the lawyers and the agent are told, once."""
+    """Closed without an answer: the lawyers and the agent are told, once.
+
+    Like the scheduler's close at a closing deadline, through the same ``close_request``;
+    the two differ in what they say and push (the policy's standing, not a deadline turn).
+    """
     close_request(
         services,
         session,

@@ -95,7 +95,9 @@ class Explanation:
 def explain(outcome: Outcome, sender: str = "") -> Explanation:
     """What the sender and the thread are told, by why the message was held.
 
-    ``sender``: the held message's From address, when it could be read.
+    ``sender``: the held message's From address, when it could be read. The branches
+    return alike on purpose: each is one held outcome's three sentences, kept beside
+    the condition that picks it rather than in a table away from it.
     """
     detail = outcome.detail.lower()
     if outcome.name == "unverified_sender" and "is not the recipient" in detail:

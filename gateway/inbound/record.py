@@ -278,6 +278,7 @@ def _tell_everyone(
         tell_and_push(services, session, answer, counted)
 
 
+# Takes what _tell_everyone takes, as it is the first half of it: the receipt alone.
 def _queue_receipt(
     services: Services,
     session: Session,
