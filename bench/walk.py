@@ -20,8 +20,11 @@ What is counted (files under ``gateway/``, migrations left out; a *room* is one 
 - a *return* is a stay in a module the walk had already left.
 
 A dynamic trace sees every small helper a reading of the code passes over, so the
-figures are given twice: at all depths, and for moves whose caller is at most 3 gateway
-frames below process_batch (process_batch's own frame is depth 0).
+figures are given three times: at all depths; for moves whose caller is at most 3 gateway
+frames below process_batch (process_batch's own frame is depth 0); and as the walk of the
+reply's data, the moves into a function that receives one of the reply's values as an
+argument (the stored message, its parse, the request, the recipient, a human turn, the
+reply and the answer values), at any depth: the path the message itself takes.
 
 process_batch without ``already_read`` reads each message in its own process
 (``parse_stored`` in ``_parse_all``), not in a reading process (``inbound/reading_lane``,
@@ -67,6 +70,7 @@ class Move:
     callee: str
     depth: int  # of the caller, in gateway frames above process_batch's (0)
     through_library: bool
+    carries_reply: bool = False  # the callee received one of the reply's values
 
 
 @dataclass
@@ -107,8 +111,35 @@ def _resumed(frame: FrameType) -> bool:
     return bool(generator) and frame.f_lasti > _first_resume(frame.f_code)
 
 
+def _reply_types() -> tuple[type, ...]:
+    """The types of the reply's values; ``inbound.reply`` exists in later trees only."""
+    from gateway.inbound.mailparse import ParsedMail
+    from gateway.store.models import InboundMessage, Recipient, Request, Turn
+
+    kinds: list[type] = [InboundMessage, ParsedMail, Request, Recipient, Turn]
+    try:
+        from gateway.inbound import reply
+
+        kinds += [getattr(reply, "Reply"), getattr(reply, "Answer")]  # noqa: B009
+    except ImportError:
+        pass
+    return tuple(kinds)
+
+
+_REPLY_TYPES: tuple[type, ...] = ()
+
+
+def _carries_reply(frame: FrameType) -> bool:
+    code = frame.f_code
+    count = code.co_argcount + code.co_kwonlyargcount
+    values = frame.f_locals
+    return any(isinstance(values.get(name), _REPLY_TYPES) for name in code.co_varnames[:count])
+
+
 def trace(call: Callable[[], list[str]], root: CodeType) -> Trace:
     """Run ``call`` under the profiler; ``root`` is process_batch's code."""
+    global _REPLY_TYPES
+    _REPLY_TYPES = _reply_types()
     found = Trace(first=_module(root.co_filename) or "?")
 
     def profile(frame: FrameType, event: str, _arg: Any) -> None:
@@ -144,7 +175,7 @@ def trace(call: Callable[[], list[str]], root: CodeType) -> Trace:
             return
         found.calls += 1
         if caller != callee:
-            found.moves.append(Move(caller, callee, depth, through))
+            found.moves.append(Move(caller, callee, depth, through, _carries_reply(frame)))
 
     sys.setprofile(profile)
     threading.setprofile(profile)
@@ -157,8 +188,10 @@ def trace(call: Callable[[], list[str]], root: CodeType) -> Trace:
     return found
 
 
-def figures(found: Trace, max_depth: int | None) -> dict[str, Any]:
+def figures(found: Trace, max_depth: int | None, *, data: bool = False) -> dict[str, Any]:
     moves = [m for m in found.moves if max_depth is None or m.depth <= max_depth]
+    if data:
+        moves = [m for m in moves if m.carries_reply]
     walk = [found.first, *(m.callee for m in moves)]
     stays = [room for i, room in enumerate(walk) if i == 0 or walk[i - 1] != room]
     left: set[str] = set()
@@ -172,7 +205,7 @@ def figures(found: Trace, max_depth: int | None) -> dict[str, Any]:
     climbs = [m for m in moves if floor(m.callee) > floor(m.caller)]
     entered = Counter(stays)
     return {
-        "depth": "all" if max_depth is None else f"<= {max_depth}",
+        "depth": ("all" if max_depth is None else f"<= {max_depth}") + (", data" if data else ""),
         "moves": len(moves),
         "moves_through_library": sum(m.through_library for m in moves),
         "stays": len(stays),
@@ -239,6 +272,7 @@ def measure(*, warm: bool = False) -> dict[str, Any]:
         "calls_importing": found.importing,
         "all": figures(found, None),
         "shallow": figures(found, DEPTH),
+        "data": figures(found, None, data=True),
         "implied_floors": floors.draw().implied,
     }
 
@@ -254,7 +288,7 @@ def report(result: dict[str, Any]) -> str:
         (f"{BLOBS} entered", "blobs_entered"),
         (f"{RECORD} entered", "record_entered"),
     ]
-    full, shallow = result["all"], result["shallow"]
+    full, shallow, data = result["all"], result["shallow"], result["data"]
     out = [
         f"walk of process_batch(services, [id]): one reply 'Approved.', outcome "
         f"{result['outcome']}{' (after a first reply, untraced)' if result['warm'] else ''}; "
@@ -262,10 +296,12 @@ def report(result: dict[str, Any]) -> str:
         f"by imports and {result['calls_elsewhere']} outside its stack left out",
         f"first room: {full['first_room']}",
         "",
-        f"{'':<38} {'all depths':>11} {'depth <= ' + str(DEPTH):>11}",
+        f"{'':<38} {'all depths':>11} {'depth <= ' + str(DEPTH):>11} {'its data':>11}",
     ]
-    out += [f"{label:<38} {full[key]:>11} {shallow[key]:>11}" for label, key in rows]
-    for figure in (full, shallow):
+    out += [
+        f"{label:<38} {full[key]:>11} {shallow[key]:>11} {data[key]:>11}" for label, key in rows
+    ]
+    for figure in (full, shallow, data):
         out.append("")
         out.append(f"modules entered most often (depth {figure['depth']}):")
         out += [f"  {n:>5}  {module}" for module, n in figure["most_entered"]]
@@ -275,6 +311,9 @@ def report(result: dict[str, Any]) -> str:
     out.append("")
     out.append(f"the walk at depth <= {DEPTH}, stay by stay:")
     out += [f"  {i:>3}  {room}" for i, room in enumerate(shallow["walk"], 1)]
+    out.append("")
+    out.append("the walk of the reply's data, stay by stay:")
+    out += [f"  {i:>3}  {room}" for i, room in enumerate(data["walk"], 1)]
     implied = ", ".join(f"{r} {f}" for r, f in sorted(result["implied_floors"].items()))
     out.append("")
     out.append(f"floors implied by imports (not in the table): {implied}")

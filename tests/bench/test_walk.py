@@ -53,6 +53,20 @@ def test_the_shallow_walk_is_a_part_of_the_whole(measured: dict[str, Any]) -> No
     assert set(shallow["walk"]) <= set(full["walk"])
 
 
+def test_the_walk_of_the_reply_data_follows_it_from_the_worker_to_its_record(
+    measured: dict[str, Any],
+) -> None:
+    """The reply's own path: each move hands the callee one of its values, so it starts in
+    the worker, passes through the recording and never reads the raw bytes again."""
+    data, full = measured["data"], measured["all"]
+    assert data["walk"][0] == "inbound/worker.py"
+    assert data["moves"] <= full["moves"] and set(data["walk"]) <= set(full["walk"])
+    assert data["rooms"] <= data["stays"] and data["returns"] <= data["stays"] - data["rooms"]
+    assert "inbound/record.py" in data["walk"] and "inbound/assurance.py" in data["walk"]
+    assert data["blobs_entered"] == 0
+    assert "its data" in walk.report(measured)
+
+
 def test_the_report_names_both_depths(measured: dict[str, Any]) -> None:
     text = walk.report(measured)
     assert "all depths" in text and f"depth <= {walk.DEPTH}" in text
