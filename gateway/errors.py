@@ -146,6 +146,8 @@ class ApiError(GatewayError):
         self.headers = headers or {}
 
 
+# One class per refusal, alike on purpose: callers raise and catch each by its name, and
+# its status and code are the HTTP answer's; a table could not be caught.
 class InvalidRequest(ApiError):
     status = 422
     code = "invalid_request"

@@ -101,6 +101,8 @@ def queue_due(services: Services, session: Session, now: datetime) -> int:
         )
         if getattr(claimed, "rowcount", 0) != 1 or message is None:
             continue
+        # outbox.enqueue's keywords, as every sender of a delivery passes them (outbound.push
+        # too): one call, with this channel's values, not logic to share.
         outbox.enqueue(
             services,
             session,

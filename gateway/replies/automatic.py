@@ -25,6 +25,8 @@ class AutomaticKind(enum.StrEnum):
 
 _MAX_FIELD = 2000
 _REPORT_TYPE = re.compile(r"report-type\s*=\s*\"?delivery-status\b", re.IGNORECASE)
+# Alike in shape to replies.cut's patterns (compiled alternations of words), not in
+# meaning: the subjects of delivery failures, read only here.
 _BOUNCE_SUBJECT = re.compile(
     r"^\s*(?:(?:fw|fwd|wg)\s?:\s*)?(?:"
     r"delivery\s+status\s+notification|undeliver(?:able|ed)|undelivered\s+mail"

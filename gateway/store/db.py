@@ -376,6 +376,8 @@ class Database:
             self._writer_lock.close()
 
 
+# asyncio's Future, answered as its protocol wants (done ones skipped, an error or a
+# result); outbound.outbox answers its own futures the same way, with no value to pass.
 def _answer(outcomes: Outcomes) -> None:
     """Each caller of a committed batch gets its result or its error."""
     for future, value, error in outcomes:
