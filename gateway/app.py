@@ -334,27 +334,24 @@ class Gateway:
         return self._smtp is not None and self._smtp.is_serving()
 
     def _audit_start(self) -> None:
-        services = self.services
-        with services.db.transaction() as session:
-            services.audit.append(
-                session,
-                "gateway.started",
-                at=services.clock.now(),
-                details={
-                    "version": __version__,
-                    "roles": list(self.roles),
-                    "settings": services.config.public_settings(),
-                },
-            )
+        self._audit_life(
+            "gateway.started",
+            roles=list(self.roles),
+            settings=self.services.config.public_settings(),
+        )
 
     def _audit_stop(self) -> None:
+        self._audit_life("gateway.stopped")
+
+    def _audit_life(self, event: str, **details: Any) -> None:
+        """A start or stop of this process in the audit log, with the version running."""
         services = self.services
         with services.db.transaction() as session:
             services.audit.append(
                 session,
-                "gateway.stopped",
+                event,
                 at=services.clock.now(),
-                details={"version": __version__},
+                details={"version": __version__, **details},
             )
 
     async def stop(self) -> None:

@@ -56,6 +56,8 @@ Outside the tree, on purpose:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,6 +146,8 @@ class ApiError(GatewayError):
         self.headers = headers or {}
 
 
+# One class per refusal, alike on purpose: callers raise and catch each by its name, and
+# its status and code are the HTTP answer's; a table could not be caught.
 class InvalidRequest(ApiError):
     status = 422
     code = "invalid_request"
@@ -227,6 +231,18 @@ class NotHeld(GatewayError):
 
 class ReplyError(GatewayError, ValueError):
     """A reply that cannot be read at all (the caller records it as unparseable)."""
+
+
+@contextmanager
+def only_reply_errors(step: str) -> Iterator[None]:
+    """The replies package's contract: nothing but ReplyError escapes. Any other error
+    comes out as one, ``step`` saying what could not be done, and the error's type."""
+    try:
+        yield
+    except ReplyError:
+        raise
+    except Exception as exc:
+        raise ReplyError(f"{step}: {type(exc).__name__}") from exc
 
 
 # --- The audit log and its proofs -----------------------------------------------------

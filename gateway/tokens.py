@@ -50,6 +50,15 @@ class ReplyToken:
     recipient_id: int
 
 
+def derived_keys(secret_keys: tuple[str, ...], salt: str) -> list[bytes]:
+    """One HMAC-SHA256 key per secret key, for one use (``salt``), newest last, as
+    itsdangerous orders them: a key of one use verifies nothing of another."""
+    signer = Signer(
+        list(secret_keys), salt=salt, key_derivation="hmac", digest_method=hashlib.sha256
+    )
+    return [signer.derive_key(k) for k in signer.secret_keys]
+
+
 class ReplyTokens:
     """Issues and verifies reply tokens with a rotating list of secret keys."""
 
@@ -60,14 +69,8 @@ class ReplyTokens:
         # signer of the gateway (sender challenges) derives its keys from these, never from
         # the settings alone, which are empty on an install that generated its keys.
         self.secret_keys = tuple(secret_keys)
-        signer = Signer(
-            list(secret_keys),
-            salt="hfa.reply-token",
-            key_derivation="hmac",
-            digest_method=hashlib.sha256,
-        )
-        # Newest last, as itsdangerous orders them; verification tries every key.
-        self._keys = [signer.derive_key(k) for k in signer.secret_keys]
+        # Newest last; verification tries every key.
+        self._keys = derived_keys(secret_keys, "hfa.reply-token")
 
     def fingerprints(self) -> tuple[str, ...]:
         """A one-way name per key, newest (the signing one) last, to compare across processes."""

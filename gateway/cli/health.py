@@ -120,6 +120,8 @@ def _state(row: Beat, now: datetime, within: float) -> str:
     return f"seen {when(row.seen_at)}"
 
 
+# argparse declarations: alike in shape in every command's register (cli.keys, cli.run,
+# cli.witness, cli.inbound), each naming its own options and help.
 def register(sub: Any) -> None:
     p = sub.add_parser("health", help="each role's live processes and last heartbeat")
     p.add_argument("--json", action="store_true")

@@ -99,6 +99,8 @@ def cmd_list(args: argparse.Namespace) -> int:
             rows = limited([_row(m) for m in session.scalars(query)], args.limit, "messages")
     finally:
         services.close()
+    # The list commands' way of answering (as cli.outbox's): JSON, a line saying nothing
+    # matched in its own words, or the table; each reads its own rows before.
     if args.json:
         print_json(rows)
         return EXIT_OK
@@ -226,6 +228,7 @@ def cmd_reprocess(args: argparse.Namespace) -> int:
     return EXIT_OK if outcome not in ("retry", "failed") else EXIT_FAILED
 
 
+# argparse declarations, one block per action: alike in shape, each its own arguments.
 def register(sub: Any) -> None:
     p = sub.add_parser("inbound", help="messages the SMTP listener received, and their outcome")
     s = p.add_subparsers(dest="inbound_command", required=True, metavar="ACTION")

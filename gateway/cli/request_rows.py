@@ -10,6 +10,8 @@ from gateway.cli.terminal import escape as shown
 from gateway.outbound.targets import shown_target
 
 
+# Typing Protocols list the properties they read: alike in shape to store.liveness's
+# Beating, each the fields of its own row.
 class Request(Protocol):
     """A request as both the ORM's row and ``store.listing``'s carry it."""
 

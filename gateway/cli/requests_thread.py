@@ -7,7 +7,9 @@ Apart from ``hfa requests list``, so that the list starts without what closing n
 from __future__ import annotations
 
 import argparse
-from typing import Any
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
@@ -32,10 +34,31 @@ from gateway.outbound.closing import Push, Tell, close_request
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
 from gateway.store.thread import load_turns, turn_as_json
 
+if TYPE_CHECKING:
+    from gateway.services import Services
+
 
 def find_request(session: Session, reference: str) -> Request | None:
     number = contract.number_from_reference(reference)
     return session.get(Request, number) if number is not None else None
+
+
+@contextmanager
+def named_request(
+    args: argparse.Namespace, *, write: bool
+) -> Iterator[tuple[Services, Session, Request | None]]:
+    """The database, a session (a write transaction, or read-only) and the request
+    ``args.reference`` names, None when there is none; the database is closed after."""
+    services = open_database(args)
+    try:
+        with services.db.transaction() if write else services.db.read_only() as session:
+            yield services, session, find_request(session, args.reference)
+    finally:
+        services.close()
+
+
+def no_request(args: argparse.Namespace) -> int:
+    return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
 
 
 def emails_of(session: Session, request_id: int) -> list[dict[str, Any]]:
@@ -158,23 +181,16 @@ def _print_turn(turn: dict[str, Any]) -> None:
 
 
 def cmd_show(args: argparse.Namespace) -> int:
-    services = open_database(args)
-    try:
-        with services.db.read_only() as session:
-            request = find_request(session, args.reference)
-            if request is None:
-                return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
-            turns = [turn_as_json(t) for t in load_turns(session, request.id)]
-            emails = emails_of(session, request.id)
-            held = _held(session, request.id)
-            recipients = [
-                {"address": r.address, "role": r.role}
-                for r in session.scalars(
-                    select(Recipient).where(Recipient.request_id == request.id)
-                )
-            ]
-    finally:
-        services.close()
+    with named_request(args, write=False) as (_services, session, request):
+        if request is None:
+            return no_request(args)
+        turns = [turn_as_json(t) for t in load_turns(session, request.id)]
+        emails = emails_of(session, request.id)
+        held = _held(session, request.id)
+        recipients = [
+            {"address": r.address, "role": r.role}
+            for r in session.scalars(select(Recipient).where(Recipient.request_id == request.id))
+        ]
     if args.json:
         print_json(
             {
@@ -217,31 +233,26 @@ def _print_deliveries(emails: list[dict[str, Any]]) -> None:
 
 
 def cmd_close(args: argparse.Namespace) -> int:
-    services = open_database(args)
-    by = operator(args)
-    try:
-        with services.db.transaction() as session:
-            request = find_request(session, args.reference)
-            if request is None:
-                return fail(f"no request {args.reference}", EXIT_NOT_FOUND)
-            if request.status == "closed":
-                return fail(f"{request.reference} is already closed", EXIT_FAILED)
-            now = services.clock.now()
-            old = request.status
-            close_request(
-                services,
-                session,
-                request,
-                at=now,
-                reason=f"closed by {by}: {args.reason}",
-                actor=f"ops:{by}",
-                audit_reason=args.reason,
-                decision=args.reason,
-                tell=Tell("closed", {"by": f"ops:{by}", "reason": args.reason}),
-                push=Push(ahead_of_mail=True),
-            )
-            reference = request.reference
-    finally:
-        services.close()
+    with named_request(args, write=True) as (services, session, request):
+        by = operator(args)
+        if request is None:
+            return no_request(args)
+        if request.status == "closed":
+            return fail(f"{request.reference} is already closed", EXIT_FAILED)
+        now = services.clock.now()
+        old = request.status
+        close_request(
+            services,
+            session,
+            request,
+            at=now,
+            reason=f"closed by {by}: {args.reason}",
+            actor=f"ops:{by}",
+            audit_reason=args.reason,
+            decision=args.reason,
+            tell=Tell("closed", {"by": f"ops:{by}", "reason": args.reason}),
+            push=Push(ahead_of_mail=True),
+        )
+        reference = request.reference
     print(f"{reference} closed (was {old}); recorded as closed by {by}")
     return EXIT_OK

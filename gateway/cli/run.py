@@ -199,6 +199,7 @@ def cmd_demo(args: argparse.Namespace) -> int:
     return code
 
 
+# argparse declarations: alike in shape to other commands' (cli.witness), not logic.
 def register(sub: Any) -> None:
     p = sub.add_parser("serve", help="run HTTP, SMTP and the workers")
     p.add_argument(

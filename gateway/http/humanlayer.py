@@ -20,6 +20,7 @@ SMS, WhatsApp) are refused, since the gateway answers by email.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from starlette.requests import Request as HttpRequest
@@ -192,6 +193,38 @@ def _with_status(loaded: compat.Loaded, protocol: str) -> dict[str, Any]:
     return {**document, "status": status, "reference": loaded.request.reference}
 
 
+async def _act_then_answer(
+    services: Services,
+    act: Callable[..., object],
+    protocol: str,
+    call_id: str,
+    api_key_name: str | None,
+    **fields: Any,
+) -> JSONResponse:
+    """``act`` on the call in one transaction, then the call as it now stands."""
+
+    def work() -> None:
+        with services.db.transaction() as session:
+            act(
+                services,
+                session,
+                protocol=protocol,
+                external_id=call_id,
+                api_key_name=api_key_name,
+                **fields,
+            )
+
+    await services.db.run(work)
+    return await _answer(services, protocol, call_id, api_key_name)
+
+
+async def _answer(
+    services: Services, protocol: str, call_id: str, api_key_name: str | None
+) -> JSONResponse:
+    loaded = await services.db.run(compat.load_call, services, protocol, call_id, api_key_name)
+    return JSONResponse(_with_status(loaded, protocol))
+
+
 def _make_create(protocol: str) -> Any:
     async def create(http: HttpRequest) -> JSONResponse:
         services: Services = http.app.state.services
@@ -200,22 +233,15 @@ def _make_create(protocol: str) -> Any:
         call_id, arguments = build(services, body)
         api_key_name = admit_filing(http, services, arguments)
         document = {k: v for k, v in body.items() if k != "status"}
-
-        def work() -> None:
-            with services.db.transaction() as session:
-                compat.file_call(
-                    services,
-                    session,
-                    protocol=protocol,
-                    external_id=call_id,
-                    arguments=arguments,
-                    document=document,
-                    api_key_name=api_key_name,
-                )
-
-        await services.db.run(work)
-        loaded = await services.db.run(compat.load_call, services, protocol, call_id, api_key_name)
-        return JSONResponse(_with_status(loaded, protocol))
+        return await _act_then_answer(
+            services,
+            compat.file_call,
+            protocol,
+            call_id,
+            api_key_name,
+            arguments=arguments,
+            document=document,
+        )
 
     return create
 
@@ -224,9 +250,7 @@ def _make_get(protocol: str) -> Any:
     async def get(http: HttpRequest) -> JSONResponse:
         services: Services = http.app.state.services
         api_key_name: str | None = getattr(http.state, "api_key_name", None)
-        call_id = http.path_params["call_id"]
-        loaded = await services.db.run(compat.load_call, services, protocol, call_id, api_key_name)
-        return JSONResponse(_with_status(loaded, protocol))
+        return await _answer(services, protocol, http.path_params["call_id"], api_key_name)
 
     return get
 
@@ -255,21 +279,9 @@ def _make_escalate(protocol: str) -> Any:
             )
         api_key_name: str | None = getattr(http.state, "api_key_name", None)
         call_id = http.path_params["call_id"]
-
-        def work() -> None:
-            with services.db.transaction() as session:
-                compat.escalate(
-                    services,
-                    session,
-                    protocol=protocol,
-                    external_id=call_id,
-                    api_key_name=api_key_name,
-                    message=message,
-                )
-
-        await services.db.run(work)
-        loaded = await services.db.run(compat.load_call, services, protocol, call_id, api_key_name)
-        return JSONResponse(_with_status(loaded, protocol))
+        return await _act_then_answer(
+            services, compat.escalate, protocol, call_id, api_key_name, message=message
+        )
 
     return escalate
 

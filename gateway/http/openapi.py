@@ -72,6 +72,12 @@ def build_openapi() -> dict[str, Any]:
     }
 
 
+# The token the agent got when filing, and the request's reference in the path: every
+# path after filing takes both.
+_BEARER: list[dict[str, list[str]]] = [{"accessToken": []}]
+_REFERENCE = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
+
+
 def _filing_paths() -> dict[str, Any]:
     request_tool = contract.tool(contract.REQUEST_TOOL)
     add_tool = contract.tool(contract.ADD_TOOL)
@@ -80,8 +86,6 @@ def _filing_paths() -> dict[str, Any]:
         k: v for k, v in add_input["properties"].items() if k not in ("reference", "access_token")
     } | {"withdraw": {"type": "boolean", "description": "Withdraw and close the request."}}
     add_input["required"] = ["message"]
-    bearer: list[dict[str, list[str]]] = [{"accessToken": []}]
-    reference = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
     return {
         "/v1/requests": {
             "post": {
@@ -111,8 +115,8 @@ def _filing_paths() -> dict[str, Any]:
             "post": {
                 "operationId": contract.ADD_TOOL,
                 "description": add_tool["description"],
-                "security": bearer,
-                "parameters": [reference],
+                "security": _BEARER,
+                "parameters": [_REFERENCE],
                 "requestBody": {"required": True, "content": _json(add_input)},
                 "responses": {
                     "201": {"description": "added", "content": _json(add_tool["outputSchema"])},
@@ -161,15 +165,13 @@ _LAST_EVENT = {
 def _reading_paths() -> dict[str, Any]:
     status_tool = contract.tool(contract.STATUS_TOOL)
     status_output = status_schema()
-    bearer: list[dict[str, list[str]]] = [{"accessToken": []}]
-    reference = {"name": "reference", "in": "path", "required": True, "schema": {"type": "string"}}
     return {
         "/v1/requests/{reference}": {
             "get": {
                 "operationId": contract.STATUS_TOOL,
                 "description": status_tool["description"],
-                "security": bearer,
-                "parameters": [reference, *_WAITING],
+                "security": _BEARER,
+                "parameters": [_REFERENCE, *_WAITING],
                 "responses": {
                     "200": {
                         "description": "the thread (with an ETag when it was a long-poll)",
@@ -184,8 +186,8 @@ def _reading_paths() -> dict[str, Any]:
                 "operationId": "thread_events",
                 "description": "The thread's turns as server-sent events (event: turn, id: "
                 "the number of turns sent; event: status), then each new turn.",
-                "security": bearer,
-                "parameters": [reference, _LAST_EVENT],
+                "security": _BEARER,
+                "parameters": [_REFERENCE, _LAST_EVENT],
                 "responses": {
                     "200": {
                         "description": "the event stream",

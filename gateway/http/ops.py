@@ -23,6 +23,7 @@ from starlette.routing import Route
 from gateway.errors import StorageError
 from gateway.http.errors import error_response
 from gateway.services import Services
+from gateway.settings.guard import in_networks
 from gateway.store import heartbeats, metrics
 from gateway.store.models import OutboxItem
 
@@ -128,7 +129,7 @@ def metrics_refusal(request: Request, token: str) -> JSONResponse | None:
         )
     client = request.client.host if request.client else ""
     forwarded = any(h in request.headers for h in _FORWARDING)
-    if not forwarded and _is_loopback(client):
+    if not forwarded and in_networks(client, _LOOPBACK):
         return None
     return _refused(
         403,
@@ -140,14 +141,8 @@ def metrics_refusal(request: Request, token: str) -> JSONResponse | None:
 _FORWARDING = ("x-forwarded-for", "forwarded", "x-real-ip")
 
 
-def _is_loopback(host: str) -> bool:
-    try:
-        address = ipaddress.ip_address(host)
-    except ValueError:
-        return False
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        address = address.ipv4_mapped
-    return address.is_loopback
+# This machine's loopback (an IPv4-mapped IPv6 address counts as its IPv4 one).
+_LOOPBACK = (ipaddress.ip_network("127.0.0.0/8"), ipaddress.ip_network("::1/128"))
 
 
 def _refused(status: int, code: str, message: str) -> JSONResponse:

@@ -32,7 +32,13 @@ from gateway.intake import a2h_v1
 from gateway.intake.jws import signer_for
 from gateway.outbound import outbox
 from gateway.outbound.outbox import Deliverer
-from gateway.outbound.webhooks import USER_AGENT, WebhookSender, pin, system_resolver
+from gateway.outbound.webhooks import (
+    USER_AGENT,
+    WebhookSender,
+    pin,
+    post_pinned,
+    system_resolver,
+)
 from gateway.runner import Runner
 from gateway.services import Services
 from gateway.store.a2h_models import A2hInteraction
@@ -95,6 +101,8 @@ def queue_due(services: Services, session: Session, now: datetime) -> int:
         )
         if getattr(claimed, "rowcount", 0) != 1 or message is None:
             continue
+        # outbox.enqueue's keywords, as every sender of a delivery passes them (outbound.push
+        # too): one call, with this channel's values, not logic to share.
         outbox.enqueue(
             services,
             session,
@@ -154,14 +162,7 @@ async def deliver(services: Services, item: OutboxItem) -> str:
     import httpx
 
     try:
-        async with httpx.AsyncClient(
-            timeout=httpx.Timeout(config.webhook_timeout_seconds),
-            follow_redirects=False,
-            trust_env=False,
-        ) as client:
-            response = await client.post(
-                target.url, content=body, headers=headers, extensions={"sni_hostname": target.host}
-            )
+        response = await post_pinned(target, body, headers, config.webhook_timeout_seconds)
     except httpx.HTTPError as exc:
         raise TransientDelivery(f"{target.host}: {type(exc).__name__}"[:300]) from exc
     return WebhookSender._judge(target.host, response)

@@ -97,6 +97,8 @@ def reassign(
     return Reassigned(old, new, policy.text())
 
 
+# Alike in shape to settings.sender_auth's readers (a value lowered, checked against what
+# may be, refused in words), not in meaning: here the lawyer a request waits for.
 def _earlier(session: Session, request: Request, earlier: str | None) -> str:
     if request.status in ("closed", "declined"):
         raise NotReassigned(f"{request.reference} is {request.status}: nobody works on it")

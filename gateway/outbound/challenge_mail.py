@@ -19,7 +19,7 @@ from typing import Any
 from gateway import i18n
 from gateway.i18n import _
 from gateway.outbound import subjects, when
-from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
+from gateway.outbound.compose import finish_notice, header_safe
 from gateway.outbound.mime import display_address
 from gateway.outbound.quickreply import mailto, quick_subject
 from gateway.services import Services
@@ -29,6 +29,8 @@ KIND = "sender_challenge"
 CONFIRM = "CONFIRM"
 
 
+# Alike to outbound.receipts' labels (the same translated words), kept apart: the
+# challenge names only the decisions it can be asked to confirm, and any other in capitals.
 def _decision_word(decision: str) -> str:
     return {
         "approval": _("APPROVAL"),
@@ -77,10 +79,5 @@ def challenge_mail(
     msg["X-Auto-Response-Suppress"] = "All"
     msg["X-HFA-Kind"] = KIND
     msg["X-HFA-Reference"] = reference
-    msg["List-Id"] = list_id(config.reply_domain)
-    msg[LOOP_HEADER] = config.reply_domain
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    # After the parts: set_content() replaces the Content-* headers.
-    msg["Content-Language"] = spoken
+    finish_notice(msg, config.reply_domain, text, html, spoken)
     return msg

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from email.message import EmailMessage
 from email.utils import format_datetime, formataddr
 from typing import Any
 
@@ -169,6 +170,19 @@ def list_id(reply_domain: str) -> str:
     return f"Human for AI requests <hfa.{label}>"
 
 
+def finish_notice(
+    msg: EmailMessage, reply_domain: str, text: str, html: str, language: str
+) -> None:
+    """A notice of the gateway's own finished: its List-Id and loop header (so the gateway
+    knows it again if it comes back), its text and HTML parts, and their language."""
+    msg["List-Id"] = list_id(reply_domain)
+    msg[LOOP_HEADER] = reply_domain
+    msg.set_content(text)
+    msg.add_alternative(html, subtype="html")
+    # After the parts: set_content() replaces the Content-* headers.
+    msg["Content-Language"] = language
+
+
 def sender_name(request: Request, from_name: str) -> str:
     """``HFA-00008 · contracts-bot via Human for AI``: the reference and the agent.
 
@@ -256,6 +270,8 @@ def compose_lawyer_email(
     )
 
 
+# The same keywords as compose_lawyer_email, which reads the thread and passes them on:
+# the two entry points (one item, or a batch read by load_threads) stay one signature.
 def compose_from_thread(
     item: OutboxItem,
     thread: MailThread,

@@ -23,7 +23,7 @@ from sqlalchemy.orm import Session
 from gateway import i18n
 from gateway.i18n import N_, _
 from gateway.outbound import outbox, when
-from gateway.outbound.compose import LOOP_HEADER, header_safe, list_id
+from gateway.outbound.compose import finish_notice, header_safe
 from gateway.outbound.mime import display_address
 from gateway.outbound.outbox import Deliverer
 from gateway.outbound.transports import mail_transport
@@ -136,12 +136,7 @@ def compose_notice(services: Services, item: OutboxItem) -> EmailMessage:
         msg["References"] = their_id
     msg["Auto-Submitted"] = "auto-replied"
     msg["X-Auto-Response-Suppress"] = "All"
-    msg["List-Id"] = list_id(config.reply_domain)
-    msg[LOOP_HEADER] = config.reply_domain
-    msg.set_content(text)
-    msg.add_alternative(html, subtype="html")
-    # After the parts: set_content() replaces the Content-* headers.
-    msg["Content-Language"] = spoken
+    finish_notice(msg, config.reply_domain, text, html, spoken)
     return msg
 
 

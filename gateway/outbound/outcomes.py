@@ -171,6 +171,8 @@ def record_failure(
     request = session.get(Request, item.request_id) if item.request_id else None
     reference = request.reference if request else None
     permanent = isinstance(error, PermanentDelivery)
+    # The audit entries of a failure and of a deferral: alike in shape (audit.append with
+    # the item's details), different events with different details.
     if permanent or retry.exhausted(config, item, now):
         item.state = "dead"
         services.audit.append(

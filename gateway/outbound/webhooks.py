@@ -186,6 +186,21 @@ def retry_after_seconds(value: str | None) -> float | None:
     return max(0.0, moment.timestamp() - time.time())
 
 
+async def post_pinned(
+    target: Target, body: bytes, headers: dict[str, str], timeout: float
+) -> httpx.Response:
+    """POST ``body`` to the address ``target`` was pinned to, its host named to TLS (SNI);
+    no redirect is followed and no proxy of the environment used. httpx's errors pass."""
+    import httpx
+
+    async with httpx.AsyncClient(
+        timeout=httpx.Timeout(timeout), follow_redirects=False, trust_env=False
+    ) as client:
+        return await client.post(
+            target.url, content=body, headers=headers, extensions={"sni_hostname": target.host}
+        )
+
+
 class WebhookSender:
     """POSTs one signed body; raises Transient/PermanentDelivery as the answer deserves."""
 
@@ -218,17 +233,7 @@ class WebhookSender:
         import httpx
 
         try:
-            async with httpx.AsyncClient(
-                timeout=httpx.Timeout(self.timeout),
-                follow_redirects=False,
-                trust_env=False,
-            ) as client:
-                response = await client.post(
-                    target.url,
-                    content=body,
-                    headers=headers,
-                    extensions={"sni_hostname": target.host},
-                )
+            response = await post_pinned(target, body, headers, self.timeout)
         except httpx.TimeoutException as exc:
             raise TransientDelivery(f"{target.host}: timed out ({type(exc).__name__})") from exc
         except httpx.HTTPError as exc:

@@ -161,6 +161,8 @@ _CONFIRM = re.compile(
 )
 # Full stops that do not end a sentence: in abbreviations ("ref.", "No.", "Dr."), amounts
 # and decimals ("EUR 48,500.00"), and a label that opens the ask ("Item 3:", "Case 4:").
+# Alike in shape to replies.patterns' quote markers (compiled alternations), not in
+# meaning: these words are what ends a sentence of the ask, read only here.
 _ABBREVIATION = re.compile(
     r"\b(?:ref|refs|no|nos|nr|approx|e\.g|i\.e|etc|vs|v|inc|ltd|co|corp|art|sec|para|cf|"
     r"p|pp|dr|mr|mrs|ms|prof|st|fig|vol|ch|cl|incl|excl|resp|dept|est)\.",

@@ -12,7 +12,7 @@ import enum
 import re
 from collections.abc import Mapping
 
-from gateway.errors import ReplyError
+from gateway.errors import only_reply_errors
 from gateway.replies.bounces import find_bounced_message_ids
 
 __all__ = ["AutomaticKind", "detect_automatic", "find_bounced_message_ids", "is_own_loop"]
@@ -25,6 +25,8 @@ class AutomaticKind(enum.StrEnum):
 
 _MAX_FIELD = 2000
 _REPORT_TYPE = re.compile(r"report-type\s*=\s*\"?delivery-status\b", re.IGNORECASE)
+# Alike in shape to replies.cut's patterns (compiled alternations of words), not in
+# meaning: the subjects of delivery failures, read only here.
 _BOUNCE_SUBJECT = re.compile(
     r"^\s*(?:(?:fw|fwd|wg)\s?:\s*)?(?:"
     r"delivery\s+status\s+notification|undeliver(?:able|ed)|undelivered\s+mail"
@@ -58,12 +60,8 @@ def detect_automatic(
     Pass ``headers["return-path"]`` through unchanged: a null sender (``<>``)
     with a delivery-failure subject is a bounce.
     """
-    try:
+    with only_reply_errors("cannot classify message"):
         return _detect(headers, subject, content_type)
-    except ReplyError:
-        raise
-    except Exception as exc:  # the contract: nothing but ReplyError escapes
-        raise ReplyError(f"cannot classify message: {type(exc).__name__}") from exc
 
 
 def _detect(

@@ -17,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 from email.parser import HeaderParser
 
-from gateway.errors import ReplyError
+from gateway.errors import ReplyError, only_reply_errors
 
 # Bounces that quote the original do it in a message/rfc822 or
 # text/rfc822-headers part; many MTAs also just paste the headers as text.
@@ -73,12 +73,8 @@ def read_delivery_report(raw: bytes) -> DeliveryReport:
 
     Only ``ReplyError`` escapes.
     """
-    try:
+    with only_reply_errors("cannot read bounce"):
         return _read(raw)
-    except ReplyError:
-        raise
-    except Exception as exc:  # the contract: nothing but ReplyError escapes
-        raise ReplyError(f"cannot read bounce: {type(exc).__name__}") from exc
 
 
 def report_of_message(message: email.message.Message) -> DeliveryReport:

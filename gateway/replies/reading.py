@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from gateway.errors import ReplyError
+from gateway.errors import ReplyError, only_reply_errors
 from gateway.replies.actions import asks_to_act, read_action
 from gateway.replies.answer import asks_whether_to_act, decide_answer
 from gateway.replies.cut import cut_contact_block
@@ -51,12 +51,8 @@ def read_text(new_text: str, subject: str | None) -> TextReading:
 
 def read_reply(text: TextReading, ask: Ask, *, has_attachments: bool = False) -> Reading:
     """Step 2: the reading of the reply against what the lawyer was asked."""
-    try:
+    with only_reply_errors("cannot read reply"):
         return _read(text, ask, has_attachments)
-    except ReplyError:
-        raise
-    except Exception as exc:  # the contract: nothing but ReplyError escapes
-        raise ReplyError(f"cannot read reply: {type(exc).__name__}") from exc
 
 
 def _read(text: TextReading, ask: Ask, has_attachments: bool) -> Reading:

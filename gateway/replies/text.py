@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gateway.errors import ReplyError
+from gateway.errors import ReplyError, only_reply_errors
 from gateway.replies.html_text import render_html
 from gateway.replies.split import is_quote_line, quote_flags, split_lines
 
@@ -48,12 +48,8 @@ def extract_reply(text_plain: str | None, text_html: str | None) -> ReplyText:
     part is read only when there is no plain text, and its client markers are
     trusted before any text heuristic.
     """
-    try:
+    with only_reply_errors("cannot read reply"):
         return _extract(text_plain, text_html)
-    except ReplyError:
-        raise
-    except Exception as exc:  # the contract: nothing but ReplyError escapes
-        raise ReplyError(f"cannot read reply: {type(exc).__name__}") from exc
 
 
 def _extract(text_plain: str | None, text_html: str | None) -> ReplyText:

@@ -9,10 +9,11 @@ import Config``); the package loads none of them on its own.
   and ``read_config_file``;
 - ``table``: ``SETTINGS``, every setting's name, default and help (``hfa settings``);
 - read on their own where they are used: ``lawyers`` (what lawyers receive, and a
-  lawyer's address checked), ``sender_auth`` (the DNS resolver, ``DNS_OFF``).
+  lawyer's address checked), ``sender_auth`` (the DNS resolver, ``DNS_OFF``), ``guard``
+  (``in_networks``: whether a client's address is in networks).
 
 The other modules build ``config`` and are the package's own; import-linter's
 ``surface`` contract (pyproject.toml) keeps it so.
 """
 
-__all__ = ["config", "lawyers", "sender_auth", "table"]
+__all__ = ["config", "guard", "lawyers", "sender_auth", "table"]

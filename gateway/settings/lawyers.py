@@ -56,6 +56,8 @@ def _language(value: str, setting: str) -> str:
     return base
 
 
+# Alike in shape to settings.policies.parse_delegates (a list split, entries checked),
+# each its own syntax and its own error words.
 def parse_languages(value: str) -> dict[str, str]:
     """``a@x=de,b@y=fr`` -> {"a@x": "de", "b@y": "fr"}."""
     table: dict[str, str] = {}

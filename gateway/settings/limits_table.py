@@ -8,6 +8,7 @@ from __future__ import annotations
 from gateway.settings.guard import networks
 from gateway.settings.setting import Setting, above_zero
 
+# Rows of data, alike in shape by design: one Setting each, read by its declared type.
 LIMITS: tuple[Setting, ...] = (
     Setting("max_request_bytes", 262144, "Largest JSON body the HTTP API accepts (413 above)."),
     Setting("max_field_chars", 50000, "Longest text accepted in any one request field."),

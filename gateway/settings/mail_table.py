@@ -18,6 +18,8 @@ from gateway.settings.setting import (
     switch,
 )
 
+# Rows of data, alike in shape by design (as in lawyer_table and limits_table): one
+# Setting each, grouped by what they set.
 PLACES: tuple[Setting, ...] = (
     Setting(
         "data_dir",

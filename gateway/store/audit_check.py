@@ -173,6 +173,7 @@ def _root_problem(size: int, start: int, root: bytes, row: AuditCheckpoint) -> P
     )
 
 
+# Keyword-only parameters: alike in shape to store.listing.list_requests', not logic.
 def verify(
     session: Session,
     keys: Keys,

@@ -24,10 +24,9 @@ import secrets
 from datetime import datetime
 from typing import Any
 
-from itsdangerous import Signer
-
 from gateway.contract import iso
 from gateway.store.sqlite_setup import json_text
+from gateway.tokens import derived_keys
 
 _CANONICAL = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
@@ -41,14 +40,8 @@ class EntryMacs:
     """The keys that sign and verify audit entries, derived from the secret keys."""
 
     def __init__(self, secret_keys: tuple[str, ...]) -> None:
-        signer = Signer(
-            list(secret_keys),
-            salt="hfa.audit-entry",
-            key_derivation="hmac",
-            digest_method=hashlib.sha256,
-        )
-        # Newest last, as itsdangerous orders them.
-        self._keys = [signer.derive_key(k) for k in signer.secret_keys]
+        # Newest last.
+        self._keys = derived_keys(secret_keys, "hfa.audit-entry")
 
     @staticmethod
     def _body(

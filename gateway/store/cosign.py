@@ -28,6 +28,8 @@ ALG_COSIGNATURE = 4
 _DASH = "\u2014"
 
 
+# Kept apart from evidence.verifier.layout (its DASH, its dataclasses) on purpose: the
+# standalone verifier imports nothing of the gateway, and the gateway nothing of it.
 @dataclass(frozen=True)
 class Cosigner:
     """A witness as a log knows it: its key name and public key."""

@@ -54,6 +54,15 @@ Outcomes = list[tuple["asyncio.Future[Any]", Any, BaseException | None]]
 MAX_BATCH = 64
 
 
+@contextmanager
+def _storage_errors() -> Iterator[None]:
+    """SQLAlchemy's errors come out as StorageError, naming only the error's type."""
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        raise StorageError(f"database error: {type(exc).__name__}") from exc
+
+
 def _as_storage_error(exc: BaseException) -> BaseException:
     if isinstance(exc, SQLAlchemyError):
         error = StorageError(f"database error: {type(exc).__name__}")
@@ -120,12 +129,12 @@ class Database:
     @contextmanager
     def transaction(self) -> Iterator[Session]:
         """A write transaction: committed on success, rolled back on any error."""
-        with self._writer_lock.held() if self._writer_lock is not None else nullcontext():
-            try:
-                with self._sessions.begin() as session:
-                    yield session
-            except SQLAlchemyError as exc:
-                raise StorageError(f"database error: {type(exc).__name__}") from exc
+        with (
+            self._writer_lock.held() if self._writer_lock is not None else nullcontext(),
+            _storage_errors(),
+            self._sessions.begin() as session,
+        ):
+            yield session
 
     @contextmanager
     def writing_alone(self) -> Iterator[None]:
@@ -145,15 +154,13 @@ class Database:
             with self.transaction() as session:
                 yield session
             return
-        try:
-            with (
-                self._autocommit.connect() as conn,
-                Session(bind=conn, expire_on_commit=False) as session,
-            ):
-                yield session
-                session.commit()
-        except SQLAlchemyError as exc:
-            raise StorageError(f"database error: {type(exc).__name__}") from exc
+        with (
+            _storage_errors(),
+            self._autocommit.connect() as conn,
+            Session(bind=conn, expire_on_commit=False) as session,
+        ):
+            yield session
+            session.commit()
 
     async def write_statement(self, fn: Callable[[Session], T]) -> T:
         """``fn(session)``, one statement, written as :meth:`statement` says; its result once
@@ -176,20 +183,14 @@ class Database:
         to the pool. Prepared statements raise the driver's errors as SQLAlchemy's, so
         they come out as StorageError, as elsewhere.
         """
-        try:
-            with self._reader.connect() as conn:
-                yield conn
-        except SQLAlchemyError as exc:
-            raise StorageError(f"database error: {type(exc).__name__}") from exc
+        with _storage_errors(), self._reader.connect() as conn:
+            yield conn
 
     @contextmanager
     def read_only(self) -> Iterator[Session]:
         """A read-only transaction (no write lock on SQLite)."""
-        try:
-            with self._read_sessions.begin() as session:
-                yield session
-        except SQLAlchemyError as exc:
-            raise StorageError(f"database error: {type(exc).__name__}") from exc
+        with _storage_errors(), self._read_sessions.begin() as session:
+            yield session
 
     async def write(self, fn: Callable[[Session], T], *, heavy: bool = False) -> T:
         """Run ``fn(session)`` in a write transaction; return its result once committed.
@@ -296,9 +297,8 @@ class Database:
         self, session: Session, lock: WriterLock, outcomes: Outcomes
     ) -> Outcomes:
         try:
-            session.commit()
-        except SQLAlchemyError as exc:
-            raise StorageError(f"database error: {type(exc).__name__}") from exc
+            with _storage_errors():
+                session.commit()
         finally:
             session.close()
             lock.release()
@@ -376,6 +376,8 @@ class Database:
             self._writer_lock.close()
 
 
+# asyncio's Future, answered as its protocol wants (done ones skipped, an error or a
+# result); outbound.outbox answers its own futures the same way, with no value to pass.
 def _answer(outcomes: Outcomes) -> None:
     """Each caller of a committed batch gets its result or its error."""
     for future, value, error in outcomes:

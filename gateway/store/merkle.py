@@ -158,6 +158,8 @@ def consistency_proof(old_size: int, leaves: Sequence[bytes]) -> list[bytes]:
     return hash_ranges(consistency_ranges(old_size, len(leaves)), subtree_of(leaves))
 
 
+# RFC 9162's two algorithms (2.1.3.2 inclusion, 2.1.4.2 consistency) as the RFC writes
+# them: alike in their bit walk, each kept whole so it can be read against the RFC.
 def root_from_inclusion(index: int, size: int, leaf: bytes, proof: Sequence[bytes]) -> bytes:
     """The root that ``proof`` leads to from ``leaf`` (RFC 9162 2.1.3.2)."""
     if not 0 <= index < size:

@@ -11,7 +11,7 @@ from collections.abc import Iterable
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import ColumnElement, Result, func, select
 from sqlalchemy.orm import Session
 
 from gateway.store import state, witness_report
@@ -122,11 +122,7 @@ def _outbox_metrics(out: _Text, session: Session, now: datetime) -> None:
         "gauge",
         "Deliveries waiting in the outbox, by channel.",
         "channel",
-        session.execute(
-            select(OutboxItem.channel, func.count())
-            .where(OutboxItem.state == "pending")
-            .group_by(OutboxItem.channel)
-        ),
+        _by_channel(session, OutboxItem.state == "pending"),
     )
     oldest = session.scalar(
         select(func.min(OutboxItem.created_at)).where(OutboxItem.state == "pending")
@@ -143,33 +139,21 @@ def _outbox_metrics(out: _Text, session: Session, now: datetime) -> None:
         "gauge",
         "Deliveries not yet made whose last attempt failed (still retried), by channel.",
         "channel",
-        session.execute(
-            select(OutboxItem.channel, func.count())
-            .where(OutboxItem.state == "pending", OutboxItem.last_error.is_not(None))
-            .group_by(OutboxItem.channel)
-        ),
+        _by_channel(session, OutboxItem.state == "pending", OutboxItem.last_error.is_not(None)),
     )
     out.grouped(
         "hfa_outbox_dead",
         "gauge",
         "Deliveries given up and not retried since ('hfa outbox retry'), by channel.",
         "channel",
-        session.execute(
-            select(OutboxItem.channel, func.count())
-            .where(OutboxItem.state == "dead")
-            .group_by(OutboxItem.channel)
-        ),
+        _by_channel(session, OutboxItem.state == "dead"),
     )
     out.grouped(
         "hfa_delivery_failures_total",
         "counter",
         "Deliveries that gave up (failed permanently, exhausted retries or bounced), by channel.",
         "channel",
-        session.execute(
-            select(OutboxItem.channel, func.count())
-            .where(OutboxItem.state == "dead")
-            .group_by(OutboxItem.channel)
-        ),
+        _by_channel(session, OutboxItem.state == "dead"),
     )
     out.family("hfa_webhook_failures_total", "counter", "Webhook deliveries that gave up.")
     out.sample(
@@ -178,6 +162,13 @@ def _outbox_metrics(out: _Text, session: Session, now: datetime) -> None:
             select(func.count()).where(OutboxItem.channel == "webhook", OutboxItem.state == "dead")
         )
         or 0,
+    )
+
+
+def _by_channel(session: Session, *where: ColumnElement[bool]) -> Result[Any]:
+    """How many outbox items meet ``where``, per channel."""
+    return session.execute(
+        select(OutboxItem.channel, func.count()).where(*where).group_by(OutboxItem.channel)
     )
 
 

@@ -156,6 +156,9 @@ def _check_files(files: Reader, manifest: dict[str, Any], verdict: Verdict) -> d
     return roles
 
 
+# Alike in shape to _check_manifest (a signed note read, its failures said), kept apart:
+# each judges its own file, parses what it vouches for inside the same try, and says in
+# its own words what the bundle loses when it fails.
 def _check_checkpoint(
     files: Reader, keys: list[tuple[str, Any]], verdict: Verdict
 ) -> tuple[int, bytes] | None:

@@ -12,6 +12,8 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
 
+# Inclusion proofs are checked here as store.merkle checks them (RFC 9162 2.1.3.2), kept
+# apart on purpose: the standalone verifier imports nothing of the gateway.
 from .layout import DASH
 
 ALG_ED25519 = 1
