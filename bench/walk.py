@@ -112,28 +112,31 @@ def _resumed(frame: FrameType) -> bool:
 
 
 def _reply_types() -> tuple[type, ...]:
-    """The types of the reply's values; ``inbound.reply`` exists in later trees only."""
+    """The types of the stored reply's values, as every tree has them."""
     from gateway.inbound.mailparse import ParsedMail
     from gateway.store.models import InboundMessage, Recipient, Request, Turn
 
-    kinds: list[type] = [InboundMessage, ParsedMail, Request, Recipient, Turn]
-    try:
-        from gateway.inbound import reply
-
-        kinds += [getattr(reply, "Reply"), getattr(reply, "Answer")]  # noqa: B009
-    except ImportError:
-        pass
-    return tuple(kinds)
+    return (InboundMessage, ParsedMail, Request, Recipient, Turn)
 
 
+# The values later trees pass the reply in (``inbound.reply``), known by name: the module
+# is the inbound package's own, and older trees have none.
+_REPLY_VALUES = {"Reply", "Answer"}
 _REPLY_TYPES: tuple[type, ...] = ()
+
+
+def _is_reply_value(value: object) -> bool:
+    kind = type(value)
+    return isinstance(value, _REPLY_TYPES) or (
+        kind.__name__ in _REPLY_VALUES and kind.__module__ == "gateway.inbound.reply"
+    )
 
 
 def _carries_reply(frame: FrameType) -> bool:
     code = frame.f_code
     count = code.co_argcount + code.co_kwonlyargcount
     values = frame.f_locals
-    return any(isinstance(values.get(name), _REPLY_TYPES) for name in code.co_varnames[:count])
+    return any(_is_reply_value(values.get(name)) for name in code.co_varnames[:count])
 
 
 def trace(call: Callable[[], list[str]], root: CodeType) -> Trace:
