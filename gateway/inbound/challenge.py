@@ -34,7 +34,6 @@ from datetime import datetime, timedelta
 from email.message import EmailMessage
 from typing import Any
 
-from itsdangerous import Signer
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
@@ -54,6 +53,7 @@ from gateway.replies import DecisionKind, Reading, ReplyError, read_reply
 from gateway.services import Services
 from gateway.store import blobs
 from gateway.store.models import InboundMessage, OutboxItem, Recipient, Request
+from gateway.tokens import derived_keys
 
 CHANNEL = "challenge"
 PURPOSE = "sender_challenge"
@@ -67,13 +67,7 @@ _CONFIRM_WORD = re.compile(r"^\W*confirm\b", re.IGNORECASE)
 
 @functools.cache
 def _keys(secret_keys: tuple[str, ...]) -> tuple[bytes, ...]:
-    signer = Signer(
-        list(secret_keys),
-        salt="hfa.sender-challenge",
-        key_derivation="hmac",
-        digest_method=hashlib.sha256,
-    )
-    return tuple(signer.derive_key(k) for k in signer.secret_keys)
+    return tuple(derived_keys(secret_keys, "hfa.sender-challenge"))
 
 
 def _mac(key: bytes, body: bytes) -> bytes:
