@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from gateway.settings.config import Config
-from tests.cli.test_ops import file_and_mail, ops  # noqa: F401  (ops: the fixture)
+from tests.cli.opskit import file_and_mail
 from tests.clienv import run
 from tests.conftest import LAWYER, Running, make_config
 from tests.mailkit import reply_to, send
@@ -23,8 +23,7 @@ def config(tmp_path: Path, database_url: str) -> Config:
 
 
 async def test_export_has_every_request_and_every_answer(
-    ops: Running,  # noqa: F811
-    capsys: pytest.CaptureFixture[str],
+    ops: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:
     first, mail = await file_and_mail(ops, request="Question 0")
     filed = [first] + [await ops.file(request=f"Question {n}") for n in range(1, MORE_THAN_A_PAGE)]

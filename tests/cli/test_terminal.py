@@ -7,7 +7,7 @@ import json
 import pytest
 
 from gateway.cli.terminal import escape
-from tests.cli.test_ops import file_and_mail, ops  # noqa: F401  (ops: the fixture)
+from tests.cli.opskit import file_and_mail
 from tests.clienv import run
 from tests.conftest import LAWYER, Running, wait_outcomes
 from tests.mailkit import reply_to, send
@@ -36,8 +36,7 @@ def test_escape_shows_every_hidden_character_as_a_marker(raw: str, shown: str) -
 
 
 async def test_every_ops_view_escapes_what_agents_and_senders_wrote(
-    ops: Running,  # noqa: F811
-    capsys: pytest.CaptureFixture[str],
+    ops: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:
     filed, mail = await file_and_mail(
         ops,
@@ -77,8 +76,7 @@ async def test_every_ops_view_escapes_what_agents_and_senders_wrote(
 
 
 async def test_inbound_show_decodes_encoded_words(
-    ops: Running,  # noqa: F811
-    capsys: pytest.CaptureFixture[str],
+    ops: Running, capsys: pytest.CaptureFixture[str]
 ) -> None:
     _filed, mail = await file_and_mail(ops)
     answer = reply_to(mail, "Approved.", sender=LAWYER)

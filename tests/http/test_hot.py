@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from starlette.responses import JSONResponse
 from starlette.routing import Router
 
 from gateway.http.access import AgentAccess
@@ -58,16 +55,6 @@ async def test_hot_calls_answer_errors_in_the_one_error_shape(running: Running) 
     refused = await running.http.post("/v1/requests", json={"request": "x"})
     assert refused.status_code == 422
     assert refused.json()["error"]["details"][0]["field"] == "category"
-
-
-def test_fast_json_writes_the_bytes_starlette_writes() -> None:
-    content = {"text": 'Prüfung § 7\u2028\n\x01 "quoted" /', "n": [1, 2.5, None, True]}
-    assert FastJSONResponse(content).body == JSONResponse(content).body
-
-
-def test_fast_json_encodes_integers_beyond_64_bits() -> None:
-    huge = {"n": 2**70}
-    assert json.loads(bytes(FastJSONResponse(huge).body)) == huge
 
 
 async def test_a_kept_status_read_is_answered_ahead_of_the_access_checks(

@@ -9,7 +9,6 @@ The event stream sends every turn, then each new one as it is recorded.
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -21,13 +20,10 @@ import pytest
 
 from gateway.intake.waiting import mark_of
 from tests.conftest import Running, SmtpSink, make_config, start_running, stop_running
+from tests.http.httpkit import add, bearer
 from tests.mailkit import reply_to, send
 
 WINDOW_SECONDS = 4
-
-
-def bearer(filed: dict[str, Any]) -> dict[str, str]:
-    return {"Authorization": f"Bearer {filed['access_token']}"}
 
 
 async def long_poll(
@@ -41,13 +37,6 @@ async def long_poll(
         timeout=90,
     )
     return response, time.monotonic() - started
-
-
-async def add(running: Running, filed: dict[str, Any], text: str) -> None:
-    response = await running.http.post(
-        f"/v1/requests/{filed['reference']}/messages", json={"message": text}, headers=bearer(filed)
-    )
-    assert response.status_code == 201, response.text
 
 
 async def test_a_long_poll_is_held_until_the_thread_changes(running: Running) -> None:
@@ -127,58 +116,6 @@ async def test_a_decision_wakes_the_long_poll_only_once_it_takes_effect(
     assert (took_effect - pending_at).total_seconds() >= WINDOW_SECONDS - 0.5
 
 
-async def read_events(lines: AsyncIterator[str], count: int) -> list[dict[str, Any]]:
-    """The next ``count`` events (comments skipped), as {id, event, data}."""
-    events: list[dict[str, Any]] = []
-    current: dict[str, Any] = {}
-    async for line in lines:
-        if not line:
-            if "event" in current:
-                events.append(current)
-                if len(events) == count:
-                    return events
-            current = {}
-        elif line.startswith(":") or line.startswith("retry:"):
-            continue
-        else:
-            key, _, value = line.partition(": ")
-            current[key] = json.loads(value) if key == "data" else value
-    raise AssertionError(f"the stream ended after {events}")
-
-
-async def test_the_event_stream_sends_the_turns_and_each_new_one(running: Running) -> None:
-    filed = await running.file()
-    url = f"/v1/requests/{filed['reference']}/events"
-    async with running.http.stream("GET", url, headers=bearer(filed), timeout=30) as response:
-        assert response.status_code == 200
-        assert response.headers["content-type"].startswith("text/event-stream")
-        lines = response.aiter_lines()
-        first = await read_events(lines, 2)
-        assert [e["event"] for e in first] == ["turn", "status"]
-        assert first[0]["id"] == "1" and first[0]["data"]["kind"] == "request"
-        assert first[1]["data"]["status"] == "recorded"
-        await add(running, filed, "The deadline moved to Friday.")
-        (new,) = await asyncio.wait_for(read_events(lines, 1), 5)
-        assert new["data"]["body"] == "The deadline moved to Friday." and new["id"] == "2"
-    # Reconnecting with Last-Event-ID sends only what came after it.
-    headers = {**bearer(filed), "Last-Event-ID": "1"}
-    async with running.http.stream("GET", url, headers=headers, timeout=30) as response:
-        resumed = await read_events(response.aiter_lines(), 2)
-        assert resumed[0]["id"] == "2" and resumed[1]["event"] == "status"
-
-
-async def test_the_event_stream_refuses_a_wrong_token_and_a_bad_last_event_id(
-    running: Running,
-) -> None:
-    filed = await running.file()
-    url = f"/v1/requests/{filed['reference']}/events"
-    wrong = await running.http.get(url, headers={"Authorization": "Bearer hfat_wrong"})
-    assert wrong.status_code == 404
-    assert wrong.json()["error"]["message"] == "no request with this reference and access token"
-    bad = await running.http.get(url, headers={**bearer(filed), "Last-Event-ID": "x1"})
-    assert bad.status_code == 422 and bad.json()["error"]["details"][0]["field"] == "Last-Event-ID"
-
-
 async def test_stopping_the_server_ends_the_waits(tmp_path: Path, sink: SmtpSink) -> None:
     running = await start_running(make_config(tmp_path), sink)
     filed = await running.file()
@@ -190,22 +127,3 @@ async def test_stopping_the_server_ends_the_waits(tmp_path: Path, sink: SmtpSink
     assert response.status_code == 200
     await running.http.aclose()
     running.services.close()
-
-
-async def test_a_stream_whose_client_left_ends_at_the_next_keep_alive(
-    running: Running, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    from gateway.http import events
-    from gateway.intake.waiting import waiting_for
-
-    monkeypatch.setattr(events, "KEEPALIVE_SECONDS", 0.3)
-    filed = await running.file()
-    url = f"/v1/requests/{filed['reference']}/events"
-    async with running.http.stream("GET", url, headers=bearer(filed), timeout=30) as response:
-        await read_events(response.aiter_lines(), 2)
-        assert waiting_for(running.services).waiting == 1
-    # The client closed its connection: the stream notices it at the next keep-alive.
-    deadline = time.monotonic() + 5
-    while waiting_for(running.services).waiting and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
-    assert waiting_for(running.services).waiting == 0

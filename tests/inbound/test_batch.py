@@ -11,42 +11,13 @@ from sqlalchemy.orm import Session
 
 from gateway.inbound import worker
 from gateway.inbound.claims import claim_pending, load_raw
-from gateway.inbound.listener import store_inbound
-from gateway.inbound.match import EarlierCopies
 from gateway.inbound.reading import parse_stored
 from gateway.inbound.worker import WRITE_CHUNK, process_batch
-from gateway.intake.filing import file_request
 from gateway.services import Services
-from gateway.store.models import InboundMessage, Recipient, Turn
+from gateway.store.models import InboundMessage, Turn
 from gateway.store.prepared import Prepared
 from tests import auditkit
-from tests.conftest import LAWYER, REPLY_DOMAIN
-
-
-def reply_addresses(services: Services, count: int) -> list[str]:
-    """``count`` requests filed, one lawyer reply address each."""
-    addresses = []
-    for n in range(count):
-        with services.db.transaction() as session:
-            file_request(services, session, {"category": "legal_review", "request": f"{n}"})
-            recipient = session.scalars(select(Recipient).order_by(Recipient.id.desc())).first()
-            assert recipient is not None
-            addresses.append(services.tokens.reply_address(recipient.id, REPLY_DOMAIN))
-    return addresses
-
-
-def reply(address: str, n: int) -> bytes:
-    return (
-        f"From: {LAWYER}\r\nTo: {address}\r\nSubject: Re: request\r\n"
-        f"Message-ID: <reply-{n}@lawfirm.example>\r\n\r\nApproved.\r\n"
-    ).encode()
-
-
-def stored(services: Services, addresses: list[str]) -> list[int]:
-    return [
-        store_inbound(services, reply(a, n), "127.0.0.1", LAWYER, [a])
-        for n, a in enumerate(addresses)
-    ]
+from tests.inbound.batchkit import reply_addresses, stored
 
 
 def outcomes(services: Services) -> dict[int, tuple[str, str | None, int]]:
@@ -123,49 +94,6 @@ def test_a_crash_undoes_only_its_own_message_and_the_rest_of_the_batch_is_record
     monkeypatch.setattr(worker, "process", real)
     assert claim_pending(services) == [broken]
     assert process_batch(services, [broken]) == ["recorded"]
-
-
-def test_a_second_copy_in_the_same_batch_is_a_duplicate(services: Services) -> None:
-    (address,) = reply_addresses(services, 1)
-    raw = reply(address, 1)
-    ids = [store_inbound(services, raw, "127.0.0.1", LAWYER, [address]) for _ in range(2)]
-    assert claim_pending(services) == ids
-    assert process_batch(services, ids) == ["recorded", "duplicate"]
-
-
-def test_the_copy_stored_first_but_taken_second_is_the_duplicate(services: Services) -> None:
-    """Two workers may take two copies of one reply in either order: the one recorded
-    second is a duplicate, never a failure at every retry."""
-    (address,) = reply_addresses(services, 1)
-    raw = reply(address, 1)
-    first, second = (store_inbound(services, raw, "127.0.0.1", LAWYER, [address]) for _ in range(2))
-    assert claim_pending(services) == [first, second]
-    assert process_batch(services, [second]) == ["recorded"]
-    assert process_batch(services, [first]) == ["duplicate"]
-
-
-def test_earlier_copies_are_found_through_the_message_id_index(services: Services) -> None:
-    if not services.db.is_sqlite:
-        pytest.skip("SQLite's planner, which has no statistics of the inbound table")
-    (address,) = reply_addresses(services, 1)
-    stored(services, [address] * 50)
-    claim_pending(services)
-    executed: list[str] = []
-
-    with services.db.transaction() as session:
-        last = session.get(InboundMessage, 50)
-        assert last is not None
-        # The statement runs on the driver's cursor: SQLite reports it with its values.
-        driver = session.connection().connection.dbapi_connection
-        assert driver is not None
-        driver.set_trace_callback(executed.append)  # type: ignore[attr-defined]
-        try:
-            EarlierCopies(session, last)
-        finally:
-            driver.set_trace_callback(None)  # type: ignore[attr-defined]
-        (sql,) = [q for q in executed if "rcpt_to" in q]
-        plan = session.connection().exec_driver_sql(f"EXPLAIN QUERY PLAN {sql}").all()
-    assert "ix_inbound_message_id" in " ".join(str(step) for step in plan)
 
 
 # What recording one approval under the write lock may cost: the duplicate check, its

@@ -17,23 +17,9 @@ from gateway.errors import Unparseable
 from gateway.inbound import reading, reading_lane
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import MailReader, parse_stored
-from gateway.replies import DecisionKind, ReplyText, TextReading
+from gateway.replies import DecisionKind, ReplyText
 from gateway.replies.bounces import DeliveryReport
-
-
-def decided(parsed: object) -> DecisionKind | None:
-    assert isinstance(parsed, ParsedMail) and isinstance(parsed.decision, TextReading)
-    return parsed.decision.decision.kind
-
-
-def reply(text: str, *, padding: int = 8_000) -> bytes:
-    """A reply large enough for the reading process (a quoted history of ``padding`` lines)."""
-    return (
-        "From: Dana <counsel@lawfirm.example>\r\nTo: reply+x@hfa.example\r\n"
-        "Subject: Re: [HFA-00001] Legal review\r\nMessage-ID: <a@lawfirm.example>\r\n"
-        "Content-Type: text/plain; charset=utf-8\r\n\r\n"
-        f"{text}\r\n" + "> quoted line of the original email\r\n" * padding
-    ).encode()
+from tests.inbound.readkit import decided, reply
 
 
 async def test_messages_are_read_in_another_process_with_their_decision() -> None:
@@ -111,23 +97,6 @@ async def test_a_reply_is_read_in_the_worker_when_its_reading_process_cannot_sta
         assert reader.quick.process is None or reader.quick.process.poll() is not None
     finally:
         reader.close()
-
-
-async def test_a_reading_process_is_ready_with_its_word_tables_loaded() -> None:
-    """Its hello comes after the tables are loaded: the first reply waits for no loading."""
-    lane = reading_lane.ReadingLane(idle=False)
-    try:
-        assert lane.wait_ready(reading_lane.START_SECONDS)
-        assert lane.process is not None
-        spent = reading_lane.cpu_seconds(lane.process.pid)
-        read = lane.read(reply("Rejected: not as drafted.", padding=10))
-        assert decided(read) is DecisionKind.REJECTION
-        after = reading_lane.cpu_seconds(lane.process.pid)
-        assert spent is not None and after is not None
-        # Loading the tables costs about a third of a second of CPU; a read, milliseconds.
-        assert after - spent < 0.15, f"the first read took {after - spent:.2f} s of CPU"
-    finally:
-        lane.close()
 
 
 async def test_a_message_too_slow_to_read_is_given_up_and_the_next_one_is_read(

@@ -16,16 +16,13 @@ from html import unescape
 from pathlib import Path
 
 import pytest
-from babel.messages.extract import extract_from_dir
-from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
 from sqlalchemy import select
 
 from gateway import i18n
 from gateway.clock import FrozenClock
 from gateway.intake import apikeys
 from gateway.outbound import held_notices, outbox
-from gateway.outbound.view import MailSettings, _count
+from gateway.outbound.view import MailSettings
 from gateway.services import Services, build_services
 from gateway.store.models import OutboxItem, Recipient, Request, Turn
 from gateway.store.thread import add_turn
@@ -69,34 +66,6 @@ def test_every_kind_renders_in_every_catalogue_with_nothing_left_in_english(
             continue
         assert msg["Content-Language"] == language, kind
         assert f'lang="{language}"' in html_of(msg), kind
-
-
-def test_the_catalogues_hold_every_message_of_the_code_and_the_templates() -> None:
-    method_map = [
-        ("gateway/**.py", "python"),
-        ("templates/email/**", "jinja2"),
-    ]
-    options = {"templates/email/**": {"extensions": "jinja2.ext.i18n", "trimmed": "true"}}
-    keywords = {"_": None, "N_": None, "ngettext": (1, 2)}
-    wanted = {
-        message if isinstance(message, str) else message[0]
-        for _file, _line, message, _comments, _context in extract_from_dir(
-            str(ROOT), method_map, options, keywords
-        )
-    }
-    assert len(wanted) > 200
-    for language in i18n.LANGUAGES:
-        if language == i18n.DEFAULT_LANGUAGE:
-            continue
-        path = ROOT / "gateway" / "locale" / language / "LC_MESSAGES" / "messages.po"
-        with path.open("rb") as handle:
-            catalog = read_po(handle)
-        done = {
-            m.id if isinstance(m.id, str) else m.id[0]
-            for m in catalog
-            if m.id and not m.fuzzy and all(m.string if isinstance(m.string, tuple) else [m.string])
-        }
-        assert not wanted - done, (language, sorted(wanted - done)[:5])
 
 
 def test_a_german_lawyers_request_receipt_and_reminder_are_german(german: Services) -> None:
@@ -323,27 +292,6 @@ def test_no_sentence_for_a_lawyer_is_marked_inside_an_f_string() -> None:
         if inside.search(line)
     ]
     assert not found, found
-
-
-@pytest.mark.parametrize("language", i18n.LANGUAGES)
-def test_every_language_answers_as_its_catalogue_does(language: str) -> None:
-    # English answers with the message ids at once, never through a catalogue: it must
-    # answer what a catalogue of no translations would.
-    catalogue = i18n.translations(language)
-    with i18n.speaking(language):
-        for message in ("Deadline", "due %(day)s", "no such message id"):
-            assert i18n.gettext(message) == catalogue.gettext(message)
-        for n in (0, 1, 2, 21):
-            assert i18n.ngettext("%(n)s word", "%(n)s words", n) == catalogue.ngettext(
-                "%(n)s word", "%(n)s words", n
-            )
-
-
-@pytest.mark.parametrize("language", i18n.LANGUAGES)
-def test_counts_read_as_babel_writes_them(language: str) -> None:
-    with i18n.speaking(language):
-        for n in [*range(0, 1001), 1234, 98765, 1234567]:
-            assert _count(n) == format_decimal(n, locale=i18n.locale()), n
 
 
 @pytest.mark.parametrize("language", i18n.LANGUAGES)

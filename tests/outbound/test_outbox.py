@@ -15,7 +15,6 @@ from gateway.clock import FrozenClock
 from gateway.errors import DeliveryError, PermanentDelivery, TransientDelivery
 from gateway.intake.filing import file_request
 from gateway.outbound.outbox import OutboxWorker, email_deliverer, enqueue
-from gateway.outbound.retry import RELAY, receiver_of
 from gateway.services import Services, build_services
 from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, OutboxItem, Request, Turn
@@ -351,25 +350,3 @@ def test_the_audit_shows_a_webhook_reply_to_without_its_query(clocked: Services)
     assert entry.details["reply_to"] == "https://hooks.example/in?..."
     mirror = auditkit.mirror_text(clocked)
     assert "request.recorded" in mirror and "s3cr3t-receiver-token" not in mirror
-
-
-def test_webhooks_wait_for_their_origin_and_every_other_channel_for_the_relay() -> None:
-    def item(channel: str, target: str) -> OutboxItem:
-        return OutboxItem(channel=channel, target=target)
-
-    same = {
-        receiver_of(item("webhook", url))
-        for url in (
-            "https://Agent.example/hook?token=1",
-            "https://agent.example:443/other",
-            "HTTPS://agent.example",
-        )
-    }
-    assert same == {"https://agent.example:443"}
-    assert receiver_of(item("webhook", "http://agent.example/hook")) == "http://agent.example:80"
-    assert (
-        receiver_of(item("webhook", "https://agent.example:8443/")) != "https://agent.example:443"
-    )
-    assert receiver_of(item("webhook", "https://[2001:db8::1]/h")) == "https://[2001:db8::1]:443"
-    for channel in ("email", "push_email", "notice"):
-        assert receiver_of(item(channel, "counsel@lawfirm.example")) == RELAY

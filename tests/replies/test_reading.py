@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from gateway.replies import Ask, Reading, ReplyError, extract_reply, read_reply, read_text
+from gateway.replies import Ask, Reading, extract_reply, read_reply, read_text
 
 ASK = Ask("May I sign the NDA with Helix Bio AG?", "Sign the NDA with Helix Bio AG.", "HFA-00007")
 APPROVED = ("Approved.", "Genehmigt.", "Approuvé.", "Aprobado.", "Goedgekeurd.")
@@ -63,12 +63,3 @@ def test_what_follows_an_approval_is_a_condition_only_as_one(text: str, kind: st
 def test_a_condition_never_carries_bidi_or_control_characters() -> None:
     read = reading("Approved, only up to EUR 50,000\u202e000,05 \x1b[31m.")
     assert all(ch not in "".join(read.conditions) for ch in "\u202e\x1b")
-
-
-def test_a_reading_breaking_its_own_rules_cannot_be_made() -> None:
-    with pytest.raises(ReplyError):
-        Reading("approval", conditions=("x",), read_from="keyword")
-    with pytest.raises(ReplyError):
-        Reading("conditional_approval", read_from="keyword")
-    with pytest.raises(ReplyError):
-        Reading("reply", read_from="yes_no")

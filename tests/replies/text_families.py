@@ -1,7 +1,7 @@
 """Reply texts of the families the splitter used to miss (issue: text families).
 
 Each case is a plain-text reply as a client builds it and the new text the lawyer wrote.
-Read by ``test_text_families.py`` and counted by ``bench/decisions.py``.
+Read by ``test_split.py`` and counted by ``bench/decisions.py``.
 """
 
 from __future__ import annotations

@@ -10,7 +10,6 @@ import pytest
 
 from gateway.errors import ConfigError
 from gateway.settings.config import Config, load_config
-from gateway.settings.setting import Setting, text_of
 from gateway.settings.table import SETTINGS, markdown_table
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -25,19 +24,6 @@ def test_the_readme_table_is_the_settings_table() -> None:
 def test_each_setting_is_named_once() -> None:
     names = [s.name for s in SETTINGS]
     assert len(names) == len(set(names))
-
-
-@pytest.mark.parametrize("setting", [s for s in SETTINGS if s.read is None], ids=lambda s: s.name)
-def test_a_typed_default_reads_back_from_its_text(setting: Setting) -> None:
-    assert setting.parse(setting.text) == setting.default
-    assert type(setting.parse(setting.text)) is type(setting.default)
-
-
-@pytest.mark.parametrize(
-    ("value", "text"), [(600.0, "600"), (0.25, "0.25"), (True, "1"), (False, "0"), (20, "20")]
-)
-def test_a_default_is_shown_as_an_operator_writes_it(value: float | bool, text: str) -> None:
-    assert text_of(value) == text
 
 
 def test_every_row_lands_in_config_or_is_kept_as_text() -> None:
