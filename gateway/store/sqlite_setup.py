@@ -30,6 +30,12 @@ def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # "begin" hook below decides how each transaction starts.
     dbapi_connection.isolation_level = None
     cursor = dbapi_connection.cursor()
+    # Short: a write waiting for the lock waits on the event loop. While another process
+    # holds it for long, callers get a prompt 451/503 (try again) instead of a frozen
+    # gateway; the gateway's own transactions take milliseconds. Set first: the next
+    # statement already reads the file, which another process may hold for a moment
+    # (checkpointing the WAL on its last close, or recovering it on its first open).
+    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.execute("PRAGMA journal_mode=WAL")
     cursor.execute("PRAGMA synchronous=FULL")
     cursor.execute("PRAGMA foreign_keys=ON")
@@ -37,10 +43,6 @@ def sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # keeps in a temporary file by default: kept in memory, a write in a savepoint
     # costs what one outside does (a filing's statements took twice as long).
     cursor.execute("PRAGMA temp_store=MEMORY")
-    # Short: a write waiting for the lock waits on the event loop. While another process
-    # holds it for long, callers get a prompt 451/503 (try again) instead of a frozen
-    # gateway; the gateway's own transactions take milliseconds.
-    cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
     cursor.close()
 
 
