@@ -116,20 +116,15 @@ async def create_message(http: HttpRequest) -> JSONResponse:
     api_key_name = admit_filing(http, services, arguments)
     document = {k: v for k, v in body.items() if k != "status"}
 
-    def work() -> bool:
-        with services.db.transaction() as session:
-            _call, created = compat.file_call(
-                services,
-                session,
-                protocol=PROTOCOL,
-                external_id=uid,
-                arguments=arguments,
-                document=document,
-                api_key_name=api_key_name,
-            )
-            return created
-
-    created = await services.db.run(work)
+    created = await services.db.run(
+        compat.file_call_once,
+        services,
+        protocol=PROTOCOL,
+        external_id=uid,
+        arguments=arguments,
+        document=document,
+        api_key_name=api_key_name,
+    )
     loaded = await services.db.run(compat.load_call, services, PROTOCOL, uid, api_key_name)
     return JSONResponse(with_status(loaded), status_code=201 if created else 200)
 

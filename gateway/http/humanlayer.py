@@ -233,15 +233,16 @@ def _make_create(protocol: str) -> Any:
         call_id, arguments = build(services, body)
         api_key_name = admit_filing(http, services, arguments)
         document = {k: v for k, v in body.items() if k != "status"}
-        return await _act_then_answer(
+        await services.db.run(
+            compat.file_call_once,
             services,
-            compat.file_call,
-            protocol,
-            call_id,
-            api_key_name,
+            protocol=protocol,
+            external_id=call_id,
             arguments=arguments,
             document=document,
+            api_key_name=api_key_name,
         )
+        return await _answer(services, protocol, call_id, api_key_name)
 
     return create
 

@@ -13,10 +13,11 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from gateway.contract import APPROVAL_KINDS, HUMAN_ANSWER_KINDS, iso
-from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound
+from gateway.errors import Conflict, FieldProblem, InvalidRequest, NotFound, StorageError
 from gateway.intake import filing
 from gateway.outbound import outbox
 from gateway.services import Services
@@ -102,6 +103,43 @@ def file_call(
     session.add(call)
     session.flush()
     return call, True
+
+
+def file_call_once(
+    services: Services,
+    *,
+    protocol: str,
+    external_id: str,
+    arguments: dict[str, Any],
+    document: dict[str, Any],
+    api_key_name: str | None,
+) -> bool:
+    """:func:`file_call` in a write transaction of its own; True if this call filed it.
+
+    Two calls with one id at the same moment (on PostgreSQL both look for it before
+    either has it) end with one insert failing the unique id. Run again, the loser finds
+    the winner's call: its own key's (a repeat) or another key's (not found), never a
+    "try again" for a call that is on record.
+    """
+
+    def attempt() -> bool:
+        with services.db.transaction() as session:
+            return file_call(
+                services,
+                session,
+                protocol=protocol,
+                external_id=external_id,
+                arguments=arguments,
+                document=document,
+                api_key_name=api_key_name,
+            )[1]
+
+    try:
+        return attempt()
+    except StorageError as error:
+        if not isinstance(error.__cause__, IntegrityError):
+            raise
+        return attempt()
 
 
 def _taken(session: Session, protocol: str, external_id: str) -> bool:
