@@ -117,7 +117,7 @@ async def create_message(http: HttpRequest) -> JSONResponse:
     document = {k: v for k, v in body.items() if k != "status"}
 
     created = await services.db.run(
-        compat.file_call_once,
+        compat.file_call,
         services,
         protocol=PROTOCOL,
         external_id=uid,

@@ -234,7 +234,7 @@ def _make_create(protocol: str) -> Any:
         api_key_name = admit_filing(http, services, arguments)
         document = {k: v for k, v in body.items() if k != "status"}
         await services.db.run(
-            compat.file_call_once,
+            compat.file_call,
             services,
             protocol=protocol,
             external_id=call_id,

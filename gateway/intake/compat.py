@@ -74,39 +74,6 @@ def check_lawyer(services: Services, category: str, address: Any, field: str) ->
 
 def file_call(
     services: Services,
-    session: Session,
-    *,
-    protocol: str,
-    external_id: str,
-    arguments: dict[str, Any],
-    document: dict[str, Any],
-    api_key_name: str | None,
-) -> tuple[CompatCall, bool]:
-    """File the request for a compat call once; a repeat of the same id returns the first."""
-    existing = _find(session, protocol, external_id, api_key_name)
-    if existing is not None:
-        return existing, False
-    if _taken(session, protocol, external_id):
-        # Another key's id: answered as a GET of an unknown id answers, never "try again"
-        # (the unique row would otherwise fail the insert, a 503 for good).
-        raise NotFound(f"no {protocol.replace('_', ' ')} with id {external_id[:MAX_ID]!r}")
-    filed = filing.file_request(services, session, arguments, api_key_name=api_key_name)
-    number = int(filed.result["reference"].split("-")[1])
-    call = CompatCall(
-        protocol=protocol,
-        external_id=external_id,
-        request_id=number,
-        api_key_name=api_key_name,
-        document=document,
-        created_at=services.clock.now(),
-    )
-    session.add(call)
-    session.flush()
-    return call, True
-
-
-def file_call_once(
-    services: Services,
     *,
     protocol: str,
     external_id: str,
@@ -114,7 +81,8 @@ def file_call_once(
     document: dict[str, Any],
     api_key_name: str | None,
 ) -> bool:
-    """:func:`file_call` in a write transaction of its own; True if this call filed it.
+    """File the request for a compat call once, in a write transaction of its own; True if
+    this call filed it, False for a repeat of the same id (the first call stands).
 
     Two calls with one id at the same moment (on PostgreSQL both look for it before
     either has it) end with one insert failing the unique id. Run again, the loser finds
@@ -124,15 +92,25 @@ def file_call_once(
 
     def attempt() -> bool:
         with services.db.transaction() as session:
-            return file_call(
-                services,
-                session,
-                protocol=protocol,
-                external_id=external_id,
-                arguments=arguments,
-                document=document,
-                api_key_name=api_key_name,
-            )[1]
+            if _find(session, protocol, external_id, api_key_name) is not None:
+                return False
+            if _taken(session, protocol, external_id):
+                # Another key's id: answered as a GET of an unknown id answers.
+                what = protocol.replace("_", " ")
+                raise NotFound(f"no {what} with id {external_id[:MAX_ID]!r}")
+            filed = filing.file_request(services, session, arguments, api_key_name=api_key_name)
+            session.add(
+                CompatCall(
+                    protocol=protocol,
+                    external_id=external_id,
+                    request_id=int(filed.result["reference"].split("-")[1]),
+                    api_key_name=api_key_name,
+                    document=document,
+                    created_at=services.clock.now(),
+                )
+            )
+            session.flush()
+            return True
 
     try:
         return attempt()

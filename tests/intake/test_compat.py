@@ -20,7 +20,7 @@ PROTOCOL = "function_call"
 def _file(services: Services, key: str) -> bool | str:
     """One filing of the call ``race-1`` as the API key ``key``: created, or why not."""
     try:
-        return compat.file_call_once(
+        return compat.file_call(
             services,
             protocol=PROTOCOL,
             external_id="race-1",
