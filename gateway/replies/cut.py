@@ -73,6 +73,18 @@ _TITLE = re.compile(
     r"|(?:адвокат|партн[её]р|юрист|юрисконсульт|коллеги|юридическ|юридичн|адвокатськ)\w*)",
     re.IGNORECASE,
 )
+# Titles and firm forms that are also everyday words ("copy me", "as agreed"): a title
+# only as a signature writes it ("Me Dupont", "Nordic Law AS"), never in lower case.
+_WORD_TITLES = frozenset({"me", "as", "ab", "ag", "kg", "sas"})
+
+
+def _has_title(text: str) -> bool:
+    return any(
+        not (match.group().lower() in _WORD_TITLES and match.group().islower())
+        for match in _TITLE.finditer(text)
+    )
+
+
 # A postal address: a street with its number, or a postcode with its town.
 _ADDRESS = re.compile(
     r"(?:\d+\s*\w*\s*(?:street|st\.|avenue|ave\.?|road|rd\.|square|place|lane|blvd)\b"
@@ -152,7 +164,9 @@ def _without_block(text: str) -> tuple[str, tuple[str, ...]]:
     seen = 0
     while start > 0 and seen < _MAX_BLOCK:
         line = lines[start - 1]
-        if line.strip() and not (_signature_line(line) and _says_nothing(line)):
+        if line.strip() and not (
+            _signature_line(line) and _says_nothing(line) and not _clause(line)
+        ):
             break
         seen += bool(line.strip())
         start -= 1
@@ -183,6 +197,15 @@ def is_signature_line(line: str) -> bool:
 _SENTENCE_WORDS = 3
 
 
+def _clause(line: str) -> bool:
+    """A line that reads as a clause of the answer ("- copy me on the email"), not as a
+    line of a signature block; an address, a contact line or a confidentiality notice
+    is one however many small words it has ("Paseo de la Castellana 89, 4ª planta")."""
+    if _ADDRESS.search(line) or _contact(line) or _NOTICE.search(line):
+        return False
+    return _sentence_words(line)
+
+
 def _label(word: str) -> bool:
     """The whole word is a contact label ("tel.", "m:"), not a word that starts like one."""
     match = _CONTACT_LABEL.match(word)
@@ -193,7 +216,7 @@ def _sentence_words(line: str) -> bool:
     plain = [
         word
         for word in line.split()
-        if word[:1].islower() and not _TITLE.search(word) and not _label(word)
+        if word[:1].islower() and not _has_title(word) and not _label(word)
     ]
     return len(plain) >= _SENTENCE_WORDS
 
@@ -213,7 +236,7 @@ def _signature_line(line: str) -> bool:
         # A sentence that names a director or a street is text, not a signature's line.
         return False
     return bool(
-        _TITLE.search(stripped)
+        _has_title(stripped)
         or _ADDRESS.search(stripped)
         or _NAME.match(stripped)
         or _CJK_NAME.match(stripped)
