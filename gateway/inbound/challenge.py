@@ -38,13 +38,14 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from gateway.contract import iso
-from gateway.inbound.assurance import proven_sender, refusal
+from gateway.inbound.assurance import proven_sender
 from gateway.inbound.effect import ask_of
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reading import parse_stored
 from gateway.inbound.record import Outcome, finish, record_reply, reply_of, text_of
 from gateway.inbound.reply import Reply
 from gateway.inbound.sender import SenderCheck
+from gateway.inbound.sender_policy import refusal
 from gateway.outbound import outbox
 from gateway.outbound.challenge_mail import challenge_mail
 from gateway.outbound.outbox import Deliverer

@@ -24,10 +24,10 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from gateway.inbound.approvals import ask_recipient
-from gateway.inbound.assurance import refusal
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.record import Outcome, reply_of
 from gateway.inbound.reply import Reply
+from gateway.inbound.sender_policy import refusal
 from gateway.outbound import outbox
 from gateway.replies import DecisionKind, ReplyError
 from gateway.services import Services

@@ -15,12 +15,12 @@ from sqlalchemy.orm import Session
 from gateway.contract import AWAITING_ANSWER, LATE_REPLY_NOTICE, iso
 from gateway.inbound import crossed, pending
 from gateway.inbound.approvals import Counted
-from gateway.inbound.assurance import refusal
 from gateway.inbound.attachments import recorded_detail, store_attachments
 from gateway.inbound.effect import ask_of, put_into_effect, status_after, tell_and_push
 from gateway.inbound.mailparse import ParsedMail
 from gateway.inbound.reply import Answer, Reply
 from gateway.inbound.sender import SenderCheck
+from gateway.inbound.sender_policy import refusal
 from gateway.outbound import outbox
 from gateway.replies import (
     DecisionKind,
@@ -159,7 +159,7 @@ def record_reply(
 def _policy_refuses(
     services: Services, check: SenderCheck, reading: Reading, subject_reference: tuple[str, str]
 ) -> str:
-    """Why the sender policy holds this reply (``assurance.refusal``), or "".
+    """Why the sender policy holds this reply (``sender_policy.refusal``), or "".
 
     ``subject_reference``: the reply's subject and its request's reference. An answer
     link naming another request decides neither: it is held and the lawyer asked.

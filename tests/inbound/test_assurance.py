@@ -1,6 +1,6 @@
 """The sender-assurance ladder's parts against a real DNS server on loopback: lookups that
 fail fast and are remembered, DMARC records and alignment, DKIM verified with the key record
-kept, and the policy that decides what a reply must show."""
+kept, a signature counted only where it was sent, and DNS switched off."""
 
 from __future__ import annotations
 
@@ -14,16 +14,17 @@ from email.policy import default as default_policy
 import dkim
 import pytest
 
-from gateway.errors import ConfigError, DnsTempError
+from gateway.errors import DnsTempError
 from gateway.inbound import dns_txt
-from gateway.inbound.assurance import GatewayEvidence, assure, gather, policy_of, refusal
+from gateway.inbound.assurance import GatewayEvidence, assure, gather
 from gateway.inbound.dkim_check import verify_dkim
 from gateway.inbound.dmarc import DmarcRecord, aligned, dmarc_record, organizational_domain
 from gateway.inbound.dns_txt import TxtLookup
 from gateway.inbound.sender import SenderCheck
+from gateway.inbound.sender_policy import refusal
 from gateway.replies import DecisionKind
-from gateway.settings.config import Config, load_config
 from tests.dnskit import DkimKey, LoopbackDns, dkim_key, loopback_dns
+from tests.inbound.test_sender_policy import check_of, config_of
 
 REPLY = "reply+abcdefghijklmnopqrstuvwxyz23456@hfa.example"
 MESSAGE = (
@@ -124,73 +125,10 @@ def test_a_key_that_cannot_be_fetched_is_a_temperror(
         assert verify_dkim(sign(key), lookup)[0].result == "temperror"
 
 
-def _config(**env: str) -> Config:
-    return load_config(env={"HFA_LAWYERS": "counsel@firm.test"} | env)
-
-
-def _check(strength: str, dmarc: DmarcRecord) -> SenderCheck:
-    return SenderCheck(
-        True,
-        "counsel@firm.test",
-        strength=strength,
-        dmarc=dmarc,
-        authenticated_by={"method": strength},
-    )
-
-
-PUBLISHED, NONE, UNKNOWN = DmarcRecord("reject"), DmarcRecord(), DmarcRecord(unknown=True)
-
-
-@pytest.mark.parametrize(
-    ("policy", "strength", "dmarc", "kind", "held"),
-    [
-        # The default: a decision needs aligned DKIM when the domain publishes DMARC.
-        ("", "token", PUBLISHED, DecisionKind.APPROVAL, True),
-        ("", "token", PUBLISHED, DecisionKind.REJECTION, True),
-        ("", "token", PUBLISHED, None, True),
-        ("", "dmarc", PUBLISHED, DecisionKind.DECLINE, True),
-        ("", "dkim", PUBLISHED, DecisionKind.APPROVAL, False),
-        ("", "token", PUBLISHED, DecisionKind.QUESTION, False),
-        ("", "token", PUBLISHED, DecisionKind.ACKNOWLEDGE, False),
-        # No DMARC policy: a decision is not taken on the reply address alone (the default,
-        # HFA_WEAK_SENDER_DECISIONS=confirm); what the rest of the ladder proves is enough.
-        ("", "token", NONE, DecisionKind.APPROVAL, True),
-        ("", "token", NONE, DecisionKind.REJECTION, True),
-        ("", "token", NONE, DecisionKind.DECLINE, True),
-        ("", "token", NONE, DecisionKind.CLOSE, True),
-        ("", "token", NONE, DecisionKind.QUESTION, False),
-        ("", "token", NONE, None, False),
-        ("", "dmarc", NONE, DecisionKind.APPROVAL, False),
-        ("", "dkim", NONE, DecisionKind.REJECTION, False),
-        # DNS could not say: unknown is never taken for "no policy".
-        ("", "token", UNKNOWN, DecisionKind.APPROVAL, True),
-        ("", "token", UNKNOWN, DecisionKind.QUESTION, False),
-        # Explicit policies apply to every reply.
-        ("firm.test=token", "token", PUBLISHED, DecisionKind.APPROVAL, False),
-        ("firm.test=dkim", "dmarc", NONE, DecisionKind.QUESTION, True),
-        ("firm.test=dkim", "dkim", NONE, DecisionKind.APPROVAL, False),
-        ("firm.test=dmarc", "dmarc", NONE, DecisionKind.APPROVAL, False),
-        ("firm.test=dmarc", "token", NONE, DecisionKind.QUESTION, True),
-    ],
-)
-def test_the_policy_decides_what_a_reply_must_show(
-    policy: str, strength: str, dmarc: DmarcRecord, kind: DecisionKind | None, held: bool
-) -> None:
-    config = _config(HFA_SENDER_POLICY=policy)
-    reason = refusal(config, _check(strength, dmarc), kind)
-    assert bool(reason) is held, reason
-
-
-def test_a_policy_covers_subdomains() -> None:
-    config = _config(HFA_SENDER_POLICY="firm.test=dkim")
-    assert policy_of(config, "london.firm.test") == "dkim"
-    assert policy_of(config, "notfirm.test") == ""
-
-
 def test_a_signature_counts_only_for_the_address_it_was_signed_to(
     dns: LoopbackDns, key: DkimKey
 ) -> None:
-    config = _config(HFA_DNS_RESOLVER=dns.address)
+    config = config_of(HFA_DNS_RESOLVER=dns.address)
     lookup = TxtLookup(dns.address)
     raw = sign(key)
     evidence = GatewayEvidence(
@@ -207,31 +145,13 @@ def test_a_signature_counts_only_for_the_address_it_was_signed_to(
 
 
 def test_with_dns_off_nothing_is_looked_up_and_the_reply_address_decides(key: DkimKey) -> None:
-    config = _config(HFA_DNS_RESOLVER="off")
+    config = config_of(HFA_DNS_RESOLVER="off")
     evidence = gather(sign(key), "firm.test", config, mta_wrote=False)
     assert evidence.dkim == () and not evidence.dmarc.published and not evidence.dmarc.unknown
-    check = _check("token", evidence.dmarc)
+    check = check_of("token", evidence.dmarc)
     # A decision on the reply address alone is held for the lawyer's confirmation ...
     assert "HFA_WEAK_SENDER_DECISIONS=confirm" in refusal(config, check, DecisionKind.APPROVAL)
     assert refusal(config, check, DecisionKind.QUESTION) == ""
     # ... or, as before, recorded on it.
-    recording = _config(HFA_DNS_RESOLVER="off", HFA_WEAK_SENDER_DECISIONS="record")
+    recording = config_of(HFA_DNS_RESOLVER="off", HFA_WEAK_SENDER_DECISIONS="record")
     assert refusal(recording, check, DecisionKind.APPROVAL) == ""
-
-
-@pytest.mark.parametrize("kind", [DecisionKind.APPROVAL, DecisionKind.REJECTION])
-def test_the_old_rule_records_a_decision_on_the_reply_address(kind: DecisionKind) -> None:
-    config = _config(HFA_WEAK_SENDER_DECISIONS="record")
-    assert refusal(config, _check("token", NONE), kind) == ""
-    # An explicit policy or a published DMARC policy still asks more.
-    assert refusal(config, _check("token", PUBLISHED), kind) != ""
-    strict = _config(HFA_WEAK_SENDER_DECISIONS="record", HFA_SENDER_POLICY="firm.test=dkim")
-    assert refusal(strict, _check("token", NONE), kind) != ""
-
-
-def test_the_setting_takes_confirm_or_record_only() -> None:
-    assert _config().lawyer.weak_sender_decisions == "confirm"
-    recording = _config(HFA_WEAK_SENDER_DECISIONS=" Record ")
-    assert recording.lawyer.weak_sender_decisions == "record"
-    with pytest.raises(ConfigError, match="HFA_WEAK_SENDER_DECISIONS: expected confirm"):
-        _config(HFA_WEAK_SENDER_DECISIONS="yes")
