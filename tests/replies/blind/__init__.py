@@ -18,12 +18,14 @@ SETS = {
     "2026-12": HERE / "set_2026_12.json",
     "2026-12b": HERE / "set_2026_12b.json",
     "2026-12c": HERE / "set_2026_12c.json",
+    "2026-12d": HERE / "set_2026_12d.json",
 }
 # Pinned when the set was committed, before it was first run.
 CHECKSUMS = {
     "2026-12": "1575021ec7aa7ed040351f87fba6930e772e5d4c2ed6b901c1f3f1a632ae3d22",
     "2026-12b": "658c260d380bccd23cf2fb2ce14d9847fea0972f593180780987591142597fc4",
     "2026-12c": "93674fd755d2c13095edfcb309051b28fb59d86c5dc12a796bc33b493c51334f",
+    "2026-12d": "dbe872cd67c1d4fd51ebdd9345fa02db25b64568d2af304995fd48dde47f8154",
 }
 
 
