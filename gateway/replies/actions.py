@@ -126,9 +126,11 @@ _QUESTION_END = ("?", "？")
 def asks_to_act(ask: Ask) -> bool:
     """The request's one question asks, in any table language, whether to do the proposed
     action: "Darf ich den Notartermin buchen?", "Må jeg betale den?", "答弁書を提出しても
-    よろしいでしょうか。". A yes or no to it is then an approval or a rejection."""
+    よろしいでしょうか。". A yes or no to it is then an approval or a rejection. With no
+    action proposed, the question asks whether to do the action its own verb names."""
     action = action_of(ask)
-    if action is None:
+    named_only = not (ask.proposed_action or "").strip()
+    if action is None and not named_only:
         return False
     parts = [p.strip() for p in re.split(r"(?<=[.!?。！？])\s*", ask.request[:4000]) if p.strip()]
     questions = [p for p in parts if p.endswith(_QUESTION_END) or p.rstrip("。").endswith("か")]
@@ -141,7 +143,12 @@ def asks_to_act(ask: Ask) -> bool:
     for table in tables().values():
         if not any(_asked_with(question, found, wanted) for wanted in table.asks):
             continue
-        verbs = (verb for other in tables().values() for verb in other.verbs.get(action, ()))
+        if action is None:
+            # No action proposed: the question alone names it ("Darf ich den Vertrag mit
+            # Kestrel unterschreiben?"), with a verb of any action the tables know.
+            verbs = (v for other in tables().values() for vs in other.verbs.values() for v in vs)
+        else:
+            verbs = (verb for other in tables().values() for verb in other.verbs.get(action, ()))
         if any(_verb_in(question, found, verb) for verb in verbs):
             return True
     return False

@@ -25,3 +25,29 @@ def test_an_ask_in_the_lawyers_own_language_is_read_as_whether_to_act() -> None:
     choice = Ask("Soll ich bis Montag warten oder heute buchen?", "Book the notary appointment")
     assert not asks_to_act(choice)
     assert read("Ja.", choice).kind != "approval"
+
+
+def test_with_no_action_proposed_the_question_in_the_lawyers_language_names_it() -> None:
+    """An agent that files its question alone ("Darf ich den Vertrag mit Kestrel
+    unterschreiben?") asks whether to do what the question's verb names, as "May I sign the
+    Kestrel contract?" does in English: a yes approves it, a no rejects it."""
+    sign = Ask("Darf ich den Vertrag mit Kestrel unterschreiben?", None)
+    assert asks_to_act(sign)
+    assert read("Ja, passt so.", sign).kind == "approval"
+    assert read("Nein, noch nicht.", sign).kind == "rejection"
+    firmar = Ask("¿Puedo firmar el contrato hoy?", "")
+    assert read("Sí, adelante.", firmar).kind == "approval"
+
+
+def test_with_no_action_proposed_a_question_that_names_no_action_or_offers_a_choice_is_not() -> (
+    None
+):
+    """A yes then answers something else: nothing is decided."""
+    for question in (
+        "Darf ich fragen, wann die Frist endet?",
+        "Soll ich die Klage heute oder morgen einreichen?",
+        "Darf ich den Vertrag unterschreiben? Und soll ich ihn danach an Kestrel schicken?",
+    ):
+        ask = Ask(question, None)
+        assert not asks_to_act(ask), question
+        assert read("Ja.", ask).kind == "reply", question
