@@ -49,6 +49,7 @@ from gateway.inbound.sender_policy import refusal
 from gateway.outbound import outbox
 from gateway.outbound.challenge_mail import challenge_mail
 from gateway.outbound.outbox import Deliverer
+from gateway.outbound.receipts import reading_key
 from gateway.outbound.transports import mail_transport
 from gateway.replies import DecisionKind, Reading, ReplyError, read_reply
 from gateway.services import Services
@@ -128,7 +129,8 @@ def _reads_as(mail: ParsedMail | None, request: Request) -> tuple[str, str]:
     except ReplyError:
         return "", ""
     lines = [line for line in reply.new_text.strip().splitlines() if line.strip()][:8]
-    return reading.decision or "", "\n".join(lines)[:600]
+    # Its kind, not its bare decision: an approval with conditions is named as one.
+    return reading_key(reading.kind) or "", "\n".join(lines)[:600]
 
 
 def send(

@@ -22,22 +22,12 @@ from gateway.outbound import subjects, when
 from gateway.outbound.compose import finish_notice, header_safe
 from gateway.outbound.mime import display_address
 from gateway.outbound.quickreply import mailto, quick_subject
+from gateway.outbound.receipts import decision_label
 from gateway.services import Services
 from gateway.store.models import OutboxItem, Request
 
 KIND = "sender_challenge"
 CONFIRM = "CONFIRM"
-
-
-# Alike to outbound.receipts' labels (the same translated words), kept apart: the
-# challenge names only the decisions it can be asked to confirm, and any other in capitals.
-def _decision_word(decision: str) -> str:
-    return {
-        "approval": _("APPROVAL"),
-        "rejection": _("REJECTION"),
-        "decline": _("DECLINE"),
-        "question": _("QUESTION"),
-    }.get(decision, decision.upper())
 
 
 def challenge_mail(
@@ -63,7 +53,8 @@ def challenge_mail(
             "confirm_url": mailto(confirm_to, confirm_subject, f"{CONFIRM}\n"),
             "ask": str(fields.get("request") or ""),
             "action": str(fields.get("proposed_action") or ""),
-            "decision_word": _decision_word(str(payload.get("decision") or "")),
+            # Named as the receipt will name it once the lawyer confirms the reply.
+            "decision_word": decision_label(str(payload.get("decision") or "")),
             "received_at": when.local_iso(payload.get("received_at"), when.zone(lawyer.timezone)),
             "lang": spoken,
         }

@@ -33,8 +33,9 @@ def _recorded_as(key: str) -> tuple[str, str]:
     }.get(key, (_("Recorded: %(what)s") % {"what": key}, key))
 
 
-def _label(key: str) -> str:
-    """``APPROVAL``, ``REJECTION``, ...: the decision without "your"."""
+def decision_label(key: str) -> str:
+    """``APPROVAL``, ``APPROVAL WITH CONDITIONS``, ...: a decision (:func:`reading_key`)
+    without "your", as every email to a lawyer names it."""
     return {
         "approval": _("APPROVAL"),
         "conditional": _("APPROVAL WITH CONDITIONS"),
@@ -126,7 +127,7 @@ def recorded_as(turn: Turn) -> str:
     key = decision_key(turn)
     if key is None:
         return _("a reply (no decision)")
-    return _label(key)
+    return decision_label(key)
 
 
 def _closed_before(turns: list[Turn], turn: Turn, tz: ZoneInfo) -> str:
@@ -153,7 +154,10 @@ def _standing(turns: list[Turn], turn: Turn, tz: ZoneInfo, decided: str | None) 
     if not previous:
         return "" if decided else _("No decision is on record yet.")
     last = previous[-1]
-    said = {"what": _label(decision_key(last) or "approval"), "when": when.local(last.at, tz)}
+    said = {
+        "what": decision_label(decision_key(last) or "approval"),
+        "when": when.local(last.at, tz),
+    }
     if last.data.get("from") == turn.data.get("from"):
         if decided:
             return (
@@ -254,7 +258,7 @@ def receipt_view(
         view["unsettled"] = True
         return view
     view["headline"], view["recorded_as"] = _recorded_as(key)
-    view["label"] = _label(key)
+    view["label"] = decision_label(key)
     view["effect"] = (
         ""
         if view["late"] or view["reading"]["pending"]

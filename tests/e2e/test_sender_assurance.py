@@ -353,6 +353,21 @@ async def test_a_confirm_from_the_lawyers_mailbox_records_the_held_reply(
     assert "DMARC" in proven["held_because"]
 
 
+async def test_a_held_approval_with_conditions_is_named_as_one_in_the_challenge(
+    gateway: Running,
+) -> None:
+    """The lawyer confirms what the thread will record: an approval with conditions, named
+    so, as the receipt names it once confirmed, never a bare APPROVAL."""
+    _filed, email = await filed_with_email(gateway)
+    typed = "Approved, subject to:\n- attach the signed NDA\n- copy me on the email"
+    unsigned = reply_to(email, typed, sender=LAWYER).as_bytes(policy=SMTP_POLICY)
+    await deliver(gateway, unsigned, reply_address(email))
+    (challenge,) = await challenges(gateway, 1)
+    body = challenge.get_body(preferencelist=("plain",))
+    assert body is not None
+    assert "It reads as: APPROVAL WITH CONDITIONS" in body.get_content()
+
+
 def _cli_show(
     running: Running, reference: str, capsys: pytest.CaptureFixture[str], *more: str
 ) -> str:
