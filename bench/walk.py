@@ -111,6 +111,7 @@ def _resumed(frame: FrameType) -> bool:
     return bool(generator) and frame.f_lasti > _first_resume(frame.f_code)
 
 
+@cache
 def _reply_types() -> tuple[type, ...]:
     """The types of the stored reply's values, as every tree has them."""
     from gateway.inbound.mailparse import ParsedMail
@@ -122,12 +123,11 @@ def _reply_types() -> tuple[type, ...]:
 # The values later trees pass the reply in (``inbound.reply``), known by name: the module
 # is the inbound package's own, and older trees have none.
 _REPLY_VALUES = {"Reply", "Answer"}
-_REPLY_TYPES: tuple[type, ...] = ()
 
 
 def _is_reply_value(value: object) -> bool:
     kind = type(value)
-    return isinstance(value, _REPLY_TYPES) or (
+    return isinstance(value, _reply_types()) or (
         kind.__name__ in _REPLY_VALUES and kind.__module__ == "gateway.inbound.reply"
     )
 
@@ -141,8 +141,6 @@ def _carries_reply(frame: FrameType) -> bool:
 
 def trace(call: Callable[[], list[str]], root: CodeType) -> Trace:
     """Run ``call`` under the profiler; ``root`` is process_batch's code."""
-    global _REPLY_TYPES
-    _REPLY_TYPES = _reply_types()
     found = Trace(first=_module(root.co_filename) or "?")
 
     def profile(frame: FrameType, event: str, _arg: Any) -> None:
