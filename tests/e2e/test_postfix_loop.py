@@ -45,7 +45,6 @@ from tests.e2e.postfixkit import (
     TRACE_HEADROOM,
     VICTIM,
     PrivatePostfix,
-    free_port,
     run_postfix,
     stop,
     wait_listening,
@@ -64,7 +63,14 @@ AUTHSERV_ID = f"mx.{REPLY_DOMAIN}"  # the private Postfix's myhostname
 def postfix() -> Iterator[PrivatePostfix]:
     root = Path(tempfile.mkdtemp(prefix="hfa-postfix-"))
     root.chmod(0o755)  # Postfix's own processes run as mail_owner and must reach it
-    pf = PrivatePostfix(root, free_port(), free_port(), rebindable_port())
+    # Every port Postfix binds is below the range of clients' local ports: one from that
+    # range, free when chosen, could be taken by another test's connection during the
+    # seconds before Postfix binds it, and Postfix would fail to start.
+    ports: list[int] = []
+    while len(ports) < 3:
+        if (port := rebindable_port()) not in ports:
+            ports.append(port)
+    pf = PrivatePostfix(root, *ports)
     started = False
     try:
         write_base_config(pf)
