@@ -21,6 +21,7 @@ sent at the restart, never sent a second time.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import fcntl
 import logging
@@ -34,6 +35,7 @@ from sqlalchemy.orm import Session
 
 from gateway.contract import reference_for
 from gateway.outbound.targets import shown_target
+from gateway.runner import first_of
 from gateway.services import Services
 from gateway.store.audit import AuditLog
 from gateway.store.db import Database
@@ -77,7 +79,9 @@ class HoldLog:
             os.write(self._fd, f"A {item_id}\n".encode())
 
     def done(self, item_id: int) -> None:
-        """The delivery is over: once none is open, a large note starts again empty."""
+        """The delivery's outcome is written (``gateway.outbound.outbox``): once no other
+        is open, a large note starts again empty. Not sooner: until a success is written
+        its row carries the hold, and the note is what tells a restart the relay took it."""
         self._open.discard(item_id)
         fd = self._fd
         if fd is not None and not self._open and os.fstat(fd).st_size > TRUNCATE_BYTES:
@@ -137,7 +141,12 @@ def _read(text: str) -> tuple[dict[int, datetime], set[int], set[int]]:
         parts = line.split(" ")
         try:
             if parts[0] == "H" and len(parts) == 3:
-                holds[int(parts[1])] = datetime.fromisoformat(parts[2])
+                item = int(parts[1])
+                holds[item] = datetime.fromisoformat(parts[2])
+                # A new attempt at the item: what the note said of an earlier one (its
+                # dot went out, the relay failed to answer it) is not said of this one.
+                dots.discard(item)
+                accepted.discard(item)
             elif parts[0] == "D" and len(parts) == 2:
                 dots.add(int(parts[1]))
             elif parts[0] == "U" and len(parts) == 2:
@@ -248,3 +257,29 @@ def release_after_restart(services: Services) -> int:
     return release_unsent(
         services.db, services.config.data_dir, services.audit, services.clock.now()
     )
+
+
+# The first pause before the holds of a stopped process are tried again; it doubles up to
+# the second.
+RELEASE_RETRY_SECONDS = (1.0, 30.0)
+
+
+async def released_after_restart(services: Services) -> bool:
+    """:func:`release_after_restart` once; False (and logged) if it could not be done."""
+    try:
+        if await services.db.run(release_after_restart, services):
+            services.outbox_ready.set()
+    except Exception:
+        log.exception("outbox: could not release the holds of a stopped process; trying again")
+        return False
+    return True
+
+
+async def release_until_done(services: Services, stop: asyncio.Event) -> None:
+    """:func:`released_after_restart` again, at growing pauses, until done or ``stop``."""
+    pause, longest = RELEASE_RETRY_SECONDS
+    while not stop.is_set():
+        await first_of(stop, timeout=pause)
+        if stop.is_set() or await released_after_restart(services):
+            return
+        pause = min(pause * 2, longest)

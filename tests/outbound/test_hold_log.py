@@ -116,6 +116,21 @@ def test_a_dot_the_kernel_could_not_take_at_once_counts_once_it_did() -> None:
     assert hold_log.unsent_holds(f"H 7 {stamp}\nD 7\nU 7\nD 7\n") == {}
 
 
+def test_a_later_attempt_at_an_item_is_read_on_its_own() -> None:
+    """An item tried twice by one process (its first dot went out and the relay failed to
+    answer it; the failure was recorded and it was tried again): a kill before the second
+    dot leaves a hold the relay cannot have had the message for, and it is released."""
+    first, second = UNTIL.isoformat(), (UNTIL + timedelta(minutes=1)).isoformat()
+    assert hold_log.unsent_holds(f"H 7 {first}\nD 7\nH 7 {second}\n") == {
+        7: UNTIL + timedelta(minutes=1)
+    }
+    accepted_then_again = f"H 7 {first}\nD 7\nA 7\nH 7 {second}\n"
+    assert hold_log.accepted_holds(accepted_then_again) == {}
+    assert hold_log.unsent_holds(accepted_then_again) == {7: UNTIL + timedelta(minutes=1)}
+    # Its second dot out: kept, as any dot out is.
+    assert hold_log.unsent_holds(f"H 7 {first}\nD 7\nH 7 {second}\nD 7\n") == {}
+
+
 def test_this_process_notes_its_holds_and_dots(tmp_path: Path) -> None:
     note = hold_log.for_process(tmp_path)
     assert hold_log.for_process(tmp_path) is note
@@ -222,3 +237,48 @@ def test_a_killed_process_not_yet_reaped_is_gone_for_its_holds(services: Service
     finally:
         writer.kill()
         writer.wait()
+
+
+async def test_a_release_that_fails_at_the_start_is_tried_again(
+    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holds of a stopped process could not be released as the worker started (the
+    database was briefly unreachable): they are released as soon as it can be done, not
+    at the end of their holds, and the email goes out."""
+    from gateway.outbound.outbox import OutboxWorker, email_deliverer
+    from gateway.outbound.transports import SmtpRelay
+
+    (unsent,) = held_rows(services, 1)
+    # Held as a send before its dot holds: for the wait for the dot's answer.
+    until = datetime.now(UTC).replace(microsecond=123456) + timedelta(minutes=10)
+    with services.db.transaction() as session:
+        session.execute(update(OutboxItem).values(lease_until=until))
+    folder = services.config.data_dir / hold_log.FOLDER
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{dead_pid()}.log").write_text(f"H {unsent} {until.isoformat()}\n")
+    tries: list[int] = []
+    release = hold_log.release_after_restart
+
+    def unreachable_at_first(services: Services) -> int:
+        tries.append(1)
+        if len(tries) < 3:
+            raise OSError("the database cannot be reached")
+        return release(services)
+
+    monkeypatch.setattr(hold_log, "release_after_restart", unreachable_at_first)
+    monkeypatch.setattr(hold_log, "RELEASE_RETRY_SECONDS", (0.05, 0.1))
+    relay = SmtpRelay("127.0.0.1", sink.port)
+    stop = asyncio.Event()
+    running = asyncio.create_task(
+        OutboxWorker(services, {"email": email_deliverer(relay)}).run_forever(stop)
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not sink.received:
+            assert time.monotonic() < deadline, f"not sent; release tried {len(tries)} times"
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, timeout=10)
+        await relay.close()
+    assert len(tries) == 3 and len(sink.received) == 1
