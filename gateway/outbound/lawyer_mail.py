@@ -113,7 +113,6 @@ class EmailDeliverer:
             after_dot.reset(dot_token)
             dot_accepted.reset(accepted_token)
             handed_over.reset(kept_token)
-            holds.done(item.id)
         # Recorded with the success (gateway.outbound.outcomes); a transport that keeps
         # nothing (none of the gateway's) sends what it was given.
         item.relayed = kept[0] if kept else composed

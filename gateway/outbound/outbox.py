@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 from sqlalchemy.orm import Session
 
 from gateway.errors import DeliveryError, PermanentDelivery, StorageError
-from gateway.outbound.hold_log import release_after_restart
+from gateway.outbound import hold_log
 from gateway.outbound.lawyer_mail import EmailDeliverer as EmailDeliverer
 from gateway.outbound.lawyer_mail import email_deliverer as email_deliverer
 from gateway.outbound.outcomes import Delivered, record_failure, record_successes
@@ -221,6 +221,9 @@ class OutboxWorker:
         is queued for the next write, and the future returned is done once it is."""
         services = self.services
         deliverer = self.deliverers.get(item.channel)
+        # The note of this process's holds keeps what it says of the item until its
+        # outcome is written: a kill before then finds there whether the relay took it.
+        holds = hold_log.for_process(services.config.data_dir)
         try:
             if deliverer is None:
                 raise PermanentDelivery(f"no deliverer for channel {item.channel!r}")
@@ -232,16 +235,25 @@ class OutboxWorker:
                 shown_target(item.target),
                 without_url_secrets(exc.detail),
             )
-            await services.db.write(partial(record_failure, services, item_id=item.id, error=exc))
+            try:
+                await services.db.write(
+                    partial(record_failure, services, item_id=item.id, error=exc)
+                )
+            finally:
+                holds.done(item.id)
             return None
         except Exception as exc:
             log.exception("outbox %s: unexpected error", item.id)
             failure = failure_of(exc)
-            await services.db.write(
-                partial(record_failure, services, item_id=item.id, error=failure)
-            )
+            try:
+                await services.db.write(
+                    partial(record_failure, services, item_id=item.id, error=failure)
+                )
+            finally:
+                holds.done(item.id)
             return None
         future = asyncio.get_running_loop().create_future()
+        future.add_done_callback(partial(_settled, holds, item.id))
         self._delivered.append((item, detail, future))
         if self._recorder is None or self._recorder.done():
             self._recorder = asyncio.create_task(self._record_successes())
@@ -291,13 +303,26 @@ class OutboxWorker:
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
         services = self.services
-        try:
-            await services.db.run(release_after_restart, services)
-        except Exception:
-            log.exception("outbox: could not release the holds of a stopped process")
+        releasing = None
+        if not await hold_log.released_after_restart(services):
+            # Tried again until it is done: the emails held by a stopped process would
+            # otherwise wait for the end of their holds (ten minutes), or the next start.
+            releasing = asyncio.create_task(hold_log.release_until_done(services, stop))
         lease = timedelta(seconds=services.config.lease_seconds)
-        async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
-            await _Pipeline(self, held).deliver(stop)
+        try:
+            async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
+                await _Pipeline(self, held).deliver(stop)
+        finally:
+            if releasing is not None:
+                releasing.cancel()
+
+
+def _settled(holds: hold_log.HoldLog, item_id: int, written: asyncio.Future[None]) -> None:
+    """The success is written: the note may forget the item. One that could not be
+    written stays noted, for the row keeps its hold and a restart then finds the
+    relay's acceptance there (and records it) rather than sending it again."""
+    if not written.cancelled() and written.exception() is None:
+        holds.done(item_id)
 
 
 class _Pipeline(Runner):

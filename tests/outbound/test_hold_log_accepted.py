@@ -71,14 +71,20 @@ def test_a_restart_records_what_the_relay_accepted_as_sent_and_releases_only_the
     assert entry["outbox_id"] == accepted and entry["relay"] == hold_log.ACCEPTED_DETAIL
 
 
+@pytest.mark.parametrize("note_size", ["small", "due_to_be_emptied"])
 async def test_a_delivery_accepted_then_cut_off_before_it_is_recorded_goes_out_once(
-    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch, note_size: str
 ) -> None:
     """The relay answers 250, then the process stops dead before the row is marked sent
-    (a kill): a later start records it sent, and no worker sends it again."""
+    (a kill): a later start records it sent, and no worker sends it again. So too when
+    the note has grown past the size at which it starts again empty: it is not emptied
+    before the success is written."""
     from gateway.outbound import outbox
     from gateway.outbound.outbox import OutboxWorker, email_deliverer
     from gateway.outbound.transports import SmtpRelay
+
+    if note_size == "due_to_be_emptied":
+        monkeypatch.setattr(hold_log, "TRUNCATE_BYTES", 0)
 
     with services.db.transaction() as session:
         file_request(services, session, {"category": "legal_review", "request": "Sign?"})
