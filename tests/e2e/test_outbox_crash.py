@@ -131,6 +131,31 @@ async def until_up(http: httpx.AsyncClient) -> None:
     raise AssertionError("the gateway did not start")
 
 
+def why_not_relayed(database_url: str, message_ids: set[str], log: Path) -> str:
+    """What the database and the gateway's log say of emails not relayed in time: the
+    rows' state, hold and last error, and the log's warnings and errors."""
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            query = text(
+                "SELECT id, state, attempts, lease_until, next_attempt_at, last_error"
+                " FROM outbox WHERE message_id = :message_id"
+            )
+            rows = [
+                list(row)
+                for message_id in sorted(message_ids)
+                for row in connection.execute(query, {"message_id": message_id})
+            ]
+    finally:
+        engine.dispose()
+    said = [
+        line
+        for line in log.read_text(errors="replace").splitlines()
+        if " WARNING " in line or " ERROR " in line
+    ]
+    return f"rows {rows}; the gateway's warnings and errors: {said[-20:]}"
+
+
 def request_emails(database_url: str) -> set[str]:
     engine = create_engine(database_url)
     try:
@@ -196,7 +221,10 @@ async def test_kills_during_a_burst_strand_no_email_and_double_none(
     missing = wanted - set(relay.message_ids)
     doubled = {m: n for m, n in Counter(relay.message_ids).items() if n > 1}
     assert len(wanted) >= acknowledged > KILLS * 5, (len(wanted), acknowledged)
-    assert not missing, f"{len(missing)} of {len(wanted)} request emails not relayed in 60 s"
+    assert not missing, (
+        f"{len(missing)} of {len(wanted)} request emails not relayed in 60 s: "
+        + why_not_relayed(config.database_url, missing, tmp_path / "serve.log")
+    )
     assert not doubled, doubled
     print(
         f"{len(wanted)} request emails, {acknowledged} acknowledged: all relayed {drained:.1f} s after the last start"
