@@ -7,16 +7,22 @@ again before the wait is over. A process killed between that hold's commit and t
 which would reach the lawyer only when the hold ends.
 
 So each worker process notes, in a file of its own under the data directory, each
-hold just before it writes it (``H id until``) and each dot just before it is handed
-to the kernel (``D id``; ``U id`` if the kernel could not take it at once, and ``D``
-again once it did): plain appends, no fsync, since a kill -9 loses nothing the process
-wrote (a crash of the host does, and then a hold merely runs its course). Each
-process keeps its note locked while it lives. A worker that starts reads the notes
-no process holds any more: a hold with no dot is released, if the row still carries
-that very hold (it is then due at once); a hold whose dot went out stays, for the relay may have the message, unless the relay's
-answer to it is noted too (``A id``, written the moment the relay accepted the message,
-before the row could be marked sent): then the relay has it, and the row is recorded as
-sent at the restart, never sent a second time.
+hold just before it writes it (``H id until``), each dot just before it is written
+(``D id``) and once the kernel took it (``S id``; ``U id`` first if the kernel could not
+take it at once), and the relay's acceptance the moment it came (``A id``, before the
+row could be marked sent): plain appends, no fsync, since a kill -9 loses nothing the
+process wrote (a crash of the host does, and then a hold merely runs its course). Each
+process keeps its note locked while it lives, and notes each attempt at an item anew.
+
+A worker that starts reads the notes no process holds any more, and deals with each
+hold the row still carries:
+
+- no dot: released, due at once (the relay cannot have the message);
+- accepted, or the dot the kernel's (the kernel sends what it was given even once the
+  process is dead, so the relay got the whole message, however its answer went):
+  recorded as sent at the restart, never sent a second time;
+- a dot about to be written, no more: kept, for the relay may have the message (the
+  kill fell in the microseconds between the note and the write, or just after it).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ import fcntl
 import logging
 import os
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 
@@ -34,6 +41,7 @@ from sqlalchemy import update
 from sqlalchemy.orm import Session
 
 from gateway.contract import reference_for
+from gateway.outbound.smtp_wire import DotState
 from gateway.outbound.targets import shown_target
 from gateway.runner import first_of
 from gateway.services import Services
@@ -44,6 +52,8 @@ from gateway.store.models import OutboxItem
 log = logging.getLogger(__name__)
 
 FOLDER = "outbox-holds"
+# How the note writes where a dot is.
+_DOT_MARKS: dict[DotState, str] = {"writing": "D", "in_buffer": "U", "with_kernel": "S"}
 # The note is emptied once no hold of it is open and it has grown past this.
 TRUNCATE_BYTES = 1024 * 1024
 
@@ -69,10 +79,10 @@ class HoldLog:
         self._open.add(item_id)
         os.write(self._fd, f"H {item_id} {until.isoformat()}\n".encode())
 
-    def dot(self, item_id: int, out: bool = True) -> None:
-        """The dot is about to be the kernel's (``out``), or stayed in this process."""
+    def dot(self, item_id: int, where: DotState) -> None:
+        """Where the item's dot is (``smtp_wire.DotState``)."""
         if self._fd is not None:
-            os.write(self._fd, f"{'D' if out else 'U'} {item_id}\n".encode())
+            os.write(self._fd, f"{_DOT_MARKS[where]} {item_id}\n".encode())
 
     def accepted(self, item_id: int) -> None:
         if self._fd is not None:
@@ -132,42 +142,75 @@ def _note_of_the_dead(note: Path) -> Iterator[str | None]:
         os.close(fd)
 
 
-def _read(text: str) -> tuple[dict[int, datetime], set[int], set[int]]:
-    """A note's holds (item id -> the hold written), dots and accepted messages."""
-    holds: dict[int, datetime] = {}
-    dots: set[int] = set()
-    accepted: set[int] = set()
+@dataclass
+class _Note:
+    """What a note says: each item's last hold, and how far its send got since."""
+
+    holds: dict[int, datetime] = field(default_factory=dict)
+    # The dot was about to be written, or was: the relay may have the message.
+    dots: set[int] = field(default_factory=set)
+    # The kernel had the dot: the relay got the whole message.
+    taken: set[int] = field(default_factory=set)
+    # The relay's answer was that it accepted the message.
+    accepted: set[int] = field(default_factory=set)
+
+
+def _read(text: str) -> _Note:
+    note = _Note()
     for line in text.splitlines():
         parts = line.split(" ")
         try:
-            if parts[0] == "H" and len(parts) == 3:
-                item = int(parts[1])
-                holds[item] = datetime.fromisoformat(parts[2])
+            mark, item = parts[0], int(parts[1]) if len(parts) > 1 else -1
+            if mark == "H" and len(parts) == 3:
+                note.holds[item] = datetime.fromisoformat(parts[2])
                 # A new attempt at the item: what the note said of an earlier one (its
                 # dot went out, the relay failed to answer it) is not said of this one.
-                dots.discard(item)
-                accepted.discard(item)
-            elif parts[0] == "D" and len(parts) == 2:
-                dots.add(int(parts[1]))
-            elif parts[0] == "U" and len(parts) == 2:
-                dots.discard(int(parts[1]))  # the dot stayed in the process's buffer
-            elif parts[0] == "A" and len(parts) == 2:
-                accepted.add(int(parts[1]))
+                note.dots.discard(item)
+                note.taken.discard(item)
+                note.accepted.discard(item)
+            elif len(parts) != 2:
+                continue
+            elif mark == "D":
+                note.dots.add(item)
+            elif mark == "U":
+                # The dot stayed in the process's buffer.
+                note.dots.discard(item)
+                note.taken.discard(item)
+            elif mark == "S":
+                note.dots.add(item)
+                note.taken.add(item)
+            elif mark == "A":
+                note.accepted.add(item)
         except ValueError:
             continue  # the line a kill cut short
-    return holds, dots, accepted
+    return note
 
 
 def unsent_holds(text: str) -> dict[int, datetime]:
     """The holds of a note whose dot never went out: item id -> the hold written."""
-    holds, dots, _accepted = _read(text)
-    return {item: until for item, until in holds.items() if item not in dots}
+    note = _read(text)
+    return {item: until for item, until in note.holds.items() if item not in note.dots}
 
 
 def accepted_holds(text: str) -> dict[int, datetime]:
     """The holds of a note whose message the relay accepted: item id -> the hold written."""
-    holds, dots, accepted = _read(text)
-    return {item: until for item, until in holds.items() if item in dots and item in accepted}
+    note = _read(text)
+    return {
+        item: until
+        for item, until in note.holds.items()
+        if item in note.dots and item in note.accepted
+    }
+
+
+def received_holds(text: str) -> dict[int, datetime]:
+    """The holds of a note whose whole message the relay got, its answer unread (the
+    process died first): item id -> the hold written."""
+    note = _read(text)
+    return {
+        item: until
+        for item, until in note.holds.items()
+        if item in note.taken and item not in note.accepted
+    }
 
 
 def _release(session: Session, item_id: int, until: datetime) -> int:
@@ -186,10 +229,17 @@ def _release(session: Session, item_id: int, until: datetime) -> int:
 
 # What the relay said is not known (the process died with it), only that it accepted.
 ACCEPTED_DETAIL = "accepted by the relay before the sending process was killed; recorded at restart"
+# The relay got the whole message; its answer was never read. Sent again, it would reach
+# the lawyer twice: the relays that answer a received message with anything but 250 are
+# few, and the gateway's own messages are the kind they accept.
+RECEIVED_DETAIL = (
+    "received whole by the relay before the sending process was killed, its answer unread;"
+    " recorded at restart, not sent again"
+)
 
 
-def _record_accepted(
-    session: Session, audit: AuditLog, item_id: int, until: datetime, now: datetime
+def _record_sent(
+    session: Session, audit: AuditLog, item_id: int, until: datetime, now: datetime, detail: str
 ) -> int:
     """The row recorded as sent, if it still carries that very hold; 1 if it was."""
     item = session.get(OutboxItem, item_id)
@@ -206,7 +256,7 @@ def _record_accepted(
             "purpose": item.purpose,
             "to": shown_target(item.target),
             "attempt": item.attempts,
-            "relay": ACCEPTED_DETAIL,
+            "relay": detail,
         },
     )
     return 1
@@ -229,18 +279,26 @@ def release_unsent(
             if text is None:
                 continue
             unsent = unsent_holds(text)
-            accepted = accepted_holds(text) if audit is not None and now is not None else {}
-            if unsent or accepted:
+            sent: list[tuple[dict[int, datetime], str]] = []
+            if audit is not None and now is not None:
+                sent = [
+                    (accepted_holds(text), ACCEPTED_DETAIL),
+                    (received_holds(text), RECEIVED_DETAIL),
+                ]
+            if unsent or any(holds for holds, _detail in sent):
                 with db.transaction() as session:
                     released += sum(_release(session, i, u) for i, u in unsent.items())
-                    for item_id, until in accepted.items():
+                    for holds, detail in sent:
                         assert audit is not None and now is not None
-                        recorded += _record_accepted(session, audit, item_id, until, now)
+                        recorded += sum(
+                            _record_sent(session, audit, item, until, now, detail)
+                            for item, until in holds.items()
+                        )
             note.unlink(missing_ok=True)
     if recorded:
         log.warning(
-            "outbox: %s email(s) the relay accepted before their sending process died: "
-            "recorded as sent, not sent again",
+            "outbox: %s email(s) the relay accepted or received whole before their sending "
+            "process died: recorded as sent, not sent again",
             recorded,
         )
     if released:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from typing import cast
+from typing import Literal, cast
 
 import aiosmtplib
 from aiosmtplib.protocol import PERIOD_REGEX, SMTPProtocol, normalize_message_line_endings
@@ -19,6 +19,12 @@ from aiosmtplib.typing import SMTPStatus
 
 # The end of a message's DATA (RFC 5321 4.1.1.4).
 _DOT = b".\r\n"
+
+# Where a message's final dot is: about to be written (the relay may have it from now
+# on); written but still in this process's buffer (it dies with the process, so the
+# relay cannot have it yet); the kernel's (it reaches the relay even if this process dies
+# now: the kernel sends what it was given before closing the connection).
+DotState = Literal["writing", "in_buffer", "with_kernel"]
 
 
 def _wire_size(message: bytes) -> int:
@@ -53,7 +59,7 @@ async def data(
     message: bytes,
     timeout: float,
     before_dot: Callable[[], Awaitable[None]] | None = None,
-    dot_sent: Callable[[bool], None] | None = None,
+    dot_sent: Callable[[DotState], None] | None = None,
 ) -> aiosmtplib.SMTPResponse:
     """``SMTP.data``, with the message put in its wire form by :func:`wire_form`.
 
@@ -61,10 +67,12 @@ async def data(
     is awaited then, and only then the dot. A relay takes no message before its dot:
     until then, whatever happens to this process, it cannot have it.
 
-    ``dot_sent(True)`` is called just before the dot is written: a process killed once
-    the relay may have the message has said so, whenever the kill falls. What the
-    process still buffers dies with it, though: should the kernel not take the dot at
-    once, ``dot_sent(False)`` says so, and ``dot_sent(True)`` follows once it did.
+    ``dot_sent("writing")`` is called just before the dot is written: a process killed
+    once the relay may have the message has said so, whenever the kill falls. Then
+    ``dot_sent("with_kernel")`` once the kernel took it (at once, as a rule): from then
+    on the relay gets it, whatever happens to this process. Should the kernel not take
+    it at once, ``dot_sent("in_buffer")`` says so first (what the process buffers dies
+    with it).
     """
     wire = wire_form(message)
     body, dot = wire[: -len(_DOT)], wire[-len(_DOT) :]
@@ -81,11 +89,14 @@ async def data(
         # No await between the write and the wait for the answer: nothing can arrive
         # before the protocol expects it.
         if dot_sent is not None:
-            dot_sent(True)
+            dot_sent("writing")
         protocol.write(dot)
-        if dot_sent is not None and _buffered(protocol):
-            dot_sent(False)
-            dot_out = asyncio.ensure_future(_once_handed_to_kernel(protocol, dot_sent))
+        if dot_sent is not None:
+            if _buffered(protocol):
+                dot_sent("in_buffer")
+                dot_out = asyncio.ensure_future(_once_handed_to_kernel(protocol, dot_sent))
+            else:
+                dot_sent("with_kernel")
         response = await protocol.read_response(timeout=timeout)
     except (aiosmtplib.SMTPServerDisconnected, aiosmtplib.SMTPTimeoutError):
         # As SMTP.data does: the connection is out of step, and is not used again. A dot
@@ -102,7 +113,7 @@ async def data(
         # The relay answered the dot: it has left the buffer.
         dot_out.cancel()
         assert dot_sent is not None
-        dot_sent(True)
+        dot_sent("with_kernel")
     if response.code != SMTPStatus.completed:
         raise aiosmtplib.SMTPDataError(response.code, response.message)
     return response
@@ -130,11 +141,11 @@ async def _handed_to_kernel(protocol: SMTPProtocol, timeout: float) -> None:
         raise aiosmtplib.SMTPTimeoutError("the relay took no more of the message") from exc
 
 
-async def _once_handed_to_kernel(protocol: SMTPProtocol, then: Callable[[bool], None]) -> None:
+async def _once_handed_to_kernel(protocol: SMTPProtocol, then: Callable[[DotState], None]) -> None:
     with contextlib.suppress(aiosmtplib.SMTPServerDisconnected):
         while _buffered(protocol):
             await asyncio.sleep(_FLUSH_POLL_SECONDS)
-        then(True)
+        then("with_kernel")
 
 
 def _protocol(client: aiosmtplib.SMTP) -> SMTPProtocol:

@@ -23,7 +23,7 @@ import aiosmtplib
 
 from gateway.errors import PermanentDelivery, TransientDelivery
 from gateway.outbound.dkim import DkimSigner, load_signer
-from gateway.outbound.smtp_wire import data, envelope
+from gateway.outbound.smtp_wire import DotState, data, envelope
 from gateway.settings.config import Config
 
 # RFC 5321 4.5.3.2.6: a client waits at least 10 minutes for the answer to the final dot.
@@ -40,11 +40,11 @@ RELAY_CONNECTIONS = 32
 before_dot: ContextVar[Callable[[], Awaitable[None]] | None] = ContextVar(
     "before_dot", default=None
 )
-# Set by the deliverer around one message's send: called with True just before its final
-# dot is written, so that a kill once the relay may have it finds it noted; with False
-# if the kernel could not take the dot at once (it is still this process's, and dies
-# with it), then with True again once it could.
-after_dot: ContextVar[Callable[[bool], None] | None] = ContextVar("after_dot", default=None)
+# Set by the deliverer around one message's send: told where its final dot is
+# (``smtp_wire.DotState``): about to be written, so that a kill once the relay may have
+# it finds it noted; then the kernel's (the relay gets it, whatever happens to the
+# process), or first still in the process's buffer.
+after_dot: ContextVar[Callable[[DotState], None] | None] = ContextVar("after_dot", default=None)
 # Set by the deliverer around one message's send: called as soon as the relay accepted the
 # message (its answer to the dot), with no await between.
 dot_accepted: ContextVar[Callable[[], None] | None] = ContextVar("dot_accepted", default=None)
@@ -68,15 +68,14 @@ class _Attempt:
 
     dot_sent_at: float | None = None
 
-    def dot_sent(self, out: bool = True) -> None:
-        """The dot is (``out``) or is not yet (still in this process's buffer) the
-        kernel's to send. For this process it counts as sent from its first write: a
-        dot in the buffer of a live connection goes out."""
+    def dot_sent(self, where: DotState) -> None:
+        """Where the dot is (``smtp_wire.DotState``). For this process it counts as sent
+        from its first write: a dot in the buffer of a live connection goes out."""
         if self.dot_sent_at is None:
             self.dot_sent_at = time.monotonic()
         hook = after_dot.get()
         if hook is not None:
-            hook(out)
+            hook(where)
 
     def wait_left(self, dot_timeout: float) -> float | None:
         """Seconds until the dot's answer could no longer come, once the dot was sent."""

@@ -136,10 +136,10 @@ def test_this_process_notes_its_holds_and_dots(tmp_path: Path) -> None:
     assert hold_log.for_process(tmp_path) is note
     note.hold(7, UNTIL)
     note.hold(8, UNTIL)
-    note.dot(8)
+    note.dot(8, "writing")
     note.hold(9, UNTIL)
-    note.dot(9)
-    note.dot(9, out=False)
+    note.dot(9, "writing")
+    note.dot(9, "in_buffer")
     note.done(7)
     note.done(8)
     assert hold_log.unsent_holds(note.path.read_text()) == {7: UNTIL, 9: UNTIL}

@@ -76,7 +76,7 @@ async def test_the_message_has_left_the_process_before_its_dot_is_prepared() -> 
     # Larger than what the loopback's socket buffers hold between the two.
     message = b"Subject: big\n\n" + b"x" * 76 * 400_000
     buffered_at_hold: list[int] = []
-    dot_marks: list[tuple[bool, int]] = []
+    dot_marks: list[tuple[str, int]] = []
 
     def buffered() -> int:
         assert client.protocol is not None and client.protocol.transport is not None
@@ -85,8 +85,8 @@ async def test_the_message_has_left_the_process_before_its_dot_is_prepared() -> 
     async def before_dot() -> None:
         buffered_at_hold.append(buffered())
 
-    def dot_sent(out: bool) -> None:
-        dot_marks.append((out, buffered()))
+    def dot_sent(where: str) -> None:
+        dot_marks.append((where, buffered()))
 
     try:
         await client.connect()
@@ -96,6 +96,7 @@ async def test_the_message_has_left_the_process_before_its_dot_is_prepared() -> 
         client.close()
         server.close()
     assert answer.code == 250
-    # Noted once, as out, with nothing of the message left in this process.
-    assert buffered_at_hold == [0] and dot_marks == [(True, 0)]
+    # Noted as about to be written, with nothing of the message left in this process,
+    # then as the kernel's.
+    assert buffered_at_hold == [0] and dot_marks == [("writing", 0), ("with_kernel", 0)]
     assert relay.received == len(wire_form(message))
