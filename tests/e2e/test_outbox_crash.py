@@ -32,7 +32,7 @@ from aiosmtpd.smtp import SMTP, Envelope
 from aiosmtpd.smtp import Session as SmtpSession
 from sqlalchemy import create_engine, text
 
-from bench.roles import HFA, ROOT, free_port
+from bench.roles import HFA, ROOT, rebindable_port
 from tests.conftest import make_config
 
 KILLS = 3
@@ -179,7 +179,7 @@ async def test_kills_during_a_burst_strand_no_email_and_double_none(
 ) -> None:
     data_dir = tmp_path / "var"
     config = make_config(data_dir, database_url=database_url, smtp_relay=f"127.0.0.1:{relay.port}")
-    http_port = free_port()
+    http_port = rebindable_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HFA_")}
     env |= {f"HFA_{k.upper()}": v for k, v in config.raw.items() if v}
     env |= {
