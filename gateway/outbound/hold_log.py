@@ -32,7 +32,7 @@ import contextlib
 import fcntl
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -96,6 +96,13 @@ class HoldLog:
         fd = self._fd
         if fd is not None and not self._open and os.fstat(fd).st_size > TRUNCATE_BYTES:
             os.ftruncate(fd, 0)
+
+    def settled(self, item_id: int, written: asyncio.Future[None]) -> None:
+        """A success's write ended: the note may forget the item if it was written. One
+        that could not be stays noted, for the row keeps its hold and a restart then
+        finds the relay's acceptance here (and records it) rather than sending it again."""
+        if not written.cancelled() and written.exception() is None:
+            self.done(item_id)
 
 
 _logs: dict[Path, HoldLog] = {}
@@ -341,3 +348,18 @@ async def release_until_done(services: Services, stop: asyncio.Event) -> None:
         if stop.is_set() or await released_after_restart(services):
             return
         pause = min(pause * 2, longest)
+
+
+@contextlib.asynccontextmanager
+async def holds_released(services: Services, stop: asyncio.Event) -> AsyncIterator[None]:
+    """Release the holds of stopped processes (:func:`released_after_restart`); if that
+    cannot be done now, try again while the block runs: the emails would otherwise wait
+    for the end of their holds (ten minutes), or the next start."""
+    retrying = None
+    if not await released_after_restart(services):
+        retrying = asyncio.create_task(release_until_done(services, stop))
+    try:
+        yield
+    finally:
+        if retrying is not None:
+            retrying.cancel()

@@ -221,39 +221,27 @@ class OutboxWorker:
         is queued for the next write, and the future returned is done once it is."""
         services = self.services
         deliverer = self.deliverers.get(item.channel)
-        # The note of this process's holds keeps what it says of the item until its
-        # outcome is written: a kill before then finds there whether the relay took it.
+        # Its note of holds keeps the item until its outcome is written (hold_log).
         holds = hold_log.for_process(services.config.data_dir)
         try:
             if deliverer is None:
                 raise PermanentDelivery(f"no deliverer for channel {item.channel!r}")
             detail = await deliverer(services, item)
-        except DeliveryError as exc:
-            log.warning(
-                "outbox %s to %s: %s",
-                item.id,
-                shown_target(item.target),
-                without_url_secrets(exc.detail),
-            )
-            try:
-                await services.db.write(
-                    partial(record_failure, services, item_id=item.id, error=exc)
-                )
-            finally:
-                holds.done(item.id)
-            return None
         except Exception as exc:
-            log.exception("outbox %s: unexpected error", item.id)
-            failure = failure_of(exc)
+            failure = exc if isinstance(exc, DeliveryError) else failure_of(exc)
+            if isinstance(exc, DeliveryError):
+                target, said = shown_target(item.target), without_url_secrets(exc.detail)
+                log.warning("outbox %s to %s: %s", item.id, target, said)
+            else:
+                log.exception("outbox %s: unexpected error", item.id)
+            recording = partial(record_failure, services, item_id=item.id, error=failure)
             try:
-                await services.db.write(
-                    partial(record_failure, services, item_id=item.id, error=failure)
-                )
+                await services.db.write(recording)
             finally:
                 holds.done(item.id)
             return None
         future = asyncio.get_running_loop().create_future()
-        future.add_done_callback(partial(_settled, holds, item.id))
+        future.add_done_callback(partial(holds.settled, item.id))
         self._delivered.append((item, detail, future))
         if self._recorder is None or self._recorder.done():
             self._recorder = asyncio.create_task(self._record_successes())
@@ -303,26 +291,13 @@ class OutboxWorker:
     async def run_forever(self, stop: asyncio.Event) -> None:
         """Keep up to BATCH deliveries in flight until ``stop``, then let them finish."""
         services = self.services
-        releasing = None
-        if not await hold_log.released_after_restart(services):
-            # Tried again until it is done: the emails held by a stopped process would
-            # otherwise wait for the end of their holds (ten minutes), or the next start.
-            releasing = asyncio.create_task(hold_log.release_until_done(services, stop))
         lease = timedelta(seconds=services.config.lease_seconds)
-        try:
-            async with kept_leases(services.db, services.clock.now, OutboxItem, lease) as held:
-                await _Pipeline(self, held).deliver(stop)
-        finally:
-            if releasing is not None:
-                releasing.cancel()
-
-
-def _settled(holds: hold_log.HoldLog, item_id: int, written: asyncio.Future[None]) -> None:
-    """The success is written: the note may forget the item. One that could not be
-    written stays noted, for the row keeps its hold and a restart then finds the
-    relay's acceptance there (and records it) rather than sending it again."""
-    if not written.cancelled() and written.exception() is None:
-        holds.done(item_id)
+        # The emails a stopped process held: released first, or tried again until they are.
+        async with (
+            hold_log.holds_released(services, stop),
+            kept_leases(services.db, services.clock.now, OutboxItem, lease) as held,
+        ):
+            await _Pipeline(self, held).deliver(stop)
 
 
 class _Pipeline(Runner):
