@@ -26,9 +26,10 @@ from pathlib import Path
 
 from bench import bulk, mail, procs
 from bench.report import Figure
+from gateway.inbound.claims import claim_pending, load_raw
 from gateway.inbound.listener import store_inbound
 from gateway.inbound.reading import parse_stored
-from gateway.inbound.worker import WRITE_CHUNK, claim_pending, load_raw, process_batch
+from gateway.inbound.worker import WRITE_CHUNK, process_batch
 from gateway.services import Services, build_services
 from gateway.settings.config import load_config
 from gateway.store.writelock import WriterLock
