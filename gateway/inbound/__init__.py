@@ -13,7 +13,8 @@ of them on its own.
   (approval steps past their deadline);
 - the sender challenge and its CONFIRM, with its deliverer: ``challenge``;
 - stages that bench/ measures on their own: ``assurance`` (the sender-assurance ladder),
-  ``reading`` and ``reading_lane`` (reading a stored message, in or out of process).
+  ``claims`` (a worker's claim of stored messages and their bytes), ``reading`` and
+  ``reading_lane`` (reading a stored message, in or out of process).
 
 The other modules are the package's own; import-linter's ``surface`` contract
 (pyproject.toml) keeps it so.
@@ -23,6 +24,7 @@ __all__ = [
     "approvals",
     "assurance",
     "challenge",
+    "claims",
     "held",
     "listener",
     "mailparse",
