@@ -1,10 +1,13 @@
 """RFC 5321 4.5.3.2.6 across a crash: once the message may have been sent, no worker sends
-it again before the wait for the dot's answer is over, even after the sender is killed.
+it again before the wait for the dot's answer is over, even after the sender is killed;
+and a message the relay got whole is never sent again.
 
 ``hfa serve`` runs in a subprocess against a relay that takes the message and never
-answers the dot; it is killed with SIGKILL; a second gateway on the same database and a
-relay that now answers at once must leave the email alone until the wait is over, then
-send it once more.
+answers the dot; it is killed with SIGKILL once its note of holds says the kernel had
+the dot. A second gateway on the same database, with a relay that now answers at once,
+records the email as sent and never sends it again. With the note cut back to the dot
+about to be written (as a kill between that note and the write leaves it), the second
+gateway leaves the email alone until the wait is over, then sends it once more.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ from aiosmtpd.smtp import Session as SmtpSession
 from sqlalchemy import select
 
 from bench.roles import HFA, ROOT, free_port
-from gateway.store.models import OutboxItem
+from gateway.outbound import hold_log
+from gateway.store.models import AuditEntry, OutboxItem
 from tests.conftest import SmtpSink, make_config, start_running, stop_running
 
 DOT_WAIT = 8.0
@@ -66,8 +70,31 @@ def settings(database_url: str, relay_port: int) -> dict[str, str]:
     }
 
 
-async def test_a_killed_sender_waiting_for_the_dot_is_not_resent_before_the_wait_is_over(
-    tmp_path: Path, database_url: str, relay: Relay
+async def dot_with_the_kernel(data_dir: Path) -> None:
+    """Until the sender's note of holds says the kernel had the message's final dot."""
+    folder = data_dir / hold_log.FOLDER
+    for _ in range(300):
+        if any(
+            line.startswith("S ")
+            for n in folder.glob("*.log")
+            for line in n.read_text().splitlines()
+        ):
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError("the sender never noted its dot as the kernel's")
+
+
+def as_if_killed_before_the_write(data_dir: Path) -> None:
+    """The dead sender's note cut back to the dot about to be written: the relay may then
+    have the message or not, as far as a restart can tell."""
+    for note in (data_dir / hold_log.FOLDER).glob("*.log"):
+        kept = [line for line in note.read_text().splitlines() if not line.startswith("S ")]
+        note.write_text("".join(f"{line}\n" for line in kept))
+
+
+@pytest.mark.parametrize("killed", ["once_the_kernel_had_the_dot", "before_the_dot_was_written"])
+async def test_a_killed_sender_waiting_for_the_dot_never_doubles_what_the_relay_got(
+    tmp_path: Path, database_url: str, relay: Relay, killed: str
 ) -> None:
     data_dir = tmp_path / "var"
     config = make_config(data_dir, **settings(database_url, relay.port))
@@ -91,10 +118,13 @@ async def test_a_killed_sender_waiting_for_the_dot_is_not_resent_before_the_wait
                     await asyncio.sleep(0.1)
             assert filed.status_code == 201, filed.text
         await relay.wait_for(1, timeout=30)  # the message is in, its dot unanswered
+        await dot_with_the_kernel(data_dir)
     finally:
         os.killpg(sender.pid, signal.SIGKILL)
         sender.wait(timeout=10)
         log.close()
+    if killed == "before_the_dot_was_written":
+        as_if_killed_before_the_write(data_dir)
 
     relay.answering = True
     running = await start_running(config.with_overrides(http_bind="127.0.0.1:0"), relay)
@@ -108,6 +138,25 @@ async def test_a_killed_sender_waiting_for_the_dot_is_not_resent_before_the_wait
             assert len(rows) == 1
             return rows[0]
 
+        def relay_said() -> list[str]:
+            with running.services.db.read_only() as session:
+                entries = session.scalars(
+                    select(AuditEntry).where(AuditEntry.event == "email.sent")
+                )
+                return [str(entry.details.get("relay")) for entry in entries]
+
+        if killed == "once_the_kernel_had_the_dot":
+            # The relay got the whole message: recorded as sent at the restart...
+            for _ in range(100):
+                if email_row().state == "sent":
+                    break
+                await asyncio.sleep(0.1)
+            assert email_row().state == "sent"
+            assert relay_said() == [hold_log.RECEIVED_DETAIL]
+            # ...and never sent again, not even once the wait for its answer is over.
+            await asyncio.sleep(DOT_WAIT + 4 * LEASE)
+            assert len(relay.received) == 1
+            return
         row = email_row()
         # What outlives the crash: the item is held past the wait for the dot's answer.
         assert row.lease_until is not None
