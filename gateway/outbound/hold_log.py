@@ -14,8 +14,9 @@ row could be marked sent): plain appends, no fsync, since a kill -9 loses nothin
 process wrote (a crash of the host does, and then a hold merely runs its course). Each
 process keeps its note locked while it lives, and notes each attempt at an item anew.
 
-A worker that starts reads the notes no process holds any more, and deals with each
-hold the row still carries:
+A worker reads the notes no process holds any more as it starts and every few seconds
+while it runs (a worker beside it may die), and deals with each hold the row still
+carries:
 
 - no dot: released, due at once (the relay cannot have the message);
 - accepted, or the dot the kernel's (the kernel sends what it was given even once the
@@ -324,7 +325,11 @@ def release_after_restart(services: Services) -> int:
     )
 
 
-# The first pause before the holds of a stopped process are tried again; it doubles up to
+# How often a running worker looks again for the notes of processes that died: a worker
+# beside it on this host (several run under ``hfa serve --role worker``) may die, and its
+# holds are then released here rather than at the next start.
+SWEEP_SECONDS = 5.0
+# After a release that failed, the first pause before it is tried again; it doubles up to
 # the second.
 RELEASE_RETRY_SECONDS = (1.0, 30.0)
 
@@ -340,26 +345,27 @@ async def released_after_restart(services: Services) -> bool:
     return True
 
 
-async def release_until_done(services: Services, stop: asyncio.Event) -> None:
-    """:func:`released_after_restart` again, at growing pauses, until done or ``stop``."""
-    pause, longest = RELEASE_RETRY_SECONDS
+async def release_until_stopped(services: Services, stop: asyncio.Event, pause: float) -> None:
+    """:func:`released_after_restart` every :data:`SWEEP_SECONDS` until ``stop``, first
+    after ``pause``; after a failure sooner, at growing pauses."""
+    retry, longest = RELEASE_RETRY_SECONDS
     while not stop.is_set():
         await first_of(stop, timeout=pause)
-        if stop.is_set() or await released_after_restart(services):
+        if stop.is_set():
             return
-        pause = min(pause * 2, longest)
+        done = await released_after_restart(services)
+        pause = SWEEP_SECONDS if done else min(max(retry, pause * 2), longest)
 
 
 @contextlib.asynccontextmanager
 async def holds_released(services: Services, stop: asyncio.Event) -> AsyncIterator[None]:
-    """Release the holds of stopped processes (:func:`released_after_restart`); if that
-    cannot be done now, try again while the block runs: the emails would otherwise wait
-    for the end of their holds (ten minutes), or the next start."""
-    retrying = None
-    if not await released_after_restart(services):
-        retrying = asyncio.create_task(release_until_done(services, stop))
+    """Release the holds of stopped processes (:func:`released_after_restart`) before the
+    block, and again while it runs: soon after a failure (the emails would otherwise wait
+    for the end of their holds, ten minutes), and every :data:`SWEEP_SECONDS`."""
+    done = await released_after_restart(services)
+    pause = SWEEP_SECONDS if done else RELEASE_RETRY_SECONDS[0]
+    sweeping = asyncio.create_task(release_until_stopped(services, stop, pause))
     try:
         yield
     finally:
-        if retrying is not None:
-            retrying.cancel()
+        sweeping.cancel()

@@ -281,4 +281,39 @@ async def test_a_release_that_fails_at_the_start_is_tried_again(
         stop.set()
         await asyncio.wait_for(running, timeout=10)
         await relay.close()
-    assert len(tries) == 3 and len(sink.received) == 1
+    assert len(tries) >= 3 and len(sink.received) == 1
+
+
+async def test_the_holds_of_a_worker_that_dies_beside_a_running_one_are_released(
+    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two workers on one host; one dies while the other runs on: the survivor finds the
+    dead one's note within seconds and its email goes out, without waiting for a start."""
+    from gateway.outbound.outbox import OutboxWorker, email_deliverer
+    from gateway.outbound.transports import SmtpRelay
+
+    monkeypatch.setattr(hold_log, "SWEEP_SECONDS", 0.1)
+    relay = SmtpRelay("127.0.0.1", sink.port)
+    stop = asyncio.Event()
+    running = asyncio.create_task(
+        OutboxWorker(services, {"email": email_deliverer(relay)}).run_forever(stop)
+    )
+    try:
+        await asyncio.sleep(0.3)  # started, nothing to release yet
+        (unsent,) = held_rows(services, 1)
+        until = datetime.now(UTC).replace(microsecond=654321) + timedelta(minutes=10)
+        with services.db.transaction() as session:
+            session.execute(update(OutboxItem).values(lease_until=until))
+        folder = services.config.data_dir / hold_log.FOLDER
+        folder.mkdir(parents=True, exist_ok=True)
+        # The other worker's note, as it leaves it when it dies before the dot.
+        (folder / f"{dead_pid()}.log").write_text(f"H {unsent} {until.isoformat()}\n")
+        deadline = time.monotonic() + 10
+        while not sink.received:
+            assert time.monotonic() < deadline, "the dead worker's hold was never released"
+            await asyncio.sleep(0.05)
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, timeout=10)
+        await relay.close()
+    assert len(sink.received) == 1
