@@ -100,12 +100,15 @@ async def up(http: httpx.AsyncClient) -> None:
             if (await http.get("/healthz")).status_code == 200:
                 return
         await asyncio.sleep(0.05)
-    raise SystemExit("the gateway did not start")
+    raise RuntimeError("the gateway did not start")
 
 
-async def file(http: httpx.AsyncClient) -> None:
+async def file(http: httpx.AsyncClient) -> int:
+    """One filing; 1 if it was acknowledged (201)."""
     with contextlib.suppress(httpx.HTTPError):
-        await http.post("/v1/requests", json={"category": "legal_review", "request": "?"})
+        answer = await http.post("/v1/requests", json={"category": "legal_review", "request": "?"})
+        return int(answer.status_code == 201)
+    return 0
 
 
 async def run(

@@ -15,24 +15,19 @@ ended.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
-import signal
-import subprocess
 import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable
-from email import message_from_bytes
 from pathlib import Path
-from typing import IO
 
 import httpx
 import pytest
-from aiosmtpd.smtp import SMTP, Envelope
-from aiosmtpd.smtp import Session as SmtpSession
+from aiosmtpd.smtp import SMTP
 from sqlalchemy import create_engine, text
 
-from bench.roles import HFA, ROOT, rebindable_port
+from bench import kills
+from bench.roles import ROOT, rebindable_port
 from tests.conftest import make_config
 
 KILLS = 3
@@ -46,12 +41,13 @@ LEASE_SECONDS = 20  # the default
 DATA_PAUSE = 0.5
 
 
-class Relay:
-    """Keeps the Message-ID of every message it takes (answered 250 at once)."""
+class Relay(kills.Relay):
+    """Keeps the Message-ID of every message it takes (answered 250 at once), and counts
+    the DATA commands it was sent."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.port = 0
-        self.message_ids: list[str] = []
         # DATA commands received: the gateway may now hold those messages.
         self.data_started = 0
 
@@ -60,11 +56,6 @@ class Relay:
 
     def received_count(self) -> int:
         return len(self.message_ids)
-
-    async def handle_DATA(self, server: SMTP, session: SmtpSession, envelope: Envelope) -> str:
-        raw = envelope.original_content or b""
-        self.message_ids.append(str(message_from_bytes(raw)["Message-ID"]).strip())
-        return "250 OK"
 
 
 class SlowToStartData(SMTP):
@@ -91,50 +82,11 @@ async def relay() -> AsyncIterator[Relay]:
     server.close()
 
 
-class Gateway:
-    """``hfa serve`` in its own process group, started and killed by PID."""
-
-    def __init__(self, env: dict[str, str], log: IO[bytes]) -> None:
-        self.env, self.log = env, log
-        self.process: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [*HFA, "serve"],
-            env=self.env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-
-    def kill(self) -> None:
-        if self.process is not None and self.process.poll() is None:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-
-
-async def file(http: httpx.AsyncClient) -> int:
-    """One filing; 1 if it was acknowledged (201)."""
-    with contextlib.suppress(httpx.HTTPError):
-        answer = await http.post("/v1/requests", json={"category": "legal_review", "request": "?"})
-        return int(answer.status_code == 201)
-    return 0
-
-
 async def until(count: Callable[[], int], wanted: int, seconds: float = 30.0) -> None:
     deadline = time.monotonic() + seconds
     while count() < wanted:
         assert time.monotonic() < deadline, "the relay was sent nothing"
         await asyncio.sleep(0.01)
-
-
-async def until_up(http: httpx.AsyncClient) -> None:
-    for _ in range(600):
-        with contextlib.suppress(httpx.HTTPError):
-            if (await http.get("/healthz")).status_code == 200:
-                return
-        await asyncio.sleep(0.05)
-    raise AssertionError("the gateway did not start")
 
 
 def why_not_relayed(database_url: str, message_ids: set[str], log: Path) -> str:
@@ -192,17 +144,17 @@ async def test_kills_during_a_burst_strand_no_email_and_double_none(
     env.pop("HFA_LEASE_SECONDS", None)  # the default lease, as deployed
     acknowledged = 0
     with (tmp_path / "serve.log").open("wb") as log:
-        gateway = Gateway(env, log)
+        gateway = kills.Gateway(env, log)
         try:
             async with httpx.AsyncClient(
                 base_url=f"http://127.0.0.1:{http_port}", timeout=10
             ) as http:
                 for kill in range(KILLS):
                     gateway.start()
-                    await until_up(http)
+                    await kills.up(http)
                     started_before = relay.data_started
                     received_before = len(relay.message_ids)
-                    burst = [asyncio.create_task(file(http)) for _ in range(BURST)]
+                    burst = [asyncio.create_task(kills.file(http)) for _ in range(BURST)]
                     # Killed once the relay is taking this burst's emails, while the next
                     # ones wait for the relay's 354.
                     # Killed while the relay is taking this burst's emails: twice once it
@@ -217,7 +169,7 @@ async def test_kills_during_a_burst_strand_no_email_and_double_none(
                     acknowledged += sum(await asyncio.gather(*burst))
                 gateway.start()
                 started = time.monotonic()
-                await until_up(http)
+                await kills.up(http)
                 wanted = request_emails(config.database_url)
                 while time.monotonic() - started < DRAIN_SECONDS:
                     if wanted <= set(relay.message_ids):

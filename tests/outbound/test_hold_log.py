@@ -10,7 +10,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -239,23 +239,51 @@ def test_a_killed_process_not_yet_reaped_is_gone_for_its_holds(services: Service
         writer.wait()
 
 
-async def test_a_release_that_fails_at_the_start_is_tried_again(
-    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The holds of a stopped process could not be released as the worker started (the
-    database was briefly unreachable): they are released as soon as it can be done, not
-    at the end of their holds, and the email goes out."""
-    from gateway.outbound.outbox import OutboxWorker, email_deliverer
-    from gateway.outbound.transports import SmtpRelay
-
+def held_by_a_dead_worker(services: Services) -> None:
+    """One email held for the wait for its dot's answer (ten minutes from now), and the
+    note its worker left when it died before that dot."""
     (unsent,) = held_rows(services, 1)
-    # Held as a send before its dot holds: for the wait for the dot's answer.
     until = datetime.now(UTC).replace(microsecond=123456) + timedelta(minutes=10)
     with services.db.transaction() as session:
         session.execute(update(OutboxItem).values(lease_until=until))
     folder = services.config.data_dir / hold_log.FOLDER
     folder.mkdir(parents=True, exist_ok=True)
     (folder / f"{dead_pid()}.log").write_text(f"H {unsent} {until.isoformat()}\n")
+
+
+@contextlib.asynccontextmanager
+async def running_worker(services: Services, sink: SmtpSink) -> AsyncIterator[None]:
+    """An outbox worker running (``run_forever``) against ``sink`` while the block runs."""
+    from gateway.outbound.outbox import OutboxWorker, email_deliverer
+    from gateway.outbound.transports import SmtpRelay
+
+    relay = SmtpRelay("127.0.0.1", sink.port)
+    stop = asyncio.Event()
+    running = asyncio.create_task(
+        OutboxWorker(services, {"email": email_deliverer(relay)}).run_forever(stop)
+    )
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait_for(running, timeout=10)
+        await relay.close()
+
+
+async def until_sent(sink: SmtpSink, why_not: Callable[[], str]) -> None:
+    deadline = time.monotonic() + 10
+    while not sink.received:
+        assert time.monotonic() < deadline, why_not()
+        await asyncio.sleep(0.05)
+
+
+async def test_a_release_that_fails_at_the_start_is_tried_again(
+    services: Services, sink: SmtpSink, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The holds of a stopped process could not be released as the worker started (the
+    database was briefly unreachable): they are released as soon as it can be done, not
+    at the end of their holds, and the email goes out."""
+    held_by_a_dead_worker(services)
     tries: list[int] = []
     release = hold_log.release_after_restart
 
@@ -267,20 +295,8 @@ async def test_a_release_that_fails_at_the_start_is_tried_again(
 
     monkeypatch.setattr(hold_log, "release_after_restart", unreachable_at_first)
     monkeypatch.setattr(hold_log, "RELEASE_RETRY_SECONDS", (0.05, 0.1))
-    relay = SmtpRelay("127.0.0.1", sink.port)
-    stop = asyncio.Event()
-    running = asyncio.create_task(
-        OutboxWorker(services, {"email": email_deliverer(relay)}).run_forever(stop)
-    )
-    try:
-        deadline = time.monotonic() + 10
-        while not sink.received:
-            assert time.monotonic() < deadline, f"not sent; release tried {len(tries)} times"
-            await asyncio.sleep(0.05)
-    finally:
-        stop.set()
-        await asyncio.wait_for(running, timeout=10)
-        await relay.close()
+    async with running_worker(services, sink):
+        await until_sent(sink, lambda: f"not sent; release tried {len(tries)} times")
     assert len(tries) >= 3 and len(sink.received) == 1
 
 
@@ -289,31 +305,9 @@ async def test_the_holds_of_a_worker_that_dies_beside_a_running_one_are_released
 ) -> None:
     """Two workers on one host; one dies while the other runs on: the survivor finds the
     dead one's note within seconds and its email goes out, without waiting for a start."""
-    from gateway.outbound.outbox import OutboxWorker, email_deliverer
-    from gateway.outbound.transports import SmtpRelay
-
     monkeypatch.setattr(hold_log, "SWEEP_SECONDS", 0.1)
-    relay = SmtpRelay("127.0.0.1", sink.port)
-    stop = asyncio.Event()
-    running = asyncio.create_task(
-        OutboxWorker(services, {"email": email_deliverer(relay)}).run_forever(stop)
-    )
-    try:
+    async with running_worker(services, sink):
         await asyncio.sleep(0.3)  # started, nothing to release yet
-        (unsent,) = held_rows(services, 1)
-        until = datetime.now(UTC).replace(microsecond=654321) + timedelta(minutes=10)
-        with services.db.transaction() as session:
-            session.execute(update(OutboxItem).values(lease_until=until))
-        folder = services.config.data_dir / hold_log.FOLDER
-        folder.mkdir(parents=True, exist_ok=True)
-        # The other worker's note, as it leaves it when it dies before the dot.
-        (folder / f"{dead_pid()}.log").write_text(f"H {unsent} {until.isoformat()}\n")
-        deadline = time.monotonic() + 10
-        while not sink.received:
-            assert time.monotonic() < deadline, "the dead worker's hold was never released"
-            await asyncio.sleep(0.05)
-    finally:
-        stop.set()
-        await asyncio.wait_for(running, timeout=10)
-        await relay.close()
+        held_by_a_dead_worker(services)
+        await until_sent(sink, lambda: "the dead worker's hold was never released")
     assert len(sink.received) == 1

@@ -8,7 +8,7 @@ import asyncio
 import contextlib
 from collections.abc import Iterator
 from datetime import UTC, datetime, timedelta
-from typing import Any, cast
+from typing import Any
 
 import pytest
 from sqlalchemy import select
@@ -20,6 +20,7 @@ from gateway.settings.config import Config
 from gateway.store.models import AuditEntry, OutboxItem
 from tests.conftest import SmtpSink
 from tests.outbound.test_hold_log import UNTIL, as_if_this_process_died, dead_pid, held_rows
+from tests.outbound.test_smtp_wire import SlowReader
 
 NOW = datetime(2026, 12, 7, 12, 0, tzinfo=UTC)
 
@@ -139,34 +140,12 @@ async def test_a_delivery_accepted_then_cut_off_before_it_is_recorded_goes_out_o
     assert len(sink.received) == 1
 
 
-class NeverAnswersTheDot(asyncio.Protocol):
+class NeverAnswersTheDot(SlowReader):
     """A relay that takes whole messages and has not answered their dot yet, as a sender
     killed before it read the answer finds it."""
 
-    def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
-        self.in_data = False
-        self.messages = 0
-        self.tail = b""
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)
-        self.transport.write(b"220 relay.test\r\n")
-
-    def data_received(self, data: bytes) -> None:
-        assert self.transport is not None
-        if self.in_data:
-            self.tail = (self.tail + data)[-5:]
-            if self.tail == b"\r\n.\r\n":
-                self.in_data, self.tail = False, b""
-                self.messages += 1
-            return
-        for line in data.split(b"\r\n"):
-            if line.startswith(b"DATA"):
-                self.in_data = True
-                self.transport.write(b"354 go on\r\n")
-            elif line:
-                self.transport.write(b"250 ok\r\n")
+    pause_seconds = 0.0
+    answer = None
 
 
 async def test_a_delivery_cut_off_once_the_relay_had_its_dot_is_not_sent_again(

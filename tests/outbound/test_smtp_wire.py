@@ -33,12 +33,17 @@ def test_the_wire_form_is_what_aiosmtplib_sends(message: bytes) -> None:
 
 class SlowReader(asyncio.Protocol):
     """A relay that stops reading once it said 354 and reads on a moment later, as a
-    busy one does: meanwhile the message waits in the sender's buffer."""
+    busy one does: meanwhile the message waits in the sender's buffer. It answers each
+    message's dot with ``answer`` (none: it has not answered yet)."""
+
+    pause_seconds = 0.3
+    answer: bytes | None = b"250 taken\r\n"
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
         self.in_data = False
         self.received = 0
+        self.messages = 0
         self.tail = b""
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
@@ -51,15 +56,19 @@ class SlowReader(asyncio.Protocol):
             self.received += len(data)
             self.tail = (self.tail + data)[-5:]
             if self.tail == b"\r\n.\r\n":
-                self.in_data = False
-                self.transport.write(b"250 taken\r\n")
+                self.in_data, self.tail = False, b""
+                self.messages += 1
+                if self.answer is not None:
+                    self.transport.write(self.answer)
             return
         for line in data.split(b"\r\n"):
             if line.startswith(b"DATA"):
                 self.in_data = True
                 self.transport.write(b"354 go on\r\n")
-                self.transport.pause_reading()
-                asyncio.get_running_loop().call_later(0.3, self.transport.resume_reading)
+                if self.pause_seconds:
+                    self.transport.pause_reading()
+                    loop = asyncio.get_running_loop()
+                    loop.call_later(self.pause_seconds, self.transport.resume_reading)
             elif line:
                 self.transport.write(b"250 ok\r\n")
 
